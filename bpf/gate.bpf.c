@@ -1,0 +1,155 @@
+/* Kernel side of gate: uprobes on the entry (stack-check jump or first instruction) and on every
+ * RET of traced Go functions pair entries with returns per goroutine frame and histogram the
+ * latency in per-CPU maps. No per-call event reaches user space. */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "gate_shared.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load (read-only afterwards). */
+const volatile __u32 g_stack_hi_offset = 8; /* offsetof(runtime.g, stack.hi): g.stack is field 0 */
+
+/* x86 EFLAGS bits read at the stack-check jump. */
+#define X86_CF 0x001
+#define X86_ZF 0x040
+
+/* key: tgid of a process in the workload's tree; value: unused (1). Seeded by user space with
+ * the workload's first pid; children are added on fork, so only the workload's calls count
+ * even when other processes run the same binary (uprobes are per inode, not per process). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 8192);
+  __type(key, __u32);
+  __type(value, __u8);
+} tracked SEC(".maps");
+
+/* key: an in-flight call (tgid, function, goroutine, frame depth); value: entry time in ns.
+ * LRU so that entries which never return (panic, Goexit) cannot fill it; dynamically sized from
+ * user space. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct gate_frame_key);
+  __type(value, __u64);
+} frames SEC(".maps");
+
+/* key: function id (attach cookie low 32 bits); value: per-CPU stats and histogram.
+ * max_entries is set from user space to the number of traced functions. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gate_func_stats);
+} func_stats SEC(".maps");
+
+/* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
+struct task_struct {
+  int pid;
+  int tgid;
+} __attribute__((preserve_access_index));
+
+static __always_inline void record(struct gate_func_stats *st, __u64 delta) {
+  __u32 b = gate_hist_bucket(delta);
+  if (b >= GATE_HIST_BUCKETS) /* keeps the verifier sure of the bound */
+    b = GATE_HIST_BUCKETS - 1;
+  st->buckets[b]++;
+  if (st->count == 0 || delta < st->min_ns)
+    st->min_ns = delta;
+  if (delta > st->max_ns)
+    st->max_ns = delta;
+  st->count++;
+  st->sum_ns += delta;
+}
+
+static __always_inline int on_site(struct pt_regs *ctx) {
+  __u64 now = bpf_ktime_get_ns(); /* first: a return's time is taken as early as possible */
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  if (!bpf_map_lookup_elem(&tracked, &tgid))
+    return 0;
+
+  __u64 cookie = bpf_get_attach_cookie(ctx);
+  __u32 func = (__u32)cookie;
+  __u32 kind = (cookie >> 32) & 0xff;
+  __u32 cond = (cookie >> 40) & 0xff;
+  struct gate_func_stats *st = bpf_map_lookup_elem(&func_stats, &func);
+  if (!st)
+    return 0;
+
+  if (kind == GATE_SITE_ENTRY_JCC) {
+    /* The probe fires before the jump executes, with the flags of the stack-check compare.
+     * A taken jump goes to morestack, which restarts the function: not a call. */
+    __u64 flags = ctx->eflags;
+    int taken = cond == GATE_JCC_B ? (flags & X86_CF) != 0 : (flags & (X86_CF | X86_ZF)) != 0;
+    if (taken) {
+      st->diverted_entries++;
+      return 0;
+    }
+  }
+
+  /* Go >= 1.17 on amd64 keeps the current g in R14. */
+  __u64 g = ctx->r14;
+  __u64 sp = ctx->rsp;
+  __u64 stack_hi = 0;
+  if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
+    st->dropped++;
+    return 0;
+  }
+  struct gate_frame_key key = {.tgid = tgid, .func = func, .g = g, .depth = stack_hi - sp};
+
+  if (kind == GATE_SITE_RETURN) {
+    __u64 *start = bpf_map_lookup_elem(&frames, &key);
+    if (!start) {
+      st->unmatched_returns++;
+      return 0;
+    }
+    __u64 delta = now - *start;
+    bpf_map_delete_elem(&frames, &key);
+    record(st, delta);
+    return 0;
+  }
+
+  /* An entry for a frame that already has one: the earlier call never returned (a panic unwound
+   * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
+  if (bpf_map_lookup_elem(&frames, &key))
+    st->abandoned_entries++;
+  __u64 ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
+  if (bpf_map_update_elem(&frames, &key, &ts, BPF_ANY) != 0)
+    st->dropped++;
+  return 0;
+}
+
+/* Two copies of one program: the loader keeps the one that attaches on this kernel (one
+ * uprobe_multi link for all sites, or one perf-event link per site). */
+SEC("uprobe")
+int gate_site_multi(struct pt_regs *ctx) { return on_site(ctx); }
+
+SEC("uprobe")
+int gate_site_single(struct pt_regs *ctx) { return on_site(ctx); }
+
+/* Follow the workload's process tree: a new process whose parent is tracked is tracked. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(gate_fork, struct task_struct *parent, struct task_struct *child) {
+  __u32 ptgid = BPF_CORE_READ(parent, tgid);
+  __u32 ctgid = BPF_CORE_READ(child, tgid);
+  if (ptgid == ctgid || !bpf_map_lookup_elem(&tracked, &ptgid))
+    return 0;
+  __u8 one = 1;
+  bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+  return 0;
+}
+
+/* A process of the tree is gone: forget its tgid so that a later unrelated process that reuses
+ * the number is not counted. Only the thread-group leader's exit removes it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(gate_exit, struct task_struct *task) {
+  __u32 pid = BPF_CORE_READ(task, pid);
+  __u32 tgid = BPF_CORE_READ(task, tgid);
+  if (pid == tgid)
+    bpf_map_delete_elem(&tracked, &tgid);
+  return 0;
+}

@@ -1,0 +1,90 @@
+/* Plain C types and helpers shared by bpf/gate.bpf.c and the C++ loader (gate/probe): the
+ * per-function statistics record, the attach cookie layout and the histogram bucketing. */
+#ifndef GATE_SHARED_H
+#define GATE_SHARED_H
+
+#ifdef __bpf__
+/* the BPF side gets __u64 etc. from linux/types.h via its own includes */
+#else
+#include <linux/types.h>
+#endif
+
+/* Log-linear histogram of nanoseconds: exact 1 ns buckets below 64 ns, then 32 sub-buckets per
+ * power of two, so a bucket is at most 1/32 (3.1%) of its lower bound wide. Values at or above
+ * 2^42 ns (~73 minutes) land in the last bucket. */
+#define GATE_HIST_SUB_BITS 5
+#define GATE_HIST_SUB (1u << GATE_HIST_SUB_BITS)
+#define GATE_HIST_MAX_EXP 41
+#define GATE_HIST_BUCKETS ((GATE_HIST_MAX_EXP - GATE_HIST_SUB_BITS + 2) * GATE_HIST_SUB) /* 1216 */
+
+/* floor(log2(v)) for v > 0, without clz (BPF has no such instruction). */
+static inline __u32 gate_ilog2(__u64 v) {
+  __u32 r = 0;
+  if (v >> 32) { v >>= 32; r += 32; }
+  if (v >> 16) { v >>= 16; r += 16; }
+  if (v >> 8) { v >>= 8; r += 8; }
+  if (v >> 4) { v >>= 4; r += 4; }
+  if (v >> 2) { v >>= 2; r += 2; }
+  if (v >> 1) { r += 1; }
+  return r;
+}
+
+static inline __u32 gate_hist_bucket(__u64 ns) {
+  if (ns < 2 * GATE_HIST_SUB) return (__u32)ns;
+  __u32 e = gate_ilog2(ns);
+  if (e > GATE_HIST_MAX_EXP) return GATE_HIST_BUCKETS - 1;
+  __u32 sub = (__u32)(ns >> (e - GATE_HIST_SUB_BITS)) & (GATE_HIST_SUB - 1);
+  return (e - GATE_HIST_SUB_BITS + 1) * GATE_HIST_SUB + sub;
+}
+
+/* Lower bound (inclusive) and width of a bucket, in ns. */
+static inline __u64 gate_hist_lower(__u32 b) {
+  if (b < 2 * GATE_HIST_SUB) return b;
+  __u32 e = b / GATE_HIST_SUB + GATE_HIST_SUB_BITS - 1;
+  __u64 sub = b % GATE_HIST_SUB;
+  return (GATE_HIST_SUB + sub) << (e - GATE_HIST_SUB_BITS);
+}
+static inline __u64 gate_hist_width(__u32 b) {
+  if (b < 2 * GATE_HIST_SUB) return 1;
+  __u32 e = b / GATE_HIST_SUB + GATE_HIST_SUB_BITS - 1;
+  return (__u64)1 << (e - GATE_HIST_SUB_BITS);
+}
+
+/* Attach cookie: low 32 bits function id (index into func_stats), then the site kind. */
+enum gate_site_kind {
+  GATE_SITE_ENTRY_JCC = 1, /* the stack-check jump: counts only when the jump is NOT taken */
+  GATE_SITE_ENTRY = 2,     /* first instruction of a function without stack check */
+  GATE_SITE_RETURN = 3,    /* a RET instruction */
+};
+/* Condition of a GATE_SITE_ENTRY_JCC jump to morestack (x86 flags). */
+enum gate_jcc_cond {
+  GATE_JCC_BE = 1, /* jbe/jna: taken when CF or ZF */
+  GATE_JCC_B = 2,  /* jb/jc: taken when CF */
+};
+#define GATE_COOKIE(func, kind, cond) \
+  (((__u64)(cond) << 40) | ((__u64)(kind) << 32) | (__u64)(__u32)(func))
+
+/* Per-function, per-CPU statistics (value of the func_stats map; key = function id). */
+struct gate_func_stats {
+  __u64 count;             /* paired calls recorded in buckets */
+  __u64 sum_ns;
+  __u64 min_ns;            /* valid when count > 0 */
+  __u64 max_ns;
+  __u64 unmatched_returns; /* a return with no recorded entry (call began before attach) */
+  __u64 abandoned_entries; /* an entry replaced by a newer one of the same frame: the older call
+                              never returned (panic unwound it, runtime.Goexit) */
+  __u64 diverted_entries;  /* stack-check jumps taken to morestack: a restart, not a call */
+  __u64 dropped;           /* entries lost: pairing map full, or g's stack bounds unreadable */
+  __u64 buckets[GATE_HIST_BUCKETS];
+};
+
+/* Key of an in-flight call: the goroutine (g pointer) and the frame's distance from the top of
+ * the goroutine stack, which survives the runtime copying the stack to grow it. */
+struct gate_frame_key {
+  __u32 tgid;
+  __u32 func;
+  __u64 g;
+  __u64 depth; /* g.stack.hi - SP at the entry probe == at the RET probe */
+};
+
+#endif /* GATE_SHARED_H */

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Installs everything gate needs on Debian 12 (bookworm), as root: compilers, libraries, the
+# BPF toolchain and Go toolchains (1.19 from bookworm, 1.21-1.23 from bookworm-backports).
+# Idempotent: safe to run on every CI job. Usage: ci/setup.sh [--no-backports]
+set -euo pipefail
+
+want_backports=1
+[[ "${1:-}" == "--no-backports" ]] && want_backports=0
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "ci/setup.sh: must run as root (it installs Debian packages); re-run with sudo" >&2
+  exit 2
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+# bookworm-backports: derive the mirror from the machine's own apt sources, never hard-code one.
+add_backports() {
+  if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
+    return 0
+  fi
+  local uri=""
+  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    # deb822: take the URIs of the stanza whose Suites include plain 'bookworm'.
+    uri=$(awk '
+      /^[[:space:]]*$/ { if (suite_ok && u != "") { print u; exit } suite_ok=0; u=""; next }
+      /^URIs:/ { u=$2 }
+      /^Suites:/ { for (i=2;i<=NF;i++) if ($i=="bookworm") suite_ok=1 }
+      END { if (suite_ok && u != "") print u }' /etc/apt/sources.list.d/debian.sources | head -n1)
+  fi
+  if [[ -z "$uri" && -f /etc/apt/sources.list ]]; then
+    uri=$(awk '$1=="deb" && $3=="bookworm" { for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
+  fi
+  if [[ -z "$uri" ]]; then
+    echo "ci/setup.sh: cannot find the bookworm mirror in /etc/apt/sources.list{,.d/debian.sources};" >&2
+    echo "  add a 'bookworm-backports' suite by hand or run with --no-backports (only Go 1.19 then)" >&2
+    return 1
+  fi
+  echo "ci/setup.sh: adding bookworm-backports from $uri"
+  cat > /etc/apt/sources.list.d/gate-backports.sources <<SRC
+Types: deb
+URIs: $uri
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+}
+
+pkgs=(
+  build-essential cmake pkg-config git
+  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+  libcapstone-dev libdwarf-dev
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  golang-go python3 python3-scipy
+)
+
+stamp=/var/lib/gate-setup.stamp
+want="$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ') bp=$want_backports"
+if [[ -f $stamp && "$(cat $stamp)" == "$want" ]] && dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then
+  echo "ci/setup.sh: packages already installed"
+else
+  if [[ $want_backports -eq 1 ]]; then add_backports || want_backports=0; fi
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
+  if [[ $want_backports -eq 1 ]]; then
+    apt-get install -y -q --no-install-recommends -t bookworm-backports \
+      golang-1.21-go golang-1.22-go golang-1.23-go >/dev/null || \
+      echo "ci/setup.sh: WARNING: Go 1.21-1.23 from bookworm-backports could not be installed; only Go 1.19 tests will run" >&2
+  fi
+  echo "$want" > $stamp
+fi
+
+# Go needs a writable cache; CI may run with HOME unset or read-only.
+for v in 1.19 1.21 1.22 1.23; do
+  d=/usr/lib/go-$v/bin/go
+  [[ -x $d ]] && echo "ci/setup.sh: Go $v at $d"
+done
+exit 0

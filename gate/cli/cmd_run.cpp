@@ -1,0 +1,114 @@
+// `gate run`: measure the configured workload and write/print the latency distributions.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "common/format.hpp"
+#include "results/result.hpp"
+#include "runner/measure.hpp"
+
+namespace gate::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string config;
+  int runs = 0;
+  std::string out;
+  std::string keep_output;
+  std::string attach_mode = "auto";
+  std::string entry = "auto";
+  std::string format = "text";
+  bool no_build = false;
+};
+
+probe::AttachMode parse_mode(const std::string& m) {
+  if (m == "uprobe_multi") return probe::AttachMode::kMulti;
+  if (m == "perf_event") return probe::AttachMode::kPerProbe;
+  return probe::AttachMode::kAuto;
+}
+
+// One line per function: calls per run and quantiles over all runs pooled.
+std::string summary_table(const ResultFile& r) {
+  std::string s;
+  size_t w = 8;
+  for (const auto& f : r.functions) w = std::max(w, f.name.size());
+  s += pad_right("function", w) + "  " + pad_left("calls/run", 10) + "  " + pad_left("p50", 8) + "  " +
+       pad_left("p90", 8) + "  " + pad_left("p99", 8) + "  " + pad_left("max", 8) + "  entry probe\n";
+  for (const auto& f : r.functions) {
+    if (!f.measurable) {
+      s += pad_right(f.name, w) + "  not measurable: " + f.not_measurable_reason + "\n";
+      continue;
+    }
+    LatencyHistogram all;
+    uint64_t calls = 0, max_ns = 0, unmatched = 0, dropped = 0;
+    for (const auto& run : r.runs) {
+      const auto* fr = run.find(f.name);
+      if (!fr) continue;
+      all.merge(fr->histogram);
+      calls += fr->calls;
+      max_ns = std::max(max_ns, fr->max_ns);
+      unmatched += fr->unmatched_entries + fr->unmatched_returns;
+      dropped += fr->dropped;
+    }
+    const double per_run = r.runs.empty() ? 0 : static_cast<double>(calls) / r.runs.size();
+    char c[32];
+    snprintf(c, sizeof c, "%.0f", per_run);
+    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(format_ns(all.quantile(0.5)), 8) + "  " +
+         pad_left(format_ns(all.quantile(0.9)), 8) + "  " + pad_left(format_ns(all.quantile(0.99)), 8) + "  " +
+         pad_left(calls ? format_ns(static_cast<double>(max_ns)) : "-", 8) + "  " + f.entry_placement + " (" +
+         f.entry_cost_class + ")";
+    if (unmatched || dropped) {
+      s += "  [unmatched " + std::to_string(unmatched) + ", dropped " + std::to_string(dropped) + "]";
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::function<int()> add_run(CLI::App& app, const Globals& g) {
+  auto a = std::make_shared<RunArgs>();
+  app.add_option("-c,--config", a->config, "gate.yaml to run")->required();
+  app.add_option("-n,--runs", a->runs, "Number of runs (default: the config's runs)")->check(CLI::Range(1, 10000));
+  app.add_option("-o,--out", a->out, "Write the result JSON here (atomically)");
+  app.add_option("--keep-output", a->keep_output, "Keep each run's stdout/stderr in this directory");
+  app.add_option("--attach-mode", a->attach_mode, "auto, uprobe_multi or perf_event")
+      ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
+  app.add_option("--entry", a->entry, "Entry probe placement: auto (stack-check jump) or first (first instruction)")
+      ->check(CLI::IsMember({"auto", "first"}));
+  app.add_option("--format", a->format, "Output on stdout: text (table) or json (the result file)")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--no-build", a->no_build, "Skip the config's build command");
+  app.footer(
+      "Examples:\n"
+      "  gate run -c examples/shop/gate.yaml\n"
+      "  gate run -c gate.yaml --runs 10 --out results.json --keep-output logs/\n"
+      "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'");
+  return [a, &g]() -> int {
+    runner::SignalWatch signals;
+    runner::Config cfg = runner::load_config(a->config);
+    runner::MeasureOptions mo;
+    mo.runs = a->runs;
+    mo.skip_build = a->no_build;
+    mo.entry = a->entry == "first" ? analysis::EntryPolicy::kFirstInstruction : analysis::EntryPolicy::kAuto;
+    mo.session.engine.mode = parse_mode(a->attach_mode);
+    mo.session.keep_output_dir = a->keep_output;
+    mo.session.log = [&g](const std::string& s) { g.log(s); };
+    runner::Measurement m = runner::measure(cfg, mo, &signals);
+    if (!a->out.empty()) {
+      save_result_file(a->out, m.result);
+      g.log("wrote " + a->out + (m.result.partial ? " (partial: not usable as a baseline)" : ""));
+    }
+    if (a->format == "json") {
+      std::fputs(result_to_json_text(m.result).c_str(), stdout);
+    } else if (!m.result.runs.empty()) {
+      std::fputs(summary_table(m.result).c_str(), stdout);
+    }
+    if (m.failure) throw *m.failure;
+    return 0;
+  };
+}
+
+}  // namespace gate::cli

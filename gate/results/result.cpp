@@ -1,0 +1,273 @@
+// JSON serialization of ResultFile (schema "gate.result", versioned) and atomic file writes:
+// a result or baseline is either wholly written or the old file is left as it was.
+#include "results/result.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace gate {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSchemaName = "gate.result";
+
+json to_json(const FunctionInfo& f) {
+  return json{{"id", f.id},
+              {"name", f.name},
+              {"address", f.address},
+              {"size", f.size},
+              {"measurable", f.measurable},
+              {"not_measurable_reason", f.not_measurable_reason},
+              {"entry", {{"placement", f.entry_placement},
+                         {"instruction", f.entry_instruction},
+                         {"cost_class", f.entry_cost_class},
+                         {"address", f.entry_address}}},
+              {"return_addresses", f.return_addresses},
+              {"inlined_at", f.inlined_at}};
+}
+
+FunctionInfo function_info_from(const json& j) {
+  FunctionInfo f;
+  f.id = j.at("id").get<uint32_t>();
+  f.name = j.at("name").get<std::string>();
+  f.address = j.value("address", uint64_t{0});
+  f.size = j.value("size", uint64_t{0});
+  f.measurable = j.value("measurable", true);
+  f.not_measurable_reason = j.value("not_measurable_reason", "");
+  if (j.contains("entry")) {
+    const auto& e = j.at("entry");
+    f.entry_placement = e.value("placement", "");
+    f.entry_instruction = e.value("instruction", "");
+    f.entry_cost_class = e.value("cost_class", "");
+    f.entry_address = e.value("address", uint64_t{0});
+  }
+  f.return_addresses = j.value("return_addresses", std::vector<uint64_t>{});
+  f.inlined_at = j.value("inlined_at", std::vector<std::string>{});
+  return f;
+}
+
+json to_json(const FunctionRun& f) {
+  json hist = json::array();
+  for (const auto& [b, n] : f.histogram.buckets()) hist.push_back({b, n});
+  auto q = [&](double p) { return f.calls ? json(f.histogram.quantile(p)) : json(nullptr); };
+  return json{{"name", f.name},
+              {"calls", f.calls},
+              {"sum_ns", f.sum_ns},
+              {"min_ns", f.min_ns},
+              {"max_ns", f.max_ns},
+              {"p50_ns", q(0.50)},
+              {"p90_ns", q(0.90)},
+              {"p99_ns", q(0.99)},
+              {"histogram", hist},
+              {"unmatched_entries", f.unmatched_entries},
+              {"unmatched_returns", f.unmatched_returns},
+              {"diverted_entries", f.diverted_entries},
+              {"dropped", f.dropped}};
+}
+
+FunctionRun function_run_from(const json& j) {
+  FunctionRun f;
+  f.name = j.at("name").get<std::string>();
+  f.calls = j.at("calls").get<uint64_t>();
+  f.sum_ns = j.value("sum_ns", uint64_t{0});
+  f.min_ns = j.value("min_ns", uint64_t{0});
+  f.max_ns = j.value("max_ns", uint64_t{0});
+  for (const auto& pair : j.at("histogram")) {
+    f.histogram.add_bucket(pair.at(0).get<uint32_t>(), pair.at(1).get<uint64_t>());
+  }
+  if (f.histogram.count() != f.calls) {
+    throw Error("function '" + f.name + "': histogram holds " +
+                std::to_string(f.histogram.count()) + " calls but 'calls' says " +
+                std::to_string(f.calls));
+  }
+  f.unmatched_entries = j.value("unmatched_entries", uint64_t{0});
+  f.unmatched_returns = j.value("unmatched_returns", uint64_t{0});
+  f.diverted_entries = j.value("diverted_entries", uint64_t{0});
+  f.dropped = j.value("dropped", uint64_t{0});
+  return f;
+}
+
+json to_json(const RunResult& r) {
+  json fns = json::array();
+  for (const auto& f : r.functions) fns.push_back(to_json(f));
+  return json{{"index", r.index},         {"variant", r.variant},
+              {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
+              {"started_at", r.started_at}, {"functions", fns}};
+}
+
+RunResult run_from(const json& j) {
+  RunResult r;
+  r.index = j.at("index").get<int>();
+  r.variant = j.value("variant", "");
+  r.exit_code = j.value("exit_code", 0);
+  r.duration_s = j.value("duration_s", 0.0);
+  r.started_at = j.value("started_at", "");
+  for (const auto& f : j.at("functions")) r.functions.push_back(function_run_from(f));
+  return r;
+}
+
+json to_json(const RunContext& c) {
+  return json{{"binary_path", c.binary_path}, {"build_id", c.build_id},
+              {"go_version", c.go_version},   {"kernel", c.kernel},
+              {"cpu_model", c.cpu_model},     {"cpu_count", c.cpu_count},
+              {"hostname", c.hostname},       {"gate_version", c.gate_version},
+              {"config_path", c.config_path}, {"config_hash", c.config_hash},
+              {"attach_mode", c.attach_mode}, {"started_at", c.started_at},
+              {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns}};
+}
+
+RunContext context_from(const json& j) {
+  RunContext c;
+  c.binary_path = j.value("binary_path", "");
+  c.build_id = j.value("build_id", "");
+  c.go_version = j.value("go_version", "");
+  c.kernel = j.value("kernel", "");
+  c.cpu_model = j.value("cpu_model", "");
+  c.cpu_count = j.value("cpu_count", 0u);
+  c.hostname = j.value("hostname", "");
+  c.gate_version = j.value("gate_version", "");
+  c.config_path = j.value("config_path", "");
+  c.config_hash = j.value("config_hash", "");
+  c.attach_mode = j.value("attach_mode", "");
+  c.started_at = j.value("started_at", "");
+  c.ended_at = j.value("ended_at", "");
+  c.probe_cost_ns = j.value("probe_cost_ns", 0.0);
+  return c;
+}
+
+}  // namespace
+
+std::string result_to_json_text(const ResultFile& r, int indent) {
+  json fns = json::array();
+  for (const auto& f : r.functions) fns.push_back(to_json(f));
+  json runs = json::array();
+  for (const auto& run : r.runs) runs.push_back(to_json(run));
+  json j{{"schema", kSchemaName},
+         {"schema_version", r.schema_version},
+         {"histogram", {{"unit", "ns"},
+                        {"scheme", "log-linear: exact below 64 ns, then 32 sub-buckets per power of two"},
+                        {"buckets", LatencyHistogram::bucket_count()},
+                        {"entry", "[bucket index, count]"}}},
+         {"partial", r.partial},
+         {"partial_reason", r.partial_reason},
+         {"context", to_json(r.context)},
+         {"functions", fns},
+         {"runs", runs},
+         {"extra", r.extra}};
+  return j.dump(indent) + "\n";
+}
+
+ResultFile result_from_json_text(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error::make(origin, std::string("is not valid JSON (") + e.what() + ")",
+                      "the file is corrupt or truncated; re-create it with `gate run`/`gate record`");
+  }
+  if (!j.is_object() || j.value("schema", "") != kSchemaName) {
+    throw Error::make(origin, "is not a gate result file (no \"schema\": \"gate.result\")",
+                      "pass a file written by `gate run --out` or `gate record`");
+  }
+  const int version = j.value("schema_version", 0);
+  if (version != kResultSchemaVersion) {
+    throw Error::make(origin, "has schema version " + std::to_string(version) +
+                                  ", this gate reads version " +
+                                  std::to_string(kResultSchemaVersion),
+                      "re-record it with this gate version");
+  }
+  try {
+    ResultFile r;
+    r.schema_version = version;
+    r.partial = j.value("partial", false);
+    r.partial_reason = j.value("partial_reason", "");
+    r.context = context_from(j.at("context"));
+    for (const auto& f : j.at("functions")) r.functions.push_back(function_info_from(f));
+    for (const auto& run : j.at("runs")) r.runs.push_back(run_from(run));
+    if (j.contains("extra")) r.extra = j.at("extra").get<std::map<std::string, std::string>>();
+    return r;
+  } catch (const json::exception& e) {
+    throw Error::make(origin, std::string("has a malformed field (") + e.what() + ")",
+                      "the file is corrupt or was edited by hand; re-create it");
+  } catch (const Error& e) {
+    throw Error::make(origin, e.what(), "the file is corrupt; re-create it");
+  }
+}
+
+ResultFile load_result_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
+                      "check the path; `gate record` creates baselines");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return result_from_json_text(ss.str(), path);
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) {
+    throw Error::make(path, std::string("cannot create a temporary file beside it (") +
+                                std::strerror(errno) + ")",
+                      "check that " + dir.string() + " exists and is writable", ExitCode::kMeasure);
+  }
+  auto fail = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return Error::make(path, std::string(what) + " (" + std::strerror(err) + "); the old file is unchanged",
+                       "free disk space or fix permissions, then run again", ExitCode::kMeasure);
+  };
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw fail("write failed");
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
+  if (::fsync(fd) != 0) throw fail("fsync failed");
+  if (::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    throw Error::make(path, "close failed; the old file is unchanged", "", ExitCode::kMeasure);
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    throw Error::make(path, std::string("rename failed (") + std::strerror(err) + "); the old file is unchanged",
+                      "check permissions of " + dir.string(), ExitCode::kMeasure);
+  }
+  // Make the rename itself durable.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void save_result_file(const std::string& path, const ResultFile& r) {
+  write_file_atomically(path, result_to_json_text(r));
+}
+
+}  // namespace gate

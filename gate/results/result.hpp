@@ -1,0 +1,111 @@
+// The result of `gate run`: what was probed, where, on what machine, and per run and function
+// the latency histogram and counters. Serialized as versioned JSON (schema "gate.result").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/histogram.hpp"
+
+namespace gate {
+
+inline constexpr int kResultSchemaVersion = 1;
+
+// How one declared function is probed (from static analysis of the binary).
+struct FunctionInfo {
+  uint32_t id = 0;  // index into the BPF statistics map
+  std::string name;
+  uint64_t address = 0;  // virtual address of the entry
+  uint64_t size = 0;
+  bool measurable = true;
+  std::string not_measurable_reason;  // set when !measurable ("no RET instruction: ends in a tail JMP")
+  std::string entry_placement;        // "stack-check-jump" or "first-instruction"
+  std::string entry_instruction;      // e.g. "jbe 0x47b04b" or "mov rax, qword ptr [rsp + 8]"
+  std::string entry_cost_class;       // "emulated" or "single-stepped" (kernel uprobe handling)
+  uint64_t entry_address = 0;         // virtual address of the entry probe
+  std::vector<uint64_t> return_addresses;  // virtual addresses of the RET probes
+  std::vector<std::string> inlined_at;     // where the compiler inlined it (empty: not known/none)
+};
+
+// One function in one run.
+struct FunctionRun {
+  std::string name;
+  uint64_t calls = 0;  // paired entry/return
+  uint64_t sum_ns = 0;
+  uint64_t min_ns = 0;
+  uint64_t max_ns = 0;
+  LatencyHistogram histogram;
+  uint64_t unmatched_entries = 0;  // entries still open when the run ended, or abandoned mid-run
+  uint64_t unmatched_returns = 0;  // returns with no recorded entry
+  uint64_t diverted_entries = 0;   // morestack restarts seen at the stack-check jump (not calls)
+  uint64_t dropped = 0;            // entries lost (pairing map full, unreadable goroutine)
+
+  double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }
+  double quantile_ns(double q) const { return histogram.quantile(q); }
+};
+
+struct RunResult {
+  int index = 0;            // 1-based
+  std::string variant;      // "" for run/record/check; "base" or "head" for `gate ab`
+  int exit_code = 0;        // the workload's exit status (128+signal when killed)
+  double duration_s = 0;
+  std::string started_at;   // ISO 8601 UTC
+  std::vector<FunctionRun> functions;  // same order as ResultFile::functions
+
+  const FunctionRun* find(const std::string& name) const {
+    for (const auto& f : functions)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+};
+
+// Facts that make two results comparable (or explain why they are not).
+struct RunContext {
+  std::string binary_path;
+  std::string build_id;
+  std::string go_version;
+  std::string kernel;       // uname -r
+  std::string cpu_model;    // /proc/cpuinfo model name
+  unsigned cpu_count = 0;
+  std::string hostname;
+  std::string gate_version;
+  std::string config_path;
+  std::string config_hash;  // fingerprint of the config file bytes
+  std::string attach_mode;  // "uprobe_multi" or "perf_event"
+  std::string started_at;
+  std::string ended_at;
+  // Measured cost of the probes on this host (calibration), ns per traced call; 0 = unknown.
+  double probe_cost_ns = 0;
+};
+
+struct ResultFile {
+  int schema_version = kResultSchemaVersion;
+  RunContext context;
+  std::vector<FunctionInfo> functions;
+  std::vector<RunResult> runs;
+  bool partial = false;        // interrupted or failed: never usable as a baseline
+  std::string partial_reason;
+  std::map<std::string, std::string> extra;  // free-form notes (e.g. "config_name")
+
+  const FunctionInfo* find_function(const std::string& name) const {
+    for (const auto& f : functions)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+};
+
+// JSON I/O. load_* throws gate::Error naming the file and what is wrong (exit code 2 for
+// unreadable/corrupt/wrong schema). save_* writes atomically: temp file in the same directory,
+// fsync, rename; on any failure the old file is untouched.
+ResultFile load_result_file(const std::string& path);
+ResultFile result_from_json_text(const std::string& text, const std::string& origin);
+std::string result_to_json_text(const ResultFile& r, int indent = 1);
+void save_result_file(const std::string& path, const ResultFile& r);
+
+// Writes bytes to path atomically (temp + fsync + rename). Throws gate::Error.
+void write_file_atomically(const std::string& path, const std::string& bytes);
+
+}  // namespace gate

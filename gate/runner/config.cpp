@@ -1,0 +1,253 @@
+// Parses and validates gate.yaml with yaml-cpp. Unknown keys are errors (a typo must not
+// silently disable a threshold); every error names the file, line, key and the fix.
+#include "runner/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace gate::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Ctx {
+  std::string file;
+  Error err(const YAML::Node& n, const std::string& key, const std::string& cause,
+            const std::string& fix) const {
+    std::string where = file;
+    if (n.IsDefined() && n.Mark().line >= 0) where += ":" + std::to_string(n.Mark().line + 1);
+    return Error::make(where + ": '" + key + "'", cause, fix);
+  }
+};
+
+void check_keys(const Ctx& c, const YAML::Node& map, const std::string& what,
+                const std::set<std::string>& allowed) {
+  for (const auto& kv : map) {
+    const std::string k = kv.first.as<std::string>();
+    if (!allowed.count(k)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw c.err(kv.first, k, "is not a known key of " + what, "use one of: " + list);
+    }
+  }
+}
+
+std::string str(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) throw c.err(n, key, "must be a string", "write it as key: value");
+  return n.as<std::string>();
+}
+
+double number(const Ctx& c, const YAML::Node& n, const std::string& key, double lo, double hi) {
+  double v;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    throw c.err(n, key, "must be a number, got '" + (n.IsScalar() ? n.as<std::string>() : "?") + "'", "");
+  }
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream r;
+    r << "must be between " << lo << " and " << hi << ", got " << v;
+    throw c.err(n, key, r.str(), "");
+  }
+  return v;
+}
+
+// "90s", "2m", "500ms", "1h" or a plain number of seconds.
+double duration_s(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  std::string s = str(c, n, key);
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  std::string unit = s.substr(i);
+  double v = 0;
+  try {
+    v = std::stod(s.substr(0, i));
+  } catch (...) {
+    throw c.err(n, key, "is not a duration: '" + s + "'", "write e.g. 90s, 2m, 500ms");
+  }
+  double mul = unit.empty() || unit == "s" ? 1 : unit == "ms" ? 1e-3 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (mul < 0) throw c.err(n, key, "has an unknown unit '" + unit + "'", "use ms, s, m or h");
+  if (v * mul <= 0) throw c.err(n, key, "must be positive", "");
+  return v * mul;
+}
+
+// A threshold: 0.1, "10%".
+double threshold(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  std::string s = str(c, n, key);
+  double v;
+  try {
+    size_t used = 0;
+    v = std::stod(s, &used);
+    std::string rest = s.substr(used);
+    if (rest == "%") v /= 100;
+    else if (!rest.empty()) throw std::invalid_argument(s);
+  } catch (...) {
+    throw c.err(n, key, "is not a threshold: '" + s + "'", "write a fraction (0.1) or a percentage (10%)");
+  }
+  if (!(v > 0 && v < 10)) throw c.err(n, key, "must be above 0 (0.1 means 10%)", "");
+  return v;
+}
+
+const std::array<std::string, 4> kQuantiles = {"p50", "p90", "p99", "mean"};
+
+void check_quantile(const Ctx& c, const YAML::Node& n, const std::string& q) {
+  for (const auto& k : kQuantiles)
+    if (k == q) return;
+  throw c.err(n, q, "is not a supported quantile", "use p50, p90, p99 or mean");
+}
+
+std::map<std::string, double> quantile_map(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsMap()) throw c.err(n, key, "must be a map of quantile: threshold", "e.g. {p50: 5%, p99: 20%}");
+  std::map<std::string, double> out;
+  for (const auto& kv : n) {
+    std::string q = kv.first.as<std::string>();
+    check_quantile(c, kv.first, q);
+    out[q] = threshold(c, kv.second, key + "." + q);
+  }
+  return out;
+}
+
+std::string absolute(const std::string& dir, const std::string& p) {
+  return fs::path(p).is_absolute() ? p : (fs::path(dir) / p).lexically_normal().string();
+}
+
+}  // namespace
+
+std::vector<std::string> Config::patterns() const {
+  std::vector<std::string> out;
+  for (const auto& f : functions) out.push_back(f.pattern);
+  return out;
+}
+
+Config load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
+                      "pass the path of your gate.yaml with --config (see examples/shop/gate.yaml)");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  Ctx c{path};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error::make(path + ":" + std::to_string(e.mark.line + 1), "is not valid YAML: " + e.msg,
+                      "fix the syntax at that line (JSON is valid YAML too)");
+  }
+  if (!root.IsMap()) throw Error::make(path, "must be a YAML map of keys", "see examples/shop/gate.yaml");
+  check_keys(c, root, "the config",
+             {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
+              "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
+              "fail_on_insufficient_data", "baseline", "warmup_runs"});
+
+  Config cfg;
+  cfg.path = fs::absolute(path).lexically_normal().string();
+  cfg.dir = fs::path(cfg.path).parent_path().string();
+  cfg.hash = config_fingerprint(text);
+  cfg.name = root["name"] ? str(c, root["name"], "name") : fs::path(path).stem().string();
+  if (root["build"]) cfg.build = str(c, root["build"], "build");
+  if (!root["binary"]) {
+    throw c.err(root, "binary", "is missing", "name the Go binary to probe, e.g. binary: bin/shop");
+  }
+  cfg.binary = absolute(cfg.dir, str(c, root["binary"], "binary"));
+  if (root["workload"]) cfg.workload = str(c, root["workload"], "workload");
+  if (root["service"]) {
+    const auto& s = root["service"];
+    if (!s.IsMap()) throw c.err(s, "service", "must be a map", "keys: command, ready_tcp, load");
+    check_keys(c, s, "service", {"command", "ready_tcp", "ready_timeout", "load", "stop_signal", "stop_timeout"});
+    ServiceSpec sv;
+    if (!s["command"]) throw c.err(s, "service.command", "is missing", "the command that starts the service");
+    if (!s["load"]) throw c.err(s, "service.load", "is missing", "the command that drives load against it");
+    sv.command = str(c, s["command"], "service.command");
+    sv.load = str(c, s["load"], "service.load");
+    if (s["ready_tcp"]) sv.ready_tcp = str(c, s["ready_tcp"], "service.ready_tcp");
+    if (s["ready_timeout"]) sv.ready_timeout_s = duration_s(c, s["ready_timeout"], "service.ready_timeout");
+    if (s["stop_timeout"]) sv.stop_timeout_s = duration_s(c, s["stop_timeout"], "service.stop_timeout");
+    if (s["stop_signal"]) {
+      sv.stop_signal = str(c, s["stop_signal"], "service.stop_signal");
+      if (sv.stop_signal != "SIGTERM" && sv.stop_signal != "SIGINT" && sv.stop_signal != "SIGKILL")
+        throw c.err(s["stop_signal"], "service.stop_signal", "must be SIGTERM, SIGINT or SIGKILL", "");
+    }
+    cfg.service = sv;
+  }
+  if (cfg.workload.empty() == !cfg.service.has_value()) {
+    throw c.err(root, cfg.workload.empty() ? "workload" : "service",
+                cfg.workload.empty() ? "is missing: say how to drive the binary"
+                                     : "and 'workload' are both set: use one",
+                "either workload: <command run per run> or service: {command, load}");
+  }
+  if (root["runs"]) cfg.runs = static_cast<int>(number(c, root["runs"], "runs", 1, 10000));
+  if (root["max_runs"]) cfg.max_runs = static_cast<int>(number(c, root["max_runs"], "max_runs", 1, 10000));
+  if (cfg.max_runs && cfg.max_runs < cfg.runs)
+    throw c.err(root["max_runs"], "max_runs", "is below runs (" + std::to_string(cfg.runs) + ")", "raise max_runs or lower runs");
+  if (root["warmup_runs"]) cfg.warmup_runs = number(c, root["warmup_runs"], "warmup_runs", 0, 100);
+  if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
+  if (root["env"]) {
+    const auto& e = root["env"];
+    if (!e.IsMap()) throw c.err(e, "env", "must be a map of NAME: value", "e.g. env: {GOMAXPROCS: \"2\"}");
+    for (const auto& kv : e) cfg.env[kv.first.as<std::string>()] = str(c, kv.second, "env." + kv.first.as<std::string>());
+  }
+  const auto& fns = root["functions"];
+  if (!fns || !fns.IsSequence() || fns.size() == 0) {
+    throw c.err(fns ? fns : root, "functions", "must list at least one function",
+                "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"]; `gate functions BINARY` lists candidates");
+  }
+  for (const auto& f : fns) {
+    FunctionSpec spec;
+    if (f.IsScalar()) {
+      spec.pattern = f.as<std::string>();
+    } else if (f.IsMap()) {
+      check_keys(c, f, "a function entry", {"name", "threshold", "thresholds"});
+      if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
+      spec.pattern = str(c, f["name"], "name");
+      if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
+      if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
+    } else {
+      throw c.err(f, "functions[]", "must be a name or {name, threshold}", "");
+    }
+    if (spec.pattern.empty()) throw c.err(f, "functions[]", "is an empty name", "");
+    cfg.functions.push_back(spec);
+  }
+  if (root["quantiles"]) {
+    cfg.quantiles.clear();
+    for (const auto& q : root["quantiles"]) {
+      std::string s = str(c, q, "quantiles[]");
+      check_quantile(c, q, s);
+      cfg.quantiles.push_back(s);
+    }
+    if (cfg.quantiles.empty()) throw c.err(root["quantiles"], "quantiles", "is empty", "e.g. [p50, p99]");
+  }
+  if (root["threshold"]) cfg.threshold = threshold(c, root["threshold"], "threshold");
+  if (root["thresholds"]) cfg.quantile_thresholds = quantile_map(c, root["thresholds"], "thresholds");
+  if (root["calls_change"]) cfg.calls_change = threshold(c, root["calls_change"], "calls_change");
+  if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = root["fail_on_calls_change"].as<bool>();
+  if (root["fail_on_insufficient_data"]) cfg.fail_on_insufficient = root["fail_on_insufficient_data"].as<bool>();
+  if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
+  return cfg;
+}
+
+// FNV-1a 64: a fingerprint to notice that a config changed between baseline and head (not a
+// security boundary: the trusted-baseline check compares file contents, not hashes).
+std::string config_fingerprint(const std::string& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : bytes) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  char out[17];
+  snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return std::string("fnv1a64:") + out;
+}
+
+}  // namespace gate::runner

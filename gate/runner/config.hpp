@@ -1,0 +1,60 @@
+// gate.yaml: what to build, which binary to probe, how to drive it (a command, or a service plus
+// a load driver), how many runs, which functions, and the verdict settings. Strictly validated.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::runner {
+
+struct FunctionSpec {
+  std::string pattern;                       // exact Go symbol name or glob
+  std::optional<double> threshold;           // per-function regression threshold (0.10 = 10%)
+  std::map<std::string, double> quantile_thresholds;  // per quantile: {"p99": 0.2}
+};
+
+struct ServiceSpec {
+  std::string command;        // the service; probed, stopped when the load ends
+  std::string ready_tcp;      // "host:port" that accepts connections once the service is up
+  double ready_timeout_s = 30;
+  std::string load;           // the load driver; not probed; its exit status decides the run
+  std::string stop_signal = "SIGTERM";
+  double stop_timeout_s = 10;
+};
+
+struct Config {
+  std::string path;  // the file, absolute
+  std::string dir;   // its directory: commands run here, relative paths start here
+  std::string name;
+  std::string build;     // optional command run once before measuring
+  std::string binary;    // absolute path of the Go binary to probe
+  std::string workload;  // command run once per run (exclusive with service)
+  std::optional<ServiceSpec> service;
+  int runs = 5;
+  int max_runs = 0;      // adaptive: while some verdict is inconclusive, run more up to this
+  double timeout_s = 600;  // per run
+  double warmup_runs = 0;  // runs made and discarded before measuring
+  std::map<std::string, std::string> env;
+  std::vector<FunctionSpec> functions;
+  // Verdict settings (gate check/compare/ab).
+  std::vector<std::string> quantiles = {"p50", "p99"};
+  double threshold = 0.05;
+  std::map<std::string, double> quantile_thresholds;
+  double calls_change = 0.5;     // |calls ratio - 1| above this is reported
+  bool fail_on_calls_change = false;
+  bool fail_on_insufficient = false;
+  std::string baseline;          // default baseline file (relative to dir)
+  std::string hash;              // config_fingerprint of the file's bytes
+
+  std::vector<std::string> patterns() const;
+};
+
+// Throws gate::Error (exit 2) naming the file, the key (with line) and the fix.
+Config load_config(const std::string& path);
+
+// "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.
+std::string config_fingerprint(const std::string& bytes);
+
+}  // namespace gate::runner

@@ -1,0 +1,282 @@
+// Process control for workloads: fork + start gate + exec, pidfd/signalfd waiting, group kill.
+#include "runner/process.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/error.hpp"
+
+extern char** environ;
+
+namespace gate::runner {
+
+namespace {
+
+sigset_t watched_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  return s;
+}
+
+bool has_shell_syntax(const std::string& cmd) {
+  return cmd.find_first_of("|&;<>()$`\\\"'*?[#~=%{}\n") != std::string::npos;
+}
+
+std::vector<std::string> split_words(const std::string& cmd) {
+  std::istringstream in(cmd);
+  std::vector<std::string> w;
+  for (std::string s; in >> s;) w.push_back(s);
+  return w;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+SignalWatch::SignalWatch() {
+  sigset_t s = watched_signals();
+  sigprocmask(SIG_BLOCK, &s, nullptr);
+  fd_ = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+SignalWatch::~SignalWatch() {
+  if (fd_ >= 0) ::close(fd_);
+  sigset_t s = watched_signals();
+  sigprocmask(SIG_UNBLOCK, &s, nullptr);
+}
+
+int SignalWatch::poll_signal() {
+  signalfd_siginfo si;
+  while (fd_ >= 0 && ::read(fd_, &si, sizeof si) == sizeof si) {
+    if (!received_) received_ = static_cast<int>(si.ssi_signo);
+  }
+  return received_;
+}
+
+Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_forked) {
+  int gate_pipe[2], err_pipe[2];
+  if (pipe2(gate_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw Error::make("workload '" + o.command + "'", std::string("cannot create pipes: ") + std::strerror(errno),
+                      "", ExitCode::kMeasure);
+  }
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> words = has_shell_syntax(o.command) ? std::vector<std::string>{"/bin/sh", "-c", o.command}
+                                                               : split_words(o.command);
+  if (words.empty()) throw Error::make("workload", "is an empty command", "set workload: in gate.yaml");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    std::string k = kv.substr(0, kv.find('='));
+    if (!o.env.count(k)) env_store.push_back(kv);
+  }
+  for (const auto& [k, v] : o.env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::string out = o.stdout_path.empty() ? "/dev/null" : o.stdout_path;
+  const std::string errp = o.stderr_path.empty() ? "/dev/null" : o.stderr_path;
+  const pid_t parent = getpid();
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    throw Error::make("workload '" + o.command + "'", std::string("fork failed: ") + std::strerror(errno), "",
+                      ExitCode::kMeasure);
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (o.die_with_gate) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+    }
+    sigset_t s = watched_signals();
+    sigprocmask(SIG_UNBLOCK, &s, nullptr);
+    char c;
+    ::close(gate_pipe[1]);
+    while (::read(gate_pipe[0], &c, 1) < 0 && errno == EINTR) {
+    }
+    int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fi = ::open("/dev/null", O_RDONLY);
+    if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
+      int e = errno;
+      (void)!::write(err_pipe[1], &e, sizeof e);
+      _exit(127);
+    }
+    dup2(fi, 0);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execvpe(argv[0], argv.data(), envp.data());
+    int e = errno;
+    (void)!::write(err_pipe[1], &e, sizeof e);
+    _exit(127);
+  }
+  ::close(gate_pipe[0]);
+  ::close(err_pipe[1]);
+  setpgid(pid, pid);  // also from here: no race with the child's own call
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  Child child(pid, pidfd);
+  try {
+    if (on_forked) on_forked(pid);
+  } catch (...) {
+    ::close(gate_pipe[1]);
+    ::close(err_pipe[0]);
+    child.stop(SIGKILL, 0);
+    throw;
+  }
+  ::close(gate_pipe[1]);  // releases the child
+  int child_errno = 0;
+  ssize_t n;
+  while ((n = ::read(err_pipe[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(err_pipe[0]);
+  if (n == sizeof child_errno) {
+    child.reap(true);
+    throw Error::make("workload '" + o.command + "'",
+                      std::string("cannot be started: ") + std::strerror(child_errno) + " (" + words[0] + ")",
+                      child_errno == ENOENT ? "check the command and that the build step produced it"
+                                            : "check the working directory " + o.cwd,
+                      ExitCode::kMeasure);
+  }
+  return child;
+}
+
+Child::Child(Child&& o) noexcept
+    : pid_(o.pid_), pidfd_(o.pidfd_), status_(o.status_), exited_(o.exited_) {
+  o.pid_ = -1;
+  o.pidfd_ = -1;
+}
+
+Child::~Child() {
+  if (pid_ > 0 && !exited_) stop(SIGKILL, 0);
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+bool Child::reap(bool block) {
+  if (exited_ || pid_ <= 0) return true;
+  int st = 0;
+  pid_t r;
+  while ((r = waitpid(pid_, &st, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (r == pid_) {
+    exited_ = true;
+    status_ = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+    return true;
+  }
+  return false;
+}
+
+bool Child::running() { return !reap(false); }
+
+Child::WaitEnd Child::wait(double timeout_s, SignalWatch* signals) {
+  const double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+  while (true) {
+    if (reap(false)) return WaitEnd::kExited;
+    if (signals && signals->poll_signal()) return WaitEnd::kSignal;
+    double left = deadline ? deadline - now_s() : 1.0;
+    if (deadline && left <= 0) return WaitEnd::kTimeout;
+    pollfd fds[2];
+    int n = 0;
+    if (pidfd_ >= 0) fds[n++] = {pidfd_, POLLIN, 0};
+    if (signals && signals->fd() >= 0) fds[n++] = {signals->fd(), POLLIN, 0};
+    int ms = pidfd_ >= 0 ? static_cast<int>(std::min(left, 1.0) * 1000) + 1 : 20;
+    ::poll(fds, n, ms);
+  }
+}
+
+void Child::stop(int sig, double grace_s) {
+  if (exited_ || pid_ <= 0) return;
+  ::kill(-pid_, sig);
+  ::kill(pid_, sig);
+  const double deadline = now_s() + grace_s;
+  while (now_s() < deadline) {
+    if (reap(false)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-pid_, SIGKILL);  // the whole group: also what the workload started
+  if (!exited_) {
+    ::kill(pid_, SIGKILL);
+    reap(true);
+  }
+}
+
+std::string file_tail(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string s(size - start, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  if (start > 0) {
+    size_t nl = s.find('\n');
+    if (nl != std::string::npos) s = "..." + s.substr(nl);
+  }
+  return s;
+}
+
+int run_shell(const std::string& command, const std::string& cwd,
+              const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals) {
+  char tmpl[] = "/tmp/gate-build-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd >= 0) ::close(fd);
+  SpawnOptions o{command, cwd, env, tmpl, tmpl, true};
+  Child c = Child::spawn(o, nullptr);
+  auto end = c.wait(0, signals);
+  if (end == Child::WaitEnd::kSignal) c.stop(SIGTERM, 2);
+  if (log) *log = file_tail(tmpl, 4000);
+  ::unlink(tmpl);
+  if (end == Child::WaitEnd::kSignal) return -1;
+  return c.status();
+}
+
+bool wait_tcp_ready(const std::string& host_port, double timeout_s, const std::function<bool()>& alive) {
+  const auto colon = host_port.rfind(':');
+  if (colon == std::string::npos) {
+    throw Error::make("service.ready_tcp '" + host_port + "'", "is not host:port", "e.g. 127.0.0.1:8080");
+  }
+  const std::string host = host_port.substr(0, colon), port = host_port.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0 || !res) {
+    throw Error::make("service.ready_tcp '" + host_port + "'", "does not resolve", "use a numeric loopback address");
+  }
+  const double deadline = now_s() + timeout_s;
+  bool ok = false;
+  while (now_s() < deadline && (!alive || alive())) {
+    int s = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s >= 0 && ::connect(s, res->ai_addr, res->ai_addrlen) == 0) ok = true;
+    if (s >= 0) ::close(s);
+    if (ok) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  freeaddrinfo(res);
+  return ok;
+}
+
+}  // namespace gate::runner

@@ -1,0 +1,216 @@
+// RunSession: attach once, then for every run: spawn (tracked before exec), wait, stop, collect.
+#include "runner/session.hpp"
+
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/error.hpp"
+#include "common/version.hpp"
+
+namespace gate::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int signal_number(const std::string& name) {
+  if (name == "SIGINT") return SIGINT;
+  if (name == "SIGKILL") return SIGKILL;
+  return SIGTERM;
+}
+
+std::string indent_tail(const std::string& tail) {
+  if (tail.empty()) return "  (no output)";
+  std::string out = "  | ";
+  for (char c : tail) {
+    out += c;
+    if (c == '\n') out += "  | ";
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '|')) out.pop_back();
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+RunContext host_context() {
+  RunContext c;
+  utsname u{};
+  if (uname(&u) == 0) c.kernel = u.release;
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) c.hostname = host;
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);) {
+    if (line.rfind("model name", 0) == 0 && c.cpu_model.empty()) {
+      auto p = line.find(':');
+      if (p != std::string::npos) c.cpu_model = line.substr(p + 2);
+    }
+  }
+  c.cpu_count = std::thread::hardware_concurrency();
+  c.gate_version = kVersion;
+  return c;
+}
+
+RunSession::RunSession(const Config& cfg, const Target& target, const SessionOptions& opts)
+    : cfg_(cfg), target_(target), opts_(opts) {
+  char tmpl[] = "/tmp/gate-run-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    throw Error::make("/tmp", "cannot create a temporary directory", "check free space in /tmp", ExitCode::kMeasure);
+  }
+  tmp_dir_ = tmpl;
+  if (!opts_.keep_output_dir.empty()) fs::create_directories(opts_.keep_output_dir);
+  auto engine_opts = opts_.engine;
+  if (!engine_opts.progress && opts_.log) engine_opts.progress = opts_.log;
+  engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
+                                                 target_.sites, engine_opts);
+}
+
+RunSession::~RunSession() {
+  std::error_code ec;
+  fs::remove_all(tmp_dir_, ec);
+}
+
+std::string RunSession::output_path(int index, const std::string& variant, const char* stream) const {
+  const std::string dir = opts_.keep_output_dir.empty() ? tmp_dir_ : opts_.keep_output_dir;
+  std::string name = "run-" + std::to_string(index) + (variant.empty() ? "" : "-" + variant) + "." + stream;
+  return (fs::path(dir) / name).string();
+}
+
+RunResult RunSession::run_once(int index, const std::string& variant, SignalWatch* signals) {
+  const double t0 = now_s();
+  const std::string started_at = iso_now();
+  engine_->untrack_all();
+  engine_->collect_and_reset();  // nothing from before this run counts
+
+  auto track = [this](pid_t pid) { engine_->track(pid); };
+  const std::string out = output_path(index, variant, "stdout");
+  const std::string err = output_path(index, variant, "stderr");
+  last_stdout_ = out;
+  const std::string label = "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")");
+
+  auto fail = [&](const std::string& what, const std::string& cause, const std::string& stderr_path,
+                  const std::string& fix) {
+    return Error::make(what + " (" + label + ")", cause + "; its stderr ends with:\n" + indent_tail(file_tail(stderr_path)),
+                       fix, ExitCode::kMeasure);
+  };
+  auto interrupted = [&](int sig) {
+    return Error::make("gate", std::string("interrupted by ") + strsignal(sig) + " during " + label +
+                                   "; the workload was stopped and the probes removed",
+                       "", ExitCode::kMeasure);
+  };
+
+  if (!cfg_.service) {
+    SpawnOptions so{cfg_.workload, cfg_.dir, cfg_.env, out, err, true};
+    Child child = Child::spawn(so, track);
+    switch (child.wait(cfg_.timeout_s, signals)) {
+      case Child::WaitEnd::kSignal:
+        child.stop(SIGTERM, 2);
+        throw interrupted(signals->received());
+      case Child::WaitEnd::kTimeout:
+        child.stop(SIGTERM, 2);
+        throw fail("workload '" + cfg_.workload + "'",
+                   "did not finish within the timeout of " + std::to_string(static_cast<int>(cfg_.timeout_s)) + " s",
+                   err, "raise timeout: in gate.yaml, or make the workload shorter");
+      case Child::WaitEnd::kExited:
+        break;
+    }
+    if (child.status() != 0) {
+      throw fail("workload '" + cfg_.workload + "'", "exited with status " + std::to_string(child.status()), err,
+                 "run the command by hand in " + cfg_.dir + " to see why; a failed run is never recorded");
+    }
+    return collect(index, variant, t0, started_at);
+  }
+
+  // Service form: the service is probed; the load driver is not.
+  const ServiceSpec& sv = *cfg_.service;
+  SpawnOptions so{sv.command, cfg_.dir, cfg_.env, out, err, true};
+  Child service = Child::spawn(so, track);
+  if (!sv.ready_tcp.empty()) {
+    bool ready = wait_tcp_ready(sv.ready_tcp, sv.ready_timeout_s, [&] {
+      return service.running() && !(signals && signals->poll_signal());
+    });
+    if (signals && signals->received()) {
+      service.stop(SIGTERM, 2);
+      throw interrupted(signals->received());
+    }
+    if (!ready) {
+      const bool died = !service.running();
+      service.stop(SIGTERM, 2);
+      throw fail("service '" + sv.command + "'",
+                 died ? "exited with status " + std::to_string(service.status()) + " before accepting connections"
+                      : "did not accept connections on " + sv.ready_tcp + " within " +
+                            std::to_string(static_cast<int>(sv.ready_timeout_s)) + " s",
+                 err, "check service.command and service.ready_tcp in gate.yaml");
+    }
+  }
+  const std::string load_err = output_path(index, variant, "load.stderr");
+  SpawnOptions lo{sv.load, cfg_.dir, cfg_.env, output_path(index, variant, "load.stdout"), load_err, true};
+  Child load = Child::spawn(lo, nullptr);
+  const auto end = load.wait(cfg_.timeout_s, signals);
+  const bool service_died = !service.running();
+  service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
+  if (end == Child::WaitEnd::kSignal) {
+    load.stop(SIGTERM, 2);
+    throw interrupted(signals->received());
+  }
+  if (end == Child::WaitEnd::kTimeout) {
+    load.stop(SIGTERM, 2);
+    throw fail("load '" + sv.load + "'", "did not finish within the timeout", load_err, "raise timeout: in gate.yaml");
+  }
+  if (load.status() != 0) {
+    throw fail("load '" + sv.load + "'", "exited with status " + std::to_string(load.status()), load_err,
+               "run the service and the load by hand to see why");
+  }
+  if (service_died) {
+    throw fail("service '" + sv.command + "'", "exited (status " + std::to_string(service.status()) + ") during the load",
+               err, "the service must keep serving until gate stops it");
+  }
+  return collect(index, variant, t0, started_at);
+}
+
+RunResult RunSession::collect(int index, const std::string& variant, double started, const std::string& started_at) {
+  RunResult r;
+  r.index = index;
+  r.variant = variant;
+  r.started_at = started_at;
+  r.duration_s = now_s() - started;
+  const auto counters = engine_->collect_and_reset();
+  engine_->untrack_all();
+  for (const auto& fi : target_.functions) {
+    FunctionRun fr;
+    fr.name = fi.name;
+    const auto& c = counters.at(fi.id);
+    fr.calls = c.calls;
+    fr.sum_ns = c.sum_ns;
+    fr.min_ns = c.min_ns;
+    fr.max_ns = c.max_ns;
+    for (const auto& [b, n] : c.buckets) fr.histogram.add_bucket(b, n);
+    fr.unmatched_entries = c.open_entries + c.abandoned_entries;
+    fr.unmatched_returns = c.unmatched_returns;
+    fr.diverted_entries = c.diverted_entries;
+    fr.dropped = c.dropped;
+    r.functions.push_back(std::move(fr));
+  }
+  return r;
+}
+
+}  // namespace gate::runner

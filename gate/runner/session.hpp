@@ -1,0 +1,53 @@
+// RunSession: one attached probe target plus the workload of a config, run as many times as
+// asked. Each run gives a RunResult; a failed run throws gate::Error (exit 3) with the tail of
+// the workload's stderr.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "probe/probe_engine.hpp"
+#include "results/result.hpp"
+#include "runner/config.hpp"
+#include "runner/process.hpp"
+#include "runner/target.hpp"
+
+namespace gate::runner {
+
+struct SessionOptions {
+  probe::EngineOptions engine;
+  std::string keep_output_dir;  // keep each run's stdout/stderr here ("" = temporary, removed)
+  std::function<void(const std::string&)> log;  // progress lines ("" = silent)
+};
+
+class RunSession {
+ public:
+  RunSession(const Config& cfg, const Target& target, const SessionOptions& opts);
+  ~RunSession();
+
+  // One run of the workload (or service + load). `variant` labels it ("base"/"head" in ab).
+  RunResult run_once(int index, const std::string& variant, SignalWatch* signals);
+
+  probe::ProbeEngine& engine() { return *engine_; }
+  const Target& target() const { return target_; }
+  // Path of the last run's stdout file (valid until the next run).
+  const std::string& last_stdout() const { return last_stdout_; }
+
+ private:
+  RunResult collect(int index, const std::string& variant, double started, const std::string& started_at);
+  std::string output_path(int index, const std::string& variant, const char* stream) const;
+
+  const Config& cfg_;
+  Target target_;
+  SessionOptions opts_;
+  std::unique_ptr<probe::ProbeEngine> engine_;
+  std::string tmp_dir_;
+  std::string last_stdout_;
+};
+
+// Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC.
+RunContext host_context();
+std::string iso_now();
+
+}  // namespace gate::runner

@@ -1,0 +1,34 @@
+// A probe target: one Go binary with its declared functions resolved and their probe sites
+// found. Pure static analysis (no root): what `gate run` will attach, and why not where it can't.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/probe_sites.hpp"
+#include "probe/probe_engine.hpp"
+#include "results/result.hpp"
+
+namespace gate::runner {
+
+struct Target {
+  std::string binary;  // absolute path
+  std::string build_id;
+  std::string go_version;
+  std::string symbol_source;            // "symtab" or "gopclntab"
+  std::vector<FunctionInfo> functions;  // every resolved function; id = index
+  std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
+  std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
+
+  size_t measurable_count() const;
+};
+
+// Throws gate::Error: binary missing / not ELF / not Go / Go < 1.17 / not x86-64 / unknown
+// function names / nothing measurable.
+Target prepare_target(const std::string& binary, const std::vector<std::string>& patterns,
+                      analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto);
+
+// "go1.21.13" -> {1, 21}; {0, 0} when unparsable.
+std::pair<int, int> parse_go_version(const std::string& v);
+
+}  // namespace gate::runner

@@ -1,0 +1,31 @@
+// Builds the Go programs the tests trace (real binaries, built by a real Go toolchain), once per
+// (source, toolchain, flags) in a cache under the build tree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gate::testing {
+
+// Go toolchains found on this machine: {"1.19", "/usr/lib/go-1.19/bin/go"}, ...; newest last.
+struct GoToolchain {
+  std::string version;  // "1.21"
+  std::string go;       // path of the go command
+};
+std::vector<GoToolchain> go_toolchains();
+// The toolchain used by default (GATE_GO at configure time, else the newest found). Throws
+// gate::Error when none is installed (fix: run ci/setup.sh).
+GoToolchain default_go();
+
+struct GoBuild {
+  std::string src_dir;             // a directory with go.mod (absolute or relative to the repo root)
+  std::string package = ".";       // what to build inside it
+  GoToolchain toolchain = default_go();
+  std::vector<std::string> flags;  // extra `go build` flags, e.g. {"-ldflags=-s -w"} or {"-buildmode=pie"}
+  std::vector<std::string> env;    // extra environment, e.g. {"CGO_ENABLED=1", "GOARCH=arm64"}
+};
+// Returns the absolute path of the built binary; rebuilds only when the inputs changed.
+// Throws gate::Error with go's output when the build fails.
+std::string build_go(const GoBuild& b);
+
+}  // namespace gate::testing
