@@ -1,0 +1,196 @@
+// End-to-end tests of the gate CLI: exit codes and error messages for bad input (no root needed
+// up to the BPF step), and as root: a real run, a failing workload, an interrupted run.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "probe/probe_fixture.hpp"
+#include "results/result.hpp"
+
+namespace gate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the gate CLI with args; optional `during(pid)` is called while it runs.
+Outcome gate_cli(const std::vector<std::string>& args, const std::function<void(pid_t)>& during = nullptr) {
+  const fs::path dir = fs::temp_directory_path() / ("gate-cli-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string o = (dir / "out").string(), e = (dir / "err").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(o.c_str(), "w", stdout);
+    freopen(e.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>("gate")};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(GATE_BINARY_DIR "/gate/cli/gate", argv.data());
+    _exit(127);
+  }
+  if (during) during(pid);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  Outcome r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(o);
+  r.err = slurp(e);
+  return r;
+}
+
+std::string write_config(const std::string& name, const std::string& yaml) {
+  const fs::path dir = fs::temp_directory_path() / ("gate-cli-cfg-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string p = (dir / name).string();
+  std::ofstream(p) << yaml;
+  return p;
+}
+
+TEST(Cli, VersionAndHelp) {
+  auto v = gate_cli({"--version"});
+  EXPECT_EQ(v.code, 0);
+  EXPECT_NE(v.out.find("gate "), std::string::npos) << v.out;
+  auto h = gate_cli({"run", "--help"});
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("Examples"), std::string::npos) << h.out;
+  auto none = gate_cli({});
+  EXPECT_EQ(none.code, 2);
+}
+
+TEST(Cli, MissingConfigIsAUsageError) {
+  auto r = gate_cli({"run", "-c", "/nonexistent/gate.yaml"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/gate.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fix:"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownConfigKeyNamesItAndTheValidKeys) {
+  auto p = write_config("typo.yaml", "binary: /bin/true\nworkload: /bin/true\nfuntions: [main.f]\n");
+  auto r = gate_cli({"run", "-c", p});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'funtions'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("functions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":3"), std::string::npos) << "the line number: " << r.err;
+}
+
+TEST(Cli, MissingBinaryNotElfNotGo) {
+  auto missing = write_config("m.yaml", "binary: /nonexistent/bin\nworkload: x\nfunctions: [main.f]\n");
+  auto r1 = gate_cli({"run", "-c", missing});
+  EXPECT_EQ(r1.code, 2);
+  EXPECT_NE(r1.err.find("does not exist"), std::string::npos) << r1.err;
+
+  auto text = write_config("notelf.txt", "hello, I am not an ELF file\n");
+  auto notelf = write_config("n.yaml", "binary: " + text + "\nworkload: x\nfunctions: [main.f]\n");
+  auto r2 = gate_cli({"run", "-c", notelf});
+  EXPECT_EQ(r2.code, 2);
+  EXPECT_NE(r2.err.find("ELF"), std::string::npos) << r2.err;
+
+  auto notgo = write_config("g.yaml", "binary: /bin/true\nworkload: /bin/true\nfunctions: [main.f]\n");
+  auto r3 = gate_cli({"run", "-c", notgo});
+  EXPECT_EQ(r3.code, 2);
+  EXPECT_NE(r3.err.find("not a Go binary"), std::string::npos) << r3.err;
+}
+
+TEST(Cli, UnknownFunctionListsNearestMatches) {
+  auto p = write_config("u.yaml", "binary: " + probetarget_binary() + "\nworkload: x\nfunctions: [main.spinfor]\n");
+  auto r = gate_cli({"run", "-c", p});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("main.spinfor"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("main.spinFor"), std::string::npos) << "nearest match: " << r.err;
+}
+
+TEST(Cli, GlobMatchingNothingIsAnError) {
+  auto p = write_config("gl.yaml", "binary: " + probetarget_binary() + "\nworkload: x\nfunctions: ['nosuch.pkg.*']\n");
+  auto r = gate_cli({"run", "-c", p});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nosuch.pkg.*"), std::string::npos) << r.err;
+}
+
+TEST(Cli, FunctionsListsProbePlacement) {
+  auto r = gate_cli({"functions", probetarget_binary(), "--match", "main.*", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& f : j) {
+    if (f.at("name") == "main.spinFor") {
+      found = true;
+      EXPECT_EQ(f.at("entry_placement"), "stack-check-jump");
+      EXPECT_GE(f.at("returns").get<int>(), 1);
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+TEST(Cli, FailingWorkloadExits3WithItsStderr) {
+  GATE_REQUIRE_ROOT();
+  auto p = write_config("f.yaml", "binary: " + probetarget_binary() + "\nworkload: " + probetarget_binary() +
+                                      " fail -code 7\nfunctions: [main.spinFor]\n");
+  const std::string out = fs::temp_directory_path() / "gate-cli-fail.json";
+  fs::remove(out);
+  auto r = gate_cli({"run", "-c", p, "--out", out});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("status 7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulated failure"), std::string::npos) << "stderr tail: " << r.err;
+  // What was written is marked partial: it can never become a baseline.
+  auto res = load_result_file(out);
+  EXPECT_TRUE(res.partial);
+}
+
+TEST(Cli, InterruptedRunWritesPartialOutputAndDetaches) {
+  GATE_REQUIRE_ROOT();
+  auto p = write_config("i.yaml", "binary: " + probetarget_binary() + "\nworkload: " + probetarget_binary() +
+                                      " spin -n 300 -us 1000\nruns: 50\nfunctions: [main.spinFor]\n");
+  const std::string out = fs::temp_directory_path() / "gate-cli-int.json";
+  fs::remove(out);
+  auto r = gate_cli({"run", "-c", p, "--out", out}, [](pid_t pid) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    kill(pid, SIGINT);
+  });
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  auto res = load_result_file(out);
+  EXPECT_TRUE(res.partial);
+  EXPECT_LT(res.runs.size(), 50u);
+  for (const auto& run : res.runs) EXPECT_EQ(run.functions.at(0).calls, 300u) << "completed runs are kept whole";
+}
+
+TEST(Cli, RunWritesResultJson) {
+  GATE_REQUIRE_ROOT();
+  auto p = write_config("r.yaml", "binary: " + probetarget_binary() + "\nworkload: " + probetarget_binary() +
+                                      " nested -n 200\nruns: 2\nfunctions: [main.outer, 'main.inn*']\n");
+  const std::string out = fs::temp_directory_path() / "gate-cli-run.json";
+  auto r = gate_cli({"run", "-c", p, "--out", out, "-q"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << "-q prints nothing but errors: " << r.err;
+  EXPECT_NE(r.out.find("main.outer"), std::string::npos) << r.out;
+  auto res = load_result_file(out);
+  EXPECT_FALSE(res.partial);
+  ASSERT_EQ(res.runs.size(), 2u);
+  ASSERT_EQ(res.functions.size(), 2u);
+  EXPECT_EQ(res.runs[1].find("main.outer")->calls, 200u);
+  EXPECT_EQ(res.runs[1].find("main.inner")->calls, 600u);
+  EXPECT_FALSE(res.context.go_version.empty());
+  EXPECT_FALSE(res.context.build_id.empty());
+  EXPECT_FALSE(res.context.kernel.empty());
+}
+
+}  // namespace
+}  // namespace gate::testing
