@@ -41,21 +41,24 @@ std::string summary_table(const ResultFile& r) {
       continue;
     }
     LatencyHistogram all;
-    uint64_t calls = 0, max_ns = 0, unmatched = 0, dropped = 0;
+    uint64_t calls = 0, max_ns = 0, min_ns = UINT64_MAX, unmatched = 0, dropped = 0;
     for (const auto& run : r.runs) {
       const auto* fr = run.find(f.name);
       if (!fr) continue;
       all.merge(fr->histogram);
       calls += fr->calls;
       max_ns = std::max(max_ns, fr->max_ns);
+      if (fr->calls) min_ns = std::min(min_ns, fr->min_ns);
       unmatched += fr->unmatched_entries + fr->unmatched_returns;
       dropped += fr->dropped;
     }
+    // Quantiles of the pooled runs, clamped to the exact extremes the probe saw.
+    auto q = [&](double p) { return std::clamp(all.quantile(p), double(min_ns), double(max_ns)); };
     const double per_run = r.runs.empty() ? 0 : static_cast<double>(calls) / r.runs.size();
     char c[32];
     snprintf(c, sizeof c, "%.0f", per_run);
-    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(format_ns(all.quantile(0.5)), 8) + "  " +
-         pad_left(format_ns(all.quantile(0.9)), 8) + "  " + pad_left(format_ns(all.quantile(0.99)), 8) + "  " +
+    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(format_ns(q(0.5)), 8) + "  " +
+         pad_left(format_ns(q(0.9)), 8) + "  " + pad_left(format_ns(q(0.99)), 8) + "  " +
          pad_left(calls ? format_ns(static_cast<double>(max_ns)) : "-", 8) + "  " + f.entry_placement + " (" +
          f.entry_cost_class + ")";
     if (unmatched || dropped) {

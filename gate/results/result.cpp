@@ -62,7 +62,7 @@ FunctionInfo function_info_from(const json& j) {
 json to_json(const FunctionRun& f) {
   json hist = json::array();
   for (const auto& [b, n] : f.histogram.buckets()) hist.push_back({b, n});
-  auto q = [&](double p) { return f.calls ? json(f.histogram.quantile(p)) : json(nullptr); };
+  auto q = [&](double p) { return f.calls ? json(f.quantile_ns(p)) : json(nullptr); };
   return json{{"name", f.name},
               {"calls", f.calls},
               {"sum_ns", f.sum_ns},

@@ -2,6 +2,7 @@
 // the latency histogram and counters. Serialized as versioned JSON (schema "gate.result").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,7 +45,12 @@ struct FunctionRun {
   uint64_t dropped = 0;            // entries lost (pairing map full, unreadable goroutine)
 
   double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }
-  double quantile_ns(double q) const { return histogram.quantile(q); }
+  // Interpolated inside its bucket, then clamped to the exact [min, max] seen by the probe.
+  double quantile_ns(double q) const {
+    const double v = histogram.quantile(q);
+    if (calls == 0) return v;
+    return std::clamp(v, static_cast<double>(min_ns), static_cast<double>(max_ns));
+  }
 };
 
 struct RunResult {
