@@ -35,6 +35,9 @@ struct ProbeSites {
   bool measurable = false;
   std::string reason;  // why not measurable, e.g. "no RET instruction (ends in a tail jump)"
   EntryPlacement placement = EntryPlacement::kFirstInstruction;
+  // Why the entry sits where it does: "stack check: jbe to runtime.morestack_noctxt",
+  // "no stack check (frameless leaf or nosplit)", "first instruction requested".
+  std::string placement_reason;
   Site entry;
   // For kStackCheckJump: the jump's condition as GATE_JCC_* (bpf/gate_shared.h): the BPF program
   // ignores an entry whose jump is taken (a restart through morestack).

@@ -53,7 +53,9 @@ std::string summary_table(const ResultFile& r) {
       dropped += fr->dropped;
     }
     // Quantiles of the pooled runs, clamped to the exact extremes the probe saw.
-    auto q = [&](double p) { return std::clamp(all.quantile(p), double(min_ns), double(max_ns)); };
+    auto q = [&](double p) {
+      return calls ? std::clamp(all.quantile(p), double(min_ns), double(max_ns)) : all.quantile(p);
+    };
     const double per_run = r.runs.empty() ? 0 : static_cast<double>(calls) / r.runs.size();
     char c[32];
     snprintf(c, sizeof c, "%.0f", per_run);
