@@ -12,14 +12,10 @@ namespace gate::cli {
 namespace {
 
 struct RunArgs {
-  std::string config;
-  int runs = 0;
+  MeasureFlags m;
   std::string out;
-  std::string keep_output;
-  std::string attach_mode = "auto";
   std::string entry = "auto";
   std::string format = "text";
-  bool no_build = false;
 };
 
 probe::AttachMode parse_mode(const std::string& m) {
@@ -73,19 +69,33 @@ std::string summary_table(const ResultFile& r) {
 
 }  // namespace
 
+void add_measure_flags(CLI::App& app, MeasureFlags& f) {
+  app.add_option("-c,--config", f.config, "gate.yaml: binary, workload, functions, thresholds")->required();
+  app.add_option("-n,--runs", f.runs, "Number of runs (default: the config's runs)")->check(CLI::Range(1, 10000));
+  app.add_option("--keep-output", f.keep_output, "Keep each run's stdout/stderr in this directory");
+  app.add_option("--attach-mode", f.attach_mode, "auto, uprobe_multi or perf_event")
+      ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
+  app.add_flag("--no-build", f.no_build, "Skip the config's build command");
+}
+
+runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) {
+  runner::MeasureOptions mo;
+  mo.runs = f.runs;
+  mo.skip_build = f.no_build;
+  mo.session.engine.mode = parse_mode(f.attach_mode);
+  mo.session.keep_output_dir = f.keep_output;
+  mo.session.log = [&g](const std::string& s) { g.log(s); };
+  return mo;
+}
+
 std::function<int()> add_run(CLI::App& app, const Globals& g) {
   auto a = std::make_shared<RunArgs>();
-  app.add_option("-c,--config", a->config, "gate.yaml to run")->required();
-  app.add_option("-n,--runs", a->runs, "Number of runs (default: the config's runs)")->check(CLI::Range(1, 10000));
+  add_measure_flags(app, a->m);
   app.add_option("-o,--out", a->out, "Write the result JSON here (atomically)");
-  app.add_option("--keep-output", a->keep_output, "Keep each run's stdout/stderr in this directory");
-  app.add_option("--attach-mode", a->attach_mode, "auto, uprobe_multi or perf_event")
-      ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
   app.add_option("--entry", a->entry, "Entry probe placement: auto (stack-check jump) or first (first instruction)")
       ->check(CLI::IsMember({"auto", "first"}));
   app.add_option("--format", a->format, "Output on stdout: text (table) or json (the result file)")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--no-build", a->no_build, "Skip the config's build command");
   app.footer(
       "Examples:\n"
       "  gate run -c examples/shop/gate.yaml\n"
@@ -93,14 +103,9 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = runner::load_config(a->config);
-    runner::MeasureOptions mo;
-    mo.runs = a->runs;
-    mo.skip_build = a->no_build;
+    runner::Config cfg = runner::load_config(a->m.config);
+    runner::MeasureOptions mo = measure_options(a->m, g);
     mo.entry = a->entry == "first" ? analysis::EntryPolicy::kFirstInstruction : analysis::EntryPolicy::kAuto;
-    mo.session.engine.mode = parse_mode(a->attach_mode);
-    mo.session.keep_output_dir = a->keep_output;
-    mo.session.log = [&g](const std::string& s) { g.log(s); };
     runner::Measurement m = runner::measure(cfg, mo, &signals);
     if (!a->out.empty()) {
       save_result_file(a->out, m.result);

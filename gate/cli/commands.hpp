@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "runner/measure.hpp"
+
 namespace gate::cli {
 
 // Options every command shares.
@@ -15,8 +17,24 @@ struct Globals {
   void log(const std::string& line) const;
 };
 
+// Flags of every command that measures (run, record, check, ab).
+struct MeasureFlags {
+  std::string config;
+  int runs = 0;
+  std::string keep_output;
+  std::string attach_mode = "auto";
+  bool no_build = false;
+};
+void add_measure_flags(CLI::App& app, MeasureFlags& f);
+// MeasureOptions from the flags, logging through g.
+runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g);
+
 // Each returns a callback to run after parsing.
 std::function<int()> add_run(CLI::App& app, const Globals& g);
 std::function<int()> add_functions(CLI::App& app, const Globals& g);
+std::function<int()> add_record(CLI::App& app, const Globals& g);
+std::function<int()> add_check(CLI::App& app, const Globals& g);
+std::function<int()> add_compare(CLI::App& app, const Globals& g);
+std::function<int()> add_ab(CLI::App& app, const Globals& g);
 
 }  // namespace gate::cli

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  gate run --config examples/shop/gate.yaml --runs 3 --out results.json\n"
+      "  gate record -c examples/shop/gate.yaml            # store baselines/shop.json\n"
+      "  gate check -c examples/shop/gate.yaml             # exit 1 on a regression\n"
+      "  gate ab -c gate.yaml --base-binary old/shop --head-binary bin/shop\n"
       "  gate functions bin/shop --match 'example.com/shop.(*Cart).*'\n"
       "\n"
       "Exit codes: 0 ok / no regression, 1 regression, 2 usage or config error,\n"
@@ -38,6 +41,14 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, std::function<int()>> handlers;
   auto* run = app.add_subcommand("run", "Run the workload with probes attached; write latency distributions");
   handlers[run] = cli::add_run(*run, g);
+  auto* rec = app.add_subcommand("record", "Measure and store a baseline (atomically; never from a failed run)");
+  handlers[rec] = cli::add_record(*rec, g);
+  auto* chk = app.add_subcommand("check", "Measure and compare with the baseline; exit 1 on a regression");
+  handlers[chk] = cli::add_check(*chk, g);
+  auto* cmp = app.add_subcommand("compare", "Compare two result files offline");
+  handlers[cmp] = cli::add_compare(*cmp, g);
+  auto* ab = app.add_subcommand("ab", "Measure base and head binaries interleaved in one job and compare");
+  handlers[ab] = cli::add_ab(*ab, g);
   auto* fns = app.add_subcommand("functions", "List a binary's functions with their probe sites (to write gate.yaml)");
   handlers[fns] = cli::add_functions(*fns, g);
 

@@ -191,7 +191,7 @@ Config load_config(const std::string& path) {
   if (root["max_runs"]) cfg.max_runs = static_cast<int>(number(c, root["max_runs"], "max_runs", 1, 10000));
   if (cfg.max_runs && cfg.max_runs < cfg.runs)
     throw c.err(root["max_runs"], "max_runs", "is below runs (" + std::to_string(cfg.runs) + ")", "raise max_runs or lower runs");
-  if (root["warmup_runs"]) cfg.warmup_runs = number(c, root["warmup_runs"], "warmup_runs", 0, 100);
+  if (root["warmup_runs"]) cfg.warmup_runs = static_cast<int>(number(c, root["warmup_runs"], "warmup_runs", 0, 100));
   if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
   if (root["env"]) {
     const auto& e = root["env"];

@@ -35,12 +35,12 @@ struct Config {
   int runs = 5;
   int max_runs = 0;      // adaptive: while some verdict is inconclusive, run more up to this
   double timeout_s = 600;  // per run
-  double warmup_runs = 0;  // runs made and discarded before measuring
+  int warmup_runs = 0;  // runs made and discarded before measuring
   std::map<std::string, std::string> env;
   std::vector<FunctionSpec> functions;
   // Verdict settings (gate check/compare/ab).
   std::vector<std::string> quantiles = {"p50", "p99"};
-  double threshold = 0.05;
+  std::optional<double> threshold;  // default regression threshold (stats default when unset)
   std::map<std::string, double> quantile_thresholds;
   double calls_change = 0.5;     // |calls ratio - 1| above this is reported
   bool fail_on_calls_change = false;

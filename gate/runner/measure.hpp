@@ -1,8 +1,9 @@
-// measure(): the whole measuring step shared by run/record/check: build (once), analyse the
-// binary, attach, run the workload N times, and assemble a ResultFile. A failure or interruption
-// still returns what was measured, marked partial, with the error beside it.
+// Measuring shared by run/record/check/ab: build (once), analyse the binary, attach, run the
+// workload as many times as asked (more can be added later: adaptive re-runs, interleaved A/B),
+// and assemble a ResultFile. A failure or interruption keeps what was measured, marked partial.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "common/error.hpp"
@@ -15,6 +16,7 @@ struct MeasureOptions {
   int runs = 0;  // 0 = the config's
   bool skip_build = false;
   std::string binary_override;  // measure this binary instead of the config's
+  std::string variant;          // "" or "base"/"head" (labels runs and output files)
   analysis::EntryPolicy entry = analysis::EntryPolicy::kAuto;
   SessionOptions session;
 };
@@ -27,9 +29,33 @@ struct Measurement {
 // Runs the config's build command; throws gate::Error (exit 3) with the output tail on failure.
 void run_build(const Config& cfg, const std::function<void(const std::string&)>& log, SignalWatch* signals);
 
-// The ResultFile skeleton for a target: context, functions, no runs yet.
-ResultFile new_result(const Config& cfg, const Target& t, const RunSession* session);
+// One attached target whose runs accumulate into a ResultFile.
+class Measurer {
+ public:
+  // Analyses and attaches (no build). Throws gate::Error.
+  Measurer(const Config& cfg, const MeasureOptions& opts);
+  ~Measurer();
 
+  // Runs `count` more runs. False once a run failed or gate was interrupted (see failure()):
+  // the failed run is not added, earlier ones are kept, and the result is marked partial.
+  bool run(int count, SignalWatch* signals);
+  // Runs that are measured and thrown away (caches, JIT-like warm-up of the service).
+  bool warm_up(int count, SignalWatch* signals);
+  bool failed() const { return m_.failure.has_value(); }
+  const std::optional<Error>& failure() const { return m_.failure; }
+  const ResultFile& result() const { return m_.result; }
+  int runs_done() const { return static_cast<int>(m_.result.runs.size()); }
+  // Detaches the probes and returns the measurement.
+  Measurement finish();
+
+ private:
+  const Config& cfg_;
+  MeasureOptions opts_;
+  std::unique_ptr<RunSession> session_;
+  Measurement m_;
+};
+
+// Build + Measurer + runs + finish.
 Measurement measure(const Config& cfg, const MeasureOptions& opts, SignalWatch* signals);
 
 }  // namespace gate::runner

@@ -79,6 +79,9 @@ RunSession::RunSession(const Config& cfg, const Target& target, const SessionOpt
   }
   tmp_dir_ = tmpl;
   if (!opts_.keep_output_dir.empty()) fs::create_directories(opts_.keep_output_dir);
+  env_ = cfg_.env;
+  for (const auto& [k, v] : opts_.extra_env) env_[k] = v;
+  env_["GATE_BINARY"] = target_.binary;  // the binary under test, for workload scripts
   auto engine_opts = opts_.engine;
   if (!engine_opts.progress && opts_.log) engine_opts.progress = opts_.log;
   engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
@@ -94,6 +97,17 @@ std::string RunSession::output_path(int index, const std::string& variant, const
   const std::string dir = opts_.keep_output_dir.empty() ? tmp_dir_ : opts_.keep_output_dir;
   std::string name = "run-" + std::to_string(index) + (variant.empty() ? "" : "-" + variant) + "." + stream;
   return (fs::path(dir) / name).string();
+}
+
+std::string RunSession::command_for(const std::string& cmd) const {
+  if (target_.binary == cfg_.binary) return cmd;
+  const size_t start = cmd.find_first_not_of(" \t");
+  if (start == std::string::npos) return cmd;
+  const size_t end = cmd.find_first_of(" \t", start);
+  const std::string prog = cmd.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  const fs::path resolved = fs::path(prog).is_absolute() ? fs::path(prog) : fs::path(cfg_.dir) / prog;
+  if (resolved.lexically_normal() != fs::path(cfg_.binary).lexically_normal()) return cmd;
+  return cmd.substr(0, start) + target_.binary + (end == std::string::npos ? "" : cmd.substr(end));
 }
 
 RunResult RunSession::run_once(int index, const std::string& variant, SignalWatch* signals) {
@@ -120,7 +134,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   };
 
   if (!cfg_.service) {
-    SpawnOptions so{cfg_.workload, cfg_.dir, cfg_.env, out, err, true};
+    SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, out, err, true};
     Child child = Child::spawn(so, track);
     switch (child.wait(cfg_.timeout_s, signals)) {
       case Child::WaitEnd::kSignal:
@@ -143,7 +157,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
 
   // Service form: the service is probed; the load driver is not.
   const ServiceSpec& sv = *cfg_.service;
-  SpawnOptions so{sv.command, cfg_.dir, cfg_.env, out, err, true};
+  SpawnOptions so{command_for(sv.command), cfg_.dir, env_, out, err, true};
   Child service = Child::spawn(so, track);
   if (!sv.ready_tcp.empty()) {
     bool ready = wait_tcp_ready(sv.ready_tcp, sv.ready_timeout_s, [&] {
@@ -164,7 +178,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
     }
   }
   const std::string load_err = output_path(index, variant, "load.stderr");
-  SpawnOptions lo{sv.load, cfg_.dir, cfg_.env, output_path(index, variant, "load.stdout"), load_err, true};
+  SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(index, variant, "load.stdout"), load_err, true};
   Child load = Child::spawn(lo, nullptr);
   const auto end = load.wait(cfg_.timeout_s, signals);
   const bool service_died = !service.running();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,7 @@ struct SessionOptions {
   probe::EngineOptions engine;
   std::string keep_output_dir;  // keep each run's stdout/stderr here ("" = temporary, removed)
   std::function<void(const std::string&)> log;  // progress lines ("" = silent)
+  std::map<std::string, std::string> extra_env;  // added to the config's env for every process
 };
 
 class RunSession {
@@ -37,6 +39,10 @@ class RunSession {
  private:
   RunResult collect(int index, const std::string& variant, double started, const std::string& started_at);
   std::string output_path(int index, const std::string& variant, const char* stream) const;
+  // The command as run: when this session measures another binary than the config's (gate ab),
+  // a command whose program is the config's binary runs this one instead.
+  std::string command_for(const std::string& cmd) const;
+  std::map<std::string, std::string> env_;
 
   const Config& cfg_;
   Target target_;

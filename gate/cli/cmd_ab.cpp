@@ -1,0 +1,77 @@
+// `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
+// order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
+#include <cstdio>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/verdict.hpp"
+
+namespace gate::cli {
+
+std::function<int()> add_ab(CLI::App& app, const Globals& g) {
+  struct Args {
+    MeasureFlags m;
+    std::string base_binary, head_binary;
+    int max_runs = 0;
+    uint64_t seed = 1;
+    std::string out_base, out_head;
+  };
+  auto a = std::make_shared<Args>();
+  add_measure_flags(app, a->m);
+  app.add_option("--base-binary", a->base_binary, "The binary built from the base commit")->required();
+  app.add_option("--head-binary", a->head_binary, "The binary built from the head commit")->required();
+  app.add_option("--max-runs", a->max_runs, "Runs per side, at most, while a verdict is inconclusive");
+  app.add_option("--seed", a->seed, "Seed of the run order (default 1: the same order every time)");
+  app.add_option("--out-base", a->out_base, "Write the base result JSON here");
+  app.add_option("--out-head", a->out_head, "Write the head result JSON here");
+  app.footer(
+      "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
+      "Examples:\n"
+      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --runs 10\n"
+      "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
+  return [a, &g]() -> int {
+    runner::SignalWatch signals;
+    runner::Config cfg = runner::load_config(a->m.config);
+    auto mo = measure_options(a->m, g);
+    mo.skip_build = true;
+    auto side = [&](const std::string& binary, const char* variant) {
+      auto o = mo;
+      o.binary_override = binary;
+      o.variant = variant;
+      return std::make_unique<runner::Measurer>(cfg, o);
+    };
+    auto base = side(a->base_binary, "base");
+    auto head = side(a->head_binary, "head");
+    std::mt19937_64 rng(a->seed);
+    auto pair = [&](int n) {
+      for (int i = 0; i < n && !base->failed() && !head->failed(); ++i) {
+        if (rng() & 1) {
+          base->run(1, &signals) && head->run(1, &signals);
+        } else {
+          head->run(1, &signals) && base->run(1, &signals);
+        }
+      }
+    };
+    const int runs = a->m.runs ? a->m.runs : cfg.runs;
+    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
+    pair(runs);
+    stats::Comparison c;
+    while (!base->failed() && !head->failed()) {
+      c = stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
+                         compare_options(&cfg, head->result().functions));
+      if (!c.need_more_runs() || head->runs_done() >= max_runs) break;
+      g.log("some verdicts are inconclusive: one more pair of runs (" + std::to_string(head->runs_done() + 1) + "/" +
+            std::to_string(max_runs) + ")");
+      pair(1);
+    }
+    auto mb = base->finish();
+    auto mh = head->finish();
+    if (!a->out_base.empty()) save_result_file(a->out_base, mb.result);
+    if (!a->out_head.empty()) save_result_file(a->out_head, mh.result);
+    if (mb.failure) throw *mb.failure;
+    if (mh.failure) throw *mh.failure;
+    return print_report(c, g);
+  };
+}
+
+}  // namespace gate::cli

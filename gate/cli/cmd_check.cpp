@@ -1,0 +1,59 @@
+// `gate check`: measure head, compare with the stored baseline, and while some verdict is
+// inconclusive run more (up to max_runs); exit 1 on a regression.
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/verdict.hpp"
+
+namespace gate::cli {
+
+std::function<int()> add_check(CLI::App& app, const Globals& g) {
+  struct Args {
+    MeasureFlags m;
+    std::string baseline;
+    int max_runs = 0;
+    std::string out;
+  };
+  auto a = std::make_shared<Args>();
+  add_measure_flags(app, a->m);
+  app.add_option("-b,--baseline", a->baseline, "Baseline to compare with (default: config's baseline, else baselines/NAME.json)");
+  app.add_option("--max-runs", a->max_runs, "Run more, up to this many, while a verdict is inconclusive")
+      ->check(CLI::Range(1, 10000));
+  app.add_option("-o,--out", a->out, "Also write the head result JSON here");
+  app.footer(
+      "Examples:\n"
+      "  gate check -c examples/shop/gate.yaml\n"
+      "  gate check -c gate.yaml --baseline baselines/main.json --runs 10 --max-runs 30\n"
+      "Exit codes: 0 no regression, 1 regression, 2 usage/config/baseline error, 3 could not measure.");
+  return [a, &g]() -> int {
+    runner::SignalWatch signals;
+    const runner::Config cfg = runner::load_config(a->m.config);
+    const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
+    const ResultFile base = load_baseline(path, cfg.path);  // before measuring: fail fast
+
+    auto mo = measure_options(a->m, g);
+    if (!mo.skip_build) runner::run_build(cfg, mo.session.log, &signals);
+    runner::Measurer head(cfg, mo);
+    const int runs = a->m.runs ? a->m.runs : cfg.runs;
+    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
+    head.warm_up(cfg.warmup_runs, &signals) && head.run(runs, &signals);
+    stats::Comparison c;
+    while (!head.failed()) {
+      c = stats::compare(base.runs, head.result().runs, base, head.result(),
+                         compare_options(&cfg, head.result().functions));
+      if (!c.need_more_runs() || head.runs_done() >= max_runs) break;
+      g.log("some verdicts are inconclusive: one more run (" + std::to_string(head.runs_done() + 1) + "/" +
+            std::to_string(max_runs) + ")");
+      head.run(1, &signals);
+    }
+    runner::Measurement m = head.finish();
+    if (!a->out.empty()) save_result_file(a->out, m.result);
+    if (m.failure) throw *m.failure;
+    if (base.context.config_hash != m.result.context.config_hash) {
+      c.warnings.push_back("the config changed since the baseline was recorded (" + base.context.config_path + ")");
+    }
+    return print_report(c, g);
+  };
+}
+
+}  // namespace gate::cli

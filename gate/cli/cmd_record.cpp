@@ -1,0 +1,56 @@
+// `gate record`: measure the workload and store the result as a baseline, atomically, and only
+// when every run succeeded. Replacing an existing baseline takes --force.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "cli/verdict.hpp"
+#include "common/error.hpp"
+
+namespace gate::cli {
+
+std::function<int()> add_record(CLI::App& app, const Globals& g) {
+  struct Args {
+    MeasureFlags m;
+    std::string baseline;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  add_measure_flags(app, a->m);
+  app.add_option("-b,--baseline", a->baseline, "Baseline file to write (default: config's baseline, else baselines/NAME.json)");
+  app.add_flag("-f,--force", a->force, "Replace an existing baseline");
+  app.footer(
+      "Examples:\n"
+      "  gate record -c examples/shop/gate.yaml --runs 10\n"
+      "  gate record -c gate.yaml --baseline baselines/main.json --force   # accept a new baseline");
+  return [a, &g]() -> int {
+    runner::SignalWatch signals;
+    const runner::Config cfg = runner::load_config(a->m.config);
+    const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
+    std::string replaced;
+    if (std::filesystem::exists(path)) {
+      if (!a->force) {
+        std::string when;
+        try {
+          when = " (recorded " + load_result_file(path).context.started_at + ")";
+        } catch (const Error&) {
+          when = " (unreadable)";
+        }
+        throw Error::make("baseline " + path, "already exists" + when,
+                          "pass --force to replace it, or --baseline to write another file");
+      }
+      replaced = " (replaced the previous baseline)";
+    }
+    runner::Measurement m = runner::measure(cfg, measure_options(a->m, g), &signals);
+    if (m.failure) {
+      std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");
+      throw *m.failure;
+    }
+    save_result_file(path, m.result);
+    g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
+          std::to_string(m.result.functions.size()) + " functions" + replaced);
+    return 0;
+  };
+}
+
+}  // namespace gate::cli
