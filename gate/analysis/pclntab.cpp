@@ -1,0 +1,233 @@
+// Reads .gopclntab (layouts of Go 1.16, 1.18 and 1.20+; see debug/gosym and runtime/symtab.go):
+// the header, the function table, each _func's name and the end of its pc-to-SP table.
+#include "analysis/pclntab.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <span>
+
+#include "common/error.hpp"
+
+namespace gate::analysis {
+namespace {
+
+// Header magics, one per layout change (debug/gosym names them the same way).
+constexpr uint32_t kMagicGo12 = 0xfffffffb;   // Go 1.2 - 1.15: not read (no toolchain to test it)
+constexpr uint32_t kMagicGo116 = 0xfffffffa;  // Go 1.16 - 1.17
+constexpr uint32_t kMagicGo118 = 0xfffffff0;  // Go 1.18 - 1.19
+constexpr uint32_t kMagicGo120 = 0xfffffff1;  // Go 1.20 and later
+
+// Every offset in the table comes from the file: reads are bounds-checked and a bad one is an
+// error naming the binary, never a crash.
+class TableReader {
+ public:
+  TableReader(std::span<const uint8_t> bytes, bool big_endian, std::string path)
+      : bytes_(bytes), big_endian_(big_endian), path_(std::move(path)) {}
+
+  uint64_t uint(uint64_t off, unsigned size) const {
+    need(off, size, "a field");
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; ++i) v |= uint64_t{bytes_[off + (big_endian_ ? size - 1 - i : i)]} << (8 * i);
+    return v;
+  }
+  uint32_t u32(uint64_t off) const { return static_cast<uint32_t>(uint(off, 4)); }
+
+  std::string cstring(uint64_t off) const {
+    need(off, 1, "a function name");
+    const void* end = std::memchr(bytes_.data() + off, 0, bytes_.size() - off);
+    if (!end) fail("a function name runs past the end of the table");
+    return {reinterpret_cast<const char*>(bytes_.data() + off), static_cast<const char*>(end)};
+  }
+
+  // Go's varint (unsigned LEB128, at most 32 bits here).
+  uint32_t varint(uint64_t& off) const {
+    uint32_t v = 0;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+      need(off, 1, "a pc-value table");
+      const uint8_t b = bytes_[off++];
+      v |= uint32_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail("a varint in a pc-value table is longer than 5 bytes");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error::make(path_, "corrupt .gopclntab: " + what,
+                      "rebuild the binary; if it is intact, report this with its `go version` output");
+  }
+
+ private:
+  void need(uint64_t off, uint64_t n, const char* what) const {
+    if (off > bytes_.size() || n > bytes_.size() - off)
+      fail(std::string(what) + " at offset " + std::to_string(off) + " lies outside the " +
+           std::to_string(bytes_.size()) + "-byte table");
+  }
+
+  std::span<const uint8_t> bytes_;
+  bool big_endian_;
+  std::string path_;
+};
+
+// Where the header says each sub-table starts (offsets from the header).
+struct Layout {
+  PclntabVersion version;
+  unsigned quantum = 1, ptr_size = 8;
+  uint64_t nfunc = 0, text_start = 0;
+  uint64_t funcnametab = 0, pctab = 0, functab = 0;
+  unsigned functab_field = 4;  // bytes per functab field: uint32 offsets since 1.18, uintptr before
+  unsigned func_entry_size = 4;  // first _func field: uint32 entryoff since 1.18, uintptr entry before
+};
+
+uint64_t load_le(const uint8_t* p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+// Does a pcHeader start here? Magic, zero padding, a sane quantum and pointer size, and
+// sub-table offsets that increase and stay inside the data: a stray 0xfffffff1 fails this.
+bool plausible_header(std::span<const uint8_t> b) {
+  if (b.size() < 8 + 8 * 8) return false;
+  const uint32_t magic = static_cast<uint32_t>(load_le(b.data(), 4));
+  if (magic != kMagicGo116 && magic != kMagicGo118 && magic != kMagicGo120) return false;
+  if (b[4] != 0 || b[5] != 0 || (b[6] != 1 && b[6] != 2 && b[6] != 4) || b[7] != 8) return false;
+  auto word = [&](unsigned i) { return load_le(b.data() + 8 + 8 * i, 8); };
+  const unsigned first = magic == kMagicGo116 ? 2 : 3;  // funcnametab .. functab
+  if (word(0) == 0 || word(0) > b.size() / 8) return false;
+  for (unsigned i = first; i < first + 5; ++i)
+    if (word(i) >= b.size() || (i > first && word(i) <= word(i - 1))) return false;
+  return true;
+}
+
+// Little-endian 64-bit only: the targets gate probes (amd64, arm64).
+std::optional<std::span<const uint8_t>> scan_for_header(std::span<const uint8_t> data) {
+  for (size_t off = 0; off + 8 <= data.size(); off += 8)
+    if (data[off + 1] == 0xff && plausible_header(data.subspan(off))) return data.subspan(off);
+  return std::nullopt;
+}
+
+// The internal linker writes a .gopclntab section (.data.rel.ro.gopclntab for PIE); an external
+// link (cgo, -linkmode=external) merges it into .data.rel.ro or .rodata: find its header there.
+std::optional<std::span<const uint8_t>> pclntab_bytes(const elf::ElfFile& elf) {
+  for (const char* name : {".gopclntab", ".data.rel.ro.gopclntab"})
+    if (auto s = elf.section(name); s && !s->bytes.empty()) return s->bytes;
+  for (const char* name : {".data.rel.ro", ".rodata"})
+    if (auto s = elf.section(name))
+      if (auto found = scan_for_header(s->bytes)) return found;
+  return std::nullopt;
+}
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+PclntabVersion version_of(uint32_t magic, const std::string& path) {
+  switch (magic) {
+    case kMagicGo116: return PclntabVersion::kGo116;
+    case kMagicGo118: return PclntabVersion::kGo118;
+    case kMagicGo120: return PclntabVersion::kGo120;
+    case kMagicGo12:
+      throw Error::make(path, "its .gopclntab has the Go 1.2-1.15 layout (magic 0xfffffffb), which gate does not read",
+                        "build with Go 1.16 or later, or keep the symbol table (drop -ldflags=-s)");
+    default:
+      throw Error::make(path,
+                        "unknown .gopclntab magic " + hex32(magic) +
+                            " (a Go release newer than this gate knows, or not a Go binary)",
+                        "keep the symbol table (build without -ldflags=-s), or update gate");
+  }
+}
+
+Layout read_layout(const TableReader& r, std::span<const uint8_t> bytes, const elf::ElfFile& elf) {
+  if (bytes.size() < 16) r.fail("the header is shorter than 16 bytes");
+  Layout l{version_of(r.u32(0), elf.path())};  // the reader already applied the byte order
+  l.quantum = bytes[6];
+  l.ptr_size = bytes[7];
+  if (bytes[4] != 0 || bytes[5] != 0 || (l.quantum != 1 && l.quantum != 2 && l.quantum != 4) ||
+      (l.ptr_size != 4 && l.ptr_size != 8))
+    r.fail("bad header (padding, pc quantum or pointer size)");
+  auto word = [&](unsigned i) { return r.uint(8 + uint64_t{i} * l.ptr_size, l.ptr_size); };
+  l.nfunc = word(0);
+  if (l.version == PclntabVersion::kGo116) {
+    l.funcnametab = word(2), l.pctab = word(5), l.functab = word(6);
+    l.functab_field = l.func_entry_size = l.ptr_size;
+  } else {
+    l.text_start = word(2), l.funcnametab = word(3), l.pctab = word(6), l.functab = word(7);
+  }
+  return l;
+}
+
+// The runtime's table keeps the middle dot of some runtime names ("runtime.untracedG·4"); the
+// ELF symbol table writes '.' instead. Users copy names from nm/objdump: spell them that way.
+std::string symtab_spelling(std::string name) {
+  static constexpr std::string_view kMiddleDot = "\xc2\xb7";
+  for (size_t at = name.find(kMiddleDot); at != std::string::npos; at = name.find(kMiddleDot, at + 1))
+    name.replace(at, kMiddleDot.size(), ".");
+  return name;
+}
+
+// The pc-to-SP table covers exactly the function's code: its end is where the code ends.
+uint64_t pcsp_end(const TableReader& r, const Layout& l, uint64_t entry, uint32_t pcsp) {
+  uint64_t off = l.pctab + pcsp, pc = entry;
+  for (bool first = true;; first = false) {
+    const uint32_t value_delta = r.varint(off);
+    if (value_delta == 0 && !first) return pc;
+    pc += uint64_t{r.varint(off)} * l.quantum;
+  }
+}
+
+uint64_t functab_pc(const TableReader& r, const Layout& l, uint64_t i) {
+  const uint64_t v = r.uint(l.functab + 2 * i * l.functab_field, l.functab_field);
+  return l.version == PclntabVersion::kGo116 ? v : l.text_start + v;
+}
+
+Function read_function(const TableReader& r, const Layout& l, uint64_t i) {
+  const uint64_t entry = functab_pc(r, l, i);
+  const uint64_t next = functab_pc(r, l, i + 1);  // entry i+1; the table's end PC for the last one
+  const uint64_t func = l.functab + r.uint(l.functab + (2 * i + 1) * l.functab_field, l.functab_field);
+  // _func: entry, nameoff, args, deferreturn, pcsp, ... (fields after the entry are 4 bytes)
+  const uint32_t nameoff = r.u32(func + l.func_entry_size);
+  const uint32_t pcsp = r.u32(func + l.func_entry_size + 12);
+  uint64_t end = next;
+  if (pcsp != 0) end = std::min(next, pcsp_end(r, l, entry, pcsp));
+  if (end < entry) r.fail("function table is not sorted by address");
+  return {symtab_spelling(r.cstring(l.funcnametab + nameoff)), entry, end - entry};
+}
+
+}  // namespace
+
+const char* to_string(PclntabVersion v) {
+  switch (v) {
+    case PclntabVersion::kGo116: return "go1.16";
+    case PclntabVersion::kGo118: return "go1.18";
+    case PclntabVersion::kGo120: return "go1.20";
+  }
+  return "?";
+}
+
+bool has_pclntab(const elf::ElfFile& elf) { return pclntab_bytes(elf).has_value(); }
+
+Pclntab read_pclntab(const elf::ElfFile& elf) {
+  auto found = pclntab_bytes(elf);
+  if (!found)
+    throw Error::make(elf.path(), "no .gopclntab: not a Go binary (or its section headers were removed)",
+                      "point gate at a Go executable built by `go build`");
+  // The byte order is whichever one makes the magic a known value.
+  const auto b = *found;
+  const bool big_endian = b.size() >= 4 && (b[0] == 0xff && b[1] == 0xff && b[2] == 0xff) && b[3] != 0xff;
+  TableReader r(b, big_endian, elf.path());
+  Layout l = read_layout(r, b, elf);
+  // Some linkers leave textStart unrelocated (0): .text starts at runtime.text then.
+  if (l.version != PclntabVersion::kGo116 && l.text_start == 0)
+    if (auto text = elf.section(".text")) l.text_start = text->address;
+
+  Pclntab t{l.version, l.text_start, {}};
+  t.functions.reserve(l.nfunc);
+  for (uint64_t i = 0; i < l.nfunc; ++i) t.functions.push_back(read_function(r, l, i));
+  return t;
+}
+
+}  // namespace gate::analysis

@@ -1,0 +1,176 @@
+// Plain-text report: a table of functions (columns padded to their widest cell), reasons,
+// warnings, one-sided functions and the summary. No colour, no terminal assumptions.
+#include "report/text_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gate::report {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Three significant digits of v (1 <= v < 1000, or 0): "4.56", "45.6", "456".
+std::string sig3(double v) {
+  if (v >= 99.95) return fmt("%.0f", v);
+  if (v >= 9.995) return fmt("%.1f", v);
+  return fmt("%.2f", v);
+}
+
+std::string plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string calls_cell(const stats::FunctionComparison& f) {
+  std::string s = fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run);
+  if (f.calls_changed) {
+    s += std::isinf(f.calls_ratio) ? " (new)" : " (" + fmt("%.2f", f.calls_ratio) + "x)";
+    if (f.calls_failed) s += " FAIL";
+  }
+  return s;
+}
+
+std::vector<std::string> columns_for(const stats::Comparison& c, const TextOptions& o) {
+  if (!o.quantiles.empty()) return o.quantiles;
+  std::vector<std::string> names;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles)
+      if (std::find(names.begin(), names.end(), q.name) == names.end()) names.push_back(q.name);
+  return names;
+}
+
+std::string band_text(const stats::Band& b) {
+  return "+" + fmt("%g", b.regression * 100) + "% / -" + fmt("%g", b.improvement * 100) + "%";
+}
+
+// "thresholds: +3% / -3%", with the exceptions when a config set some per function or quantile:
+// the most common band is taken as the default.
+std::string thresholds_line(const stats::Comparison& c) {
+  std::vector<std::pair<std::string, int>> seen;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles) {
+      const std::string b = band_text(q.band);
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == b; });
+      if (it == seen.end()) seen.emplace_back(b, 1); else ++it->second;
+    }
+  if (seen.empty()) return "";
+  const std::string common =
+      std::max_element(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  std::string line = "thresholds: " + common;
+  std::string except;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles)
+      if (band_text(q.band) != common) except += (except.empty() ? "" : ", ") + f.name + " " + q.name + " " + band_text(q.band);
+  if (!except.empty()) line += " except " + except;
+  return line;
+}
+
+}  // namespace
+
+std::string format_duration(double ns) {
+  if (std::isnan(ns)) return "-";
+  if (ns < 0) return "-" + format_duration(-ns);
+  if (ns < 999.5) return fmt("%.0f", ns) + "ns";
+  if (ns < 999.5e3) return sig3(ns / 1e3) + "us";
+  if (ns < 999.5e6) return sig3(ns / 1e6) + "ms";
+  if (ns < 999.5e9) return sig3(ns / 1e9) + "s";
+  return fmt("%.0f", ns / 1e9) + "s";
+}
+
+std::string format_ratio(const stats::QuantileComparison& q) {
+  if (!q.tested()) return "-";
+  return fmt("%.2f", q.ratio) + "x [" + fmt("%.2f", q.ci_low) + ", " + fmt("%.2f", q.ci_high) + "]";
+}
+
+std::string summary_line(const stats::Comparison& c) {
+  const auto& n = c.counts;
+  std::string s = "gate: " + plural(n.regression, "regression", "regressions") + ", " +
+                  plural(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) +
+                  " unchanged, " + std::to_string(n.inconclusive) + " inconclusive";
+  if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
+  const std::string runs = c.base_runs == c.head_runs
+                               ? plural(c.base_runs, "run", "runs") + " a side"
+                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  s += " (" + plural(static_cast<int>(c.functions.size()), "function", "functions") + ", " + runs + "; " +
+       c.method_short + ")";
+  return s;
+}
+
+std::string render_text(const stats::Comparison& c, const TextOptions& o) {
+  const auto quantiles = columns_for(c, o);
+  // Rows of cells; a row with one cell is a free-form line (a reason) printed as is.
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"verdict", "function"};
+  for (const auto& q : quantiles) {
+    header.push_back(q + " base -> head");
+    header.push_back(q + " head/base [CI]");
+  }
+  header.push_back("calls/run base -> head");
+  rows.push_back(header);
+  for (const auto& f : c.functions) {
+    if (!o.show_unchanged && f.verdict == stats::Verdict::kUnchanged) continue;
+    std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
+    for (const auto& name : quantiles) {
+      const auto* q = f.find(name);
+      if (q && q->tested()) {
+        row.push_back(format_duration(q->base_ns) + " -> " + format_duration(q->head_ns));
+        row.push_back(format_ratio(*q));
+      } else {
+        row.push_back("-");
+        row.push_back("-");
+      }
+    }
+    row.push_back(calls_cell(f));
+    rows.push_back(row);
+    if (!o.reasons) continue;
+    for (const auto& q : f.quantiles)
+      if (!q.reason.empty()) rows.push_back({"    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason});
+    if (f.calls_changed)
+      rows.push_back({"    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " +
+                      fmt("%.0f", f.head_calls_per_run) +
+                      (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)")});
+  }
+
+  std::vector<size_t> width(header.size(), 0);
+  for (const auto& r : rows)
+    if (r.size() > 1)
+      for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    if (r.size() == 1) {
+      line = r[0];
+    } else {
+      for (size_t i = 0; i < r.size(); ++i) {
+        line += r[i];
+        if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+      }
+    }
+    out += line + "\n";
+  }
+
+  if (!c.warnings.empty()) {
+    out += "\nwarnings:\n";
+    for (const auto& w : c.warnings) out += "  " + w + "\n";
+  }
+  auto list = [&](const char* what, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    out += std::string("\n") + what + " (not compared): ";
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+    out += "\n";
+  };
+  list("only in base", c.only_in_base);
+  list("only in head", c.only_in_head);
+  out += "\n";
+  if (const std::string t = thresholds_line(c); !t.empty()) out += t + "\n";
+  out += "method: " + c.method + "\n";
+  out += summary_line(c) + "\n";
+  return out;
+}
+
+}  // namespace gate::report

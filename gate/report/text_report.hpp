@@ -1,0 +1,33 @@
+// The plain-text report of a comparison: one aligned line per function, worst first, then the
+// warnings, the functions found on one side only, and a one-line summary a CI log can grep.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stats/compare.hpp"
+
+namespace gate::report {
+
+struct TextOptions {
+  // Quantile columns, by name, in this order; empty: every quantile compared.
+  std::vector<std::string> quantiles;
+  // Print an indented line under a function for each quantile that is inconclusive or lacks
+  // data, and for a calls-per-run change (the "why" behind the verdict).
+  bool reasons = true;
+  // false: leave unchanged functions out of the table (they are still counted in the summary).
+  bool show_unchanged = true;
+};
+
+// "812ns", "12.3us", "4.56ms", "1.23s": three significant digits, ASCII units (CI logs).
+std::string format_duration(double ns);
+// "1.31x [1.24, 1.38]"; "-" when the quantile was not tested.
+std::string format_ratio(const stats::QuantileComparison& q);
+// "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a
+// side; hierarchical bootstrap 95% CI, Holm)"; insufficient data is listed when there is any.
+std::string summary_line(const stats::Comparison& c);
+
+// The whole report, ending with the summary line and a newline.
+std::string render_text(const stats::Comparison& c, const TextOptions& options = {});
+
+}  // namespace gate::report

@@ -1,0 +1,487 @@
+// compare(): per function and quantile a bootstrap ratio, Holm over the family, verdicts, calls per
+// run, context warnings and the exit code. The statistics themselves live in bootstrap.cpp.
+#include "stats/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <iterator>
+#include <set>
+#include <tuple>
+
+#include "stats/bootstrap.hpp"
+#include "stats/rng.hpp"
+
+namespace gate::stats {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string percent(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+std::string num(uint64_t v) { return std::to_string(v); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Seed of one test: depends on the options' seed, the function and the quantile only, so adding,
+// removing or reordering other functions never changes this one's verdict.
+uint64_t test_seed(uint64_t seed, const std::string& function, const std::string& quantile) {
+  uint64_t h = stable_hash(function);
+  h = stable_hash(std::string_view("\x1f", 1), h);
+  h = stable_hash(quantile, h);
+  uint64_t s = seed ^ h;
+  return splitmix64(s);
+}
+
+// Names of the functions a side knows: declared in its result, or present in any of its runs.
+std::set<std::string> names_of(const std::vector<RunResult>& runs, const ResultFile& meta) {
+  std::set<std::string> names;
+  for (const auto& f : meta.functions) names.insert(f.name);
+  for (const auto& r : runs)
+    for (const auto& f : r.functions) names.insert(f.name);
+  return names;
+}
+
+struct Side {
+  const char* label;  // "base" / "head"
+  std::vector<const FunctionRun*> runs;  // one per run; nullptr when the run lacks the function
+  const FunctionInfo* info = nullptr;
+
+  double calls_per_run() const {
+    std::vector<double> c;
+    for (const auto* f : runs) c.push_back(f ? static_cast<double>(f->calls) : 0.0);
+    return median(c);
+  }
+  CallCounters counters() const {
+    CallCounters c;
+    for (const auto* f : runs) {
+      if (!f) continue;
+      c.calls += f->calls;
+      c.unmatched_entries += f->unmatched_entries;
+      c.unmatched_returns += f->unmatched_returns;
+      c.diverted_entries += f->diverted_entries;
+      c.dropped += f->dropped;
+    }
+    return c;
+  }
+};
+
+// Per run, its functions by name: looking each function up by a linear scan of every run was
+// quadratic in the number of functions (1,000 functions: a million string compares per run).
+using RunIndex = std::vector<std::map<std::string_view, const FunctionRun*>>;
+
+RunIndex index_runs(const std::vector<RunResult>& runs) {
+  RunIndex index(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& f : runs[i].functions) index[i].emplace(f.name, &f);  // first wins, like find()
+  return index;
+}
+
+Side side_of(const char* label, const std::string& name, const RunIndex& runs, const ResultFile& meta) {
+  Side s{label, {}, meta.find_function(name)};
+  for (const auto& r : runs) {
+    const auto it = r.find(name);
+    s.runs.push_back(it == r.end() ? nullptr : it->second);
+  }
+  return s;
+}
+
+// The part of a QuantileComparison that needs no other test: data sufficiency and the bootstrap.
+// Per run of a side, its histogram with cumulative counts (nullopt: the run lacks the function),
+// built once per function and shared by its quantiles.
+using Cumulatives = std::vector<std::optional<CumulativeHistogram>>;
+Cumulatives cumulatives_of(const Side& s) {
+  Cumulatives c;
+  for (const auto* f : s.runs) {
+    c.emplace_back();
+    if (f) c.back().emplace(f->histogram);
+  }
+  return c;
+}
+
+void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::string& function, const Side& base,
+              const Side& head, const Cumulatives* cumulatives, const CompareOptions& o) {
+  for (const Side* s : {&base, &head}) {
+    if (s->info && !s->info->measurable) {
+      qc.reason = std::string("not measurable in ") + s->label +
+                  (s->info->not_measurable_reason.empty() ? "" : ": " + s->info->not_measurable_reason);
+      return;
+    }
+  }
+  const uint64_t need_calls = min_calls_per_run(spec, o.min_tail_calls);
+  RunSamples samples[2];
+  const Side* sides[2] = {&base, &head};
+  for (int i = 0; i < 2; ++i) {
+    const Side& s = *sides[i];
+    uint64_t total_calls = 0;
+    for (size_t r = 0; r < s.runs.size(); ++r) {
+      const FunctionRun* f = s.runs[r];
+      if (!f) continue;
+      total_calls += f->calls;
+      if (f->calls < need_calls || f->histogram.count() < need_calls) continue;
+      if (spec.is_mean)
+        samples[i].add_mean_run(*f);
+      else
+        samples[i].add_quantile_run(*cumulatives[i][r], spec.q);
+    }
+    (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
+    if (s.runs.empty() || total_calls == 0) {
+      qc.reason = std::string("no calls in ") + s.label;
+      qc.more_runs_would_help = s.runs.empty();
+      return;
+    }
+    if (static_cast<int>(s.runs.size()) < o.min_runs) {
+      qc.reason = "needs >= " + std::to_string(o.min_runs) + " runs a side, " + s.label + " has " +
+                  std::to_string(s.runs.size());
+      qc.more_runs_would_help = true;
+      return;
+    }
+    if (static_cast<int>(samples[i].runs()) < o.min_runs) {
+      qc.reason = spec.name + " needs >= " + num(need_calls) + " calls per run in >= " + std::to_string(o.min_runs) +
+                  " runs, " + s.label + " has " + fmt("%.0f", s.calls_per_run()) + " per run (median)";
+      return;
+    }
+  }
+  BootstrapOptions bo;
+  bo.resamples = o.resamples;
+  bo.confidence = o.confidence;
+  bo.outlier_sigmas = o.outlier_sigmas;
+  bo.seed = test_seed(o.seed, function, spec.name);
+  const RatioInterval r = bootstrap_ratio(samples[0], samples[1], bo);
+  qc.base_ns = r.base_ns;
+  qc.head_ns = r.head_ns;
+  qc.ratio = r.ratio;
+  qc.ci_low = r.ci_low;
+  qc.ci_high = r.ci_high;
+  qc.p_regression = r.p_above(1 + qc.band.regression);
+  qc.p_improvement = r.p_below(1 - qc.band.improvement);
+  qc.verdict = Verdict::kUnchanged;  // provisional: "tested"; decided after the family is known
+}
+
+void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
+  const double alpha = (1 - o.confidence) / 2;
+  const double up = 1 + qc.band.regression;
+  const double down = 1 - qc.band.improvement;
+  const std::string family = o.multiplicity == Multiplicity::kNone
+                                 ? std::string("")
+                                 : " after " + std::string(to_string(o.multiplicity)) + " over " +
+                                       std::to_string(tests) + " tests";
+  if (qc.p_regression_adjusted < alpha) {
+    qc.verdict = Verdict::kRegression;
+  } else if (qc.p_improvement_adjusted < alpha) {
+    qc.verdict = Verdict::kImprovement;
+  } else if (qc.ci_low >= down && qc.ci_high <= up) {
+    qc.verdict = Verdict::kUnchanged;
+  } else {
+    qc.verdict = Verdict::kInconclusive;
+    qc.more_runs_would_help = true;
+    const std::string ci = "[" + fmt("%.3f", qc.ci_low) + ", " + fmt("%.3f", qc.ci_high) + "]";
+    if (qc.ci_low > up) {
+      qc.reason = "interval " + ci + " is above +" + percent(qc.band.regression) + " but not significant" + family +
+                  " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) + " >= " + fmt("%g", alpha) +
+                  "); more runs would decide";
+    } else if (qc.ci_high < down) {
+      qc.reason = "interval " + ci + " is below -" + percent(qc.band.improvement) + " but not significant" + family +
+                  " (adjusted p " + fmt("%.2g", qc.p_improvement_adjusted) + " >= " + fmt("%g", alpha) +
+                  "); more runs would decide";
+    } else {
+      std::string which;
+      if (qc.ci_high > up) which = "+" + percent(qc.band.regression);
+      if (qc.ci_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
+      qc.reason = "interval " + ci + " straddles " + which + "; more runs would narrow it";
+    }
+  }
+}
+
+void context_warnings(const RunContext& b, const RunContext& h, std::vector<std::string>& out) {
+  auto check = [&](const char* what, const std::string& bv, const std::string& hv) {
+    if (!bv.empty() && !hv.empty() && bv != hv)
+      out.push_back(std::string(what) + " differs (base: " + bv + ", head: " + hv +
+                    "): latencies may differ for reasons other than the code");
+  };
+  check("CPU model", b.cpu_model, h.cpu_model);
+  if (b.cpu_count && h.cpu_count && b.cpu_count != h.cpu_count)
+    check("CPU count", std::to_string(b.cpu_count), std::to_string(h.cpu_count));
+  check("kernel", b.kernel, h.kernel);
+  check("Go version", b.go_version, h.go_version);
+  check("gate version", b.gate_version, h.gate_version);
+  check("attach mode", b.attach_mode, h.attach_mode);
+  if (!b.config_hash.empty() && !h.config_hash.empty() && b.config_hash != h.config_hash)
+    out.push_back("config differs (base: " + b.config_hash.substr(0, 12) + ", head: " + h.config_hash.substr(0, 12) +
+                  "): the workload or the declared functions may not be the same");
+}
+
+void function_warnings(const FunctionComparison& fc, const Side& base, const Side& head, const CompareOptions& o,
+                       std::vector<std::string>& out) {
+  if (base.info && head.info) {
+    auto check = [&](const char* what, const std::string& bv, const std::string& hv) {
+      if (!bv.empty() && !hv.empty() && bv != hv)
+        out.push_back(fc.name + ": " + what + " differs (base: " + bv + ", head: " + hv +
+                      "): the probe's own cost differs, so part of the change may be the probe's");
+    };
+    check("entry probe placement", base.info->entry_placement, head.info->entry_placement);
+    check("entry probe handling", base.info->entry_cost_class, head.info->entry_cost_class);
+  }
+  for (const auto& [side, c, runs] : {std::tuple{"base", fc.base_counters, base.runs.size()},
+                                      std::tuple{"head", fc.head_counters, head.runs.size()}}) {
+    const double seen = static_cast<double>(c.calls + c.dropped);
+    if (c.dropped > 0 && c.dropped > o.max_lost_fraction * seen)
+      out.push_back(fc.name + ": " + side + " dropped " + percent(c.dropped / seen) + " of its calls (" +
+                    num(c.dropped) + "): latencies may be biased; fix: raise the pairing map size or trace fewer functions");
+    // A function still running when the run ends (a server loop) leaves one open entry per run:
+    // normal. Many more mean calls that never return or returns we never saw.
+    const uint64_t unmatched = c.unmatched_entries + c.unmatched_returns;
+    if (unmatched > 2 * runs && unmatched > o.max_lost_fraction * static_cast<double>(c.calls + unmatched))
+      out.push_back(fc.name + ": " + side + " has " + num(unmatched) + " unmatched entries/returns against " +
+                    num(c.calls) + " calls: latencies may be biased (panics, Goexit, or calls in flight at attach/detach)");
+  }
+}
+
+double key_ratio(const FunctionComparison& f) {
+  double k = -std::numeric_limits<double>::infinity();
+  for (const auto& q : f.quantiles)
+    if (q.tested()) k = std::max(k, q.ratio);
+  return k;
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression: return "regression";
+    case Verdict::kInconclusive: return "inconclusive";
+    case Verdict::kInsufficientData: return "insufficient data";
+    case Verdict::kUnchanged: return "unchanged";
+    case Verdict::kImprovement: return "improvement";
+  }
+  return "?";
+}
+
+QuantileSpec QuantileSpec::parse(const std::string& name) {
+  if (name == "mean") return {name, 0, true};
+  auto bad = [&] {
+    return Error::make("quantile \"" + name + "\"", "not a quantile name",
+                       "use p50, p90, p95, p99, p99.9 (or p999) or mean");
+  };
+  if (name.size() < 2 || name[0] != 'p') throw bad();
+  const std::string digits = name.substr(1);
+  if (digits.find_first_not_of("0123456789.") != std::string::npos || digits.front() == '.' ||
+      digits.back() == '.' || std::count(digits.begin(), digits.end(), '.') > 1)
+    throw bad();
+  double q;
+  if (digits.find('.') != std::string::npos || digits.size() <= 2) {
+    q = std::stod(digits) / 100;  // p99.9, p50, p5
+  } else if (digits.rfind("99", 0) == 0) {
+    q = std::stod("0." + digits);  // p999, p9999
+  } else {
+    throw bad();
+  }
+  if (!(q > 0 && q < 1)) throw bad();
+  return {name, q, false};
+}
+
+uint64_t min_calls_per_run(const QuantileSpec& spec, double min_tail_calls) {
+  const double need = spec.is_mean ? 2 * min_tail_calls : min_tail_calls / (1 - spec.q);
+  // The epsilon keeps 10 / (1 - 0.99) = 1000.0000000000009 at 1000.
+  return static_cast<uint64_t>(std::ceil(need - 1e-6));
+}
+
+Band Thresholds::lookup(const std::string& function, const std::string& quantile) const {
+  if (auto f = per_function_quantile.find(function); f != per_function_quantile.end())
+    if (auto q = f->second.find(quantile); q != f->second.end()) return q->second;
+  if (auto f = per_function.find(function); f != per_function.end()) return f->second;
+  if (auto q = per_quantile.find(quantile); q != per_quantile.end()) return q->second;
+  return defaults;
+}
+
+void CompareOptions::validate() const {
+  auto bad = [](const std::string& what, const std::string& cause, const std::string& fix) {
+    return Error::make("comparison option " + what, cause, fix);
+  };
+  if (quantiles.empty()) throw bad("quantiles", "is empty", "list at least one, e.g. p50");
+  std::set<std::string> seen;
+  for (const auto& q : quantiles) {
+    if (!seen.insert(q.name).second) throw bad("quantiles", "lists " + q.name + " twice", "list each once");
+    if (!q.is_mean && !(q.q > 0 && q.q < 1))
+      throw bad("quantile " + q.name, "q = " + fmt("%g", q.q) + " is outside (0, 1)", "use p50, p90, p99 or mean");
+  }
+  if (!(confidence >= 0.5 && confidence <= 0.9999))
+    throw bad("confidence", fmt("%g", confidence) + " is outside [0.5, 0.9999]", "use 0.95");
+  if (resamples < 100 || resamples > 1000000)
+    throw bad("resamples", std::to_string(resamples) + " is outside [100, 1000000]", "use 2000");
+  if (min_runs < 2) throw bad("min_runs", std::to_string(min_runs) + " is below 2", "use 5 or more");
+  if (!(min_tail_calls >= 1)) throw bad("min_tail_calls", fmt("%g", min_tail_calls) + " is below 1", "use 10");
+  if (!(outlier_sigmas >= 1)) throw bad("outlier_sigmas", fmt("%g", outlier_sigmas) + " is below 1", "use 3");
+  if (!(calls_ratio_threshold > 1))
+    throw bad("calls_ratio_threshold", fmt("%g", calls_ratio_threshold) + " is not above 1", "use 1.5");
+  if (!(max_lost_fraction >= 0)) throw bad("max_lost_fraction", "is negative", "use 0.01");
+  auto check_band = [&](const std::string& where, const Band& b) {
+    if (!(b.regression >= 0 && b.regression < 10))
+      throw bad("threshold " + where, "regression " + fmt("%g", b.regression) + " is outside [0, 10)",
+                "give a fraction: 0.05 for 5%");
+    if (!(b.improvement >= 0 && b.improvement < 1))
+      throw bad("threshold " + where, "improvement " + fmt("%g", b.improvement) + " is outside [0, 1)",
+                "give a fraction: 0.05 for 5%");
+  };
+  check_band("default", thresholds.defaults);
+  for (const auto& [k, b] : thresholds.per_quantile) check_band("for " + k, b);
+  for (const auto& [k, b] : thresholds.per_function) check_band("for " + k, b);
+  for (const auto& [f, m] : thresholds.per_function_quantile)
+    for (const auto& [q, b] : m) check_band("for " + f + " " + q, b);
+}
+
+const QuantileComparison* FunctionComparison::find(std::string_view quantile) const {
+  for (const auto& q : quantiles)
+    if (q.name == quantile) return &q;
+  return nullptr;
+}
+
+int& VerdictCounts::operator[](Verdict v) {
+  switch (v) {
+    case Verdict::kRegression: return regression;
+    case Verdict::kInconclusive: return inconclusive;
+    case Verdict::kInsufficientData: return insufficient_data;
+    case Verdict::kUnchanged: return unchanged;
+    case Verdict::kImprovement: return improvement;
+  }
+  return insufficient_data;
+}
+int VerdictCounts::operator[](Verdict v) const { return const_cast<VerdictCounts&>(*this)[v]; }
+
+bool Comparison::need_more_runs() const {
+  for (const auto& f : functions)
+    for (const auto& q : f.quantiles)
+      if (q.more_runs_would_help) return true;
+  return false;
+}
+
+Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                   const ResultFile& base_meta, const ResultFile& head_meta, const CompareOptions& o) {
+  o.validate();
+  Comparison c;
+  c.base_runs = static_cast<int>(base_runs.size());
+  c.head_runs = static_cast<int>(head_runs.size());
+  const auto base_names = names_of(base_runs, base_meta);
+  const auto head_names = names_of(head_runs, head_meta);
+  std::set_difference(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
+                      std::back_inserter(c.only_in_base));
+  std::set_difference(head_names.begin(), head_names.end(), base_names.begin(), base_names.end(),
+                      std::back_inserter(c.only_in_head));
+
+  const RunIndex base_index = index_runs(base_runs);
+  const RunIndex head_index = index_runs(head_runs);
+  std::vector<std::pair<Side, Side>> sides;
+  for (const auto& name : base_names) {
+    if (!head_names.count(name)) continue;
+    Side b = side_of("base", name, base_index, base_meta);
+    Side h = side_of("head", name, head_index, head_meta);
+    FunctionComparison fc;
+    fc.name = name;
+    fc.base_calls_per_run = b.calls_per_run();
+    fc.head_calls_per_run = h.calls_per_run();
+    fc.base_counters = b.counters();
+    fc.head_counters = h.counters();
+    const Cumulatives cumulatives[2] = {cumulatives_of(b), cumulatives_of(h)};
+    for (const auto& spec : o.quantiles) {
+      QuantileComparison qc;
+      qc.name = spec.name;
+      qc.band = o.thresholds.lookup(name, spec.name);
+      qc.ratio = qc.ci_low = qc.ci_high = kNaN;
+      qc.p_regression = qc.p_regression_adjusted = qc.p_improvement = qc.p_improvement_adjusted = kNaN;
+      estimate(qc, spec, name, b, h, cumulatives, o);
+      fc.quantiles.push_back(std::move(qc));
+    }
+    c.functions.push_back(std::move(fc));
+    sides.emplace_back(std::move(b), std::move(h));
+  }
+
+  // The family: every test that produced an interval. Regressions and improvements are two
+  // families, each held to (1 - confidence) / 2, so the pair never exceeds 1 - confidence.
+  std::vector<double> p_reg, p_imp;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles)
+      if (q.tested()) {
+        p_reg.push_back(q.p_regression);
+        p_imp.push_back(q.p_improvement);
+      }
+  c.tests = static_cast<int>(p_reg.size());
+  const auto adj_reg = adjust_p_values(p_reg, o.multiplicity);
+  const auto adj_imp = adjust_p_values(p_imp, o.multiplicity);
+  size_t t = 0;
+  uint64_t base_calls = 0, head_calls = 0;
+  for (size_t i = 0; i < c.functions.size(); ++i) {
+    auto& f = c.functions[i];
+    f.verdict = Verdict::kImprovement;  // the best; lowered by worst() below
+    for (auto& q : f.quantiles) {
+      if (q.tested()) {
+        q.p_regression_adjusted = adj_reg[t];
+        q.p_improvement_adjusted = adj_imp[t];
+        ++t;
+        decide(q, o, c.tests);
+      }
+      f.verdict = worst(f.verdict, q.verdict);
+    }
+    const double bc = f.base_calls_per_run, hc = f.head_calls_per_run;
+    f.calls_ratio = bc > 0 ? hc / bc : (hc > 0 ? std::numeric_limits<double>::infinity() : kNaN);
+    f.calls_changed = !std::isnan(f.calls_ratio) &&
+                      (f.calls_ratio >= o.calls_ratio_threshold || f.calls_ratio <= 1 / o.calls_ratio_threshold);
+    f.calls_failed = f.calls_changed && (o.calls_policy == CallsPolicy::kFailOnChange ||
+                                         (o.calls_policy == CallsPolicy::kFailOnIncrease && f.calls_ratio > 1));
+    if (f.calls_failed) f.verdict = Verdict::kRegression;
+    base_calls += f.base_counters.calls;
+    head_calls += f.head_counters.calls;
+    function_warnings(f, sides[i].first, sides[i].second, o, c.warnings);
+  }
+
+  std::vector<std::string> context;
+  context_warnings(base_meta.context, head_meta.context, context);
+  if (base_meta.partial)
+    context.push_back("base result is partial (" + base_meta.partial_reason + "): it should not be a baseline");
+  if (head_meta.partial) context.push_back("head result is partial (" + head_meta.partial_reason + ")");
+  if (base_calls == 0) context.push_back("base recorded no calls of any compared function");
+  if (head_calls == 0) context.push_back("head recorded no calls of any compared function");
+  c.warnings.insert(c.warnings.begin(), context.begin(), context.end());
+
+  std::stable_sort(c.functions.begin(), c.functions.end(), [](const FunctionComparison& a, const FunctionComparison& b) {
+    if (a.verdict != b.verdict) return a.verdict < b.verdict;
+    const double ka = key_ratio(a), kb = key_ratio(b);
+    if (ka != kb) return ka > kb;
+    return a.name < b.name;
+  });
+  for (const auto& f : c.functions) ++c.counts[f.verdict];
+
+  const std::string conf = percent(o.confidence);
+  const std::string fam = o.multiplicity == Multiplicity::kNone
+                              ? "no multiple-testing correction"
+                              : std::string(to_string(o.multiplicity)) + "-adjusted over " + std::to_string(c.tests) +
+                                    " tests";
+  const std::string runs = c.base_runs == c.head_runs
+                               ? std::to_string(c.base_runs) + " runs a side"
+                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  c.method = "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " + runs +
+             ", winsorized at " + fmt("%g", o.outlier_sigmas) + " robust SDs, Welch-t calibrated), " + conf +
+             " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
+             fmt("%g", (1 - o.confidence) / 2) + " " + fam;
+  c.method_short = "hierarchical bootstrap " + conf + " CI, " +
+                   (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")
+                                                          : std::string(to_string(o.multiplicity)));
+
+  if (c.counts.regression > 0)
+    c.exit_code = ExitCode::kRegression;
+  else if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
+    c.exit_code = ExitCode::kMeasure;
+  return c;
+}
+
+}  // namespace gate::stats

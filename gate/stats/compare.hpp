@@ -1,0 +1,181 @@
+// Comparing head against base: per function and quantile the head/base latency ratio with a
+// confidence interval over runs, a verdict, calls per run, and the exit code the gate should end with.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "results/result.hpp"
+#include "stats/multiplicity.hpp"
+
+namespace gate::stats {
+
+// Ordered worst first: a function's verdict is the minimum over its quantiles.
+enum class Verdict { kRegression, kInconclusive, kInsufficientData, kUnchanged, kImprovement };
+std::string_view to_string(Verdict v);  // "regression", "inconclusive", "insufficient data", ...
+inline Verdict worst(Verdict a, Verdict b) { return a < b ? a : b; }
+
+// What to compare per run: a quantile of the calls' latency, or their mean.
+struct QuantileSpec {
+  std::string name = "p50";  // shown in reports and used for per-quantile thresholds
+  double q = 0.5;            // in (0, 1); unused when is_mean
+  bool is_mean = false;
+
+  // "p50", "p90", "p99", "p99.9" (or "p999"), "mean". Throws gate::Error (exit 2) naming the bad spec.
+  static QuantileSpec parse(const std::string& name);
+};
+
+// Calls a run needs for a quantile to be estimated from its own calls rather than from one or two
+// extreme ones: min_tail_calls beyond the quantile, i.e. ceil(min_tail_calls / (1 - q)) -- with 10,
+// p50 needs 20, p90 100, p99 1000, p99.9 10000. It is also where the within-run bootstrap's Beta
+// approximation is accurate (both Beta parameters >= 10). The mean asks for 2 * min_tail_calls.
+uint64_t min_calls_per_run(const QuantileSpec& spec, double min_tail_calls);
+
+// How much slower (regression) or faster (improvement) counts, as a fraction: 0.03 = 3%. A verdict
+// is regression only when the whole confidence interval of the ratio lies above 1 + regression.
+struct Band {
+  double regression = 0.03;
+  double improvement = 0.03;
+};
+
+// Why 3% by default. The threshold is not "the smallest change worth failing for" alone: it
+// decides which changes the gate can catch. A change d is caught reliably once d is ~5 standard
+// errors of the log ratio above the threshold (Holm's critical value for ~60 tests, ~3.5 with
+// Student tails, plus ~1.7 for 95% power). Measured on synthetic runs (tests/stats/
+// calibration_test.cpp; 30 functions x p50/p99, 2000 calls a run, 3% run-to-run noise): a 10%
+// p50 slowdown is caught in 60% of comparisons at 10 runs a side and 100% at 20 with 3%, but only
+// 26% and 77% with 5%; alone (one function, 2 tests) 96% at 10 runs with 3%, 76% with 5%. An
+// unchanged program never failed (0 of 200 A/A splits at 5% noise): an unchanged function sits a
+// whole threshold below the boundary, and at the boundary Holm keeps false regressions at 2.5%.
+// The price of 3%: proving "unchanged" (CI inside +-3%) takes ~20 runs on a noisy runner, so at
+// 10 runs most unchanged functions read "inconclusive" (which passes, and asks for more runs).
+struct Thresholds {
+  Band defaults;
+  std::map<std::string, Band> per_quantile;  // quantile name -> band
+  std::map<std::string, Band> per_function;  // function name -> band (all its quantiles)
+  std::map<std::string, std::map<std::string, Band>> per_function_quantile;  // function -> quantile -> band
+
+  // Most specific wins: function+quantile, then function, then quantile, then defaults.
+  Band lookup(const std::string& function, const std::string& quantile) const;
+};
+
+enum class CallsPolicy {
+  kReport,          // a change in calls per run is shown, never fails (default)
+  kFailOnIncrease,  // more calls per run than base by the ratio fails (total time grew)
+  kFailOnChange,    // any change by the ratio fails (the workload is not doing the same thing)
+};
+
+struct CompareOptions {
+  std::vector<QuantileSpec> quantiles = {QuantileSpec::parse("p50"), QuantileSpec::parse("p99")};
+  Thresholds thresholds;
+  // Two-sided confidence of the reported intervals. Regressions and improvements are each decided
+  // by one-sided tests at (1 - confidence) / 2, family-wise over all tests with `multiplicity`
+  // (two families, so together they stay within 1 - confidence).
+  double confidence = 0.95;
+  int resamples = 2000;
+  uint64_t seed = 0x67617465;  // fixed: the same inputs always give the same verdicts
+  // Below 5 runs a side a run-level bootstrap has at most 126 distinct resamples and its 95%
+  // interval is essentially the range of the runs; benchstat needs 4-6, compare.py warns below 9.
+  int min_runs = 5;
+  double min_tail_calls = 10;  // see min_calls_per_run()
+  // Per-run values (log ns) farther than this many robust SDs from their side's median are
+  // clipped before averaging (see winsorized_log_mean in bootstrap.hpp): a GC storm in one run of
+  // ten moves the estimate by at most 0.3 SD, and without outliers it is the full-efficiency mean.
+  double outlier_sigmas = 3.0;
+  double calls_ratio_threshold = 1.5;  // calls per run changed when head/base >= this or <= 1/this
+  CallsPolicy calls_policy = CallsPolicy::kReport;
+  Multiplicity multiplicity = Multiplicity::kHolm;
+  // When set, insufficient data for any function makes the exit code 3 (could not measure).
+  bool require_sufficient_data = false;
+  // Warn when a side lost more than this fraction of a function's calls (dropped or unmatched):
+  // the lost calls are not a random sample, so the latencies may be biased.
+  double max_lost_fraction = 0.01;
+
+  // Throws gate::Error (exit 2) naming the first option out of range and its allowed range.
+  void validate() const;
+};
+
+struct QuantileComparison {
+  std::string name;
+  Band band;                 // the thresholds applied
+  double base_ns = 0;        // per-run quantile, winsorized geometric mean over runs (0 when not computed)
+  double head_ns = 0;
+  double ratio = 0;          // head_ns / base_ns
+  double ci_low = 0;         // confidence interval of ratio
+  double ci_high = 0;
+  double p_regression = 1;   // one-sided p for H0: ratio <= 1 + band.regression (raw, then adjusted)
+  double p_regression_adjusted = 1;
+  double p_improvement = 1;  // one-sided p for H0: ratio >= 1 - band.improvement
+  double p_improvement_adjusted = 1;
+  int base_runs_used = 0;    // runs with enough calls for this quantile
+  int head_runs_used = 0;
+  Verdict verdict = Verdict::kInsufficientData;
+  bool more_runs_would_help = false;
+  std::string reason;        // set when insufficient or inconclusive: what is missing, what would decide
+  bool tested() const { return verdict != Verdict::kInsufficientData; }
+};
+
+// Per side, totals over its runs.
+struct CallCounters {
+  uint64_t calls = 0;
+  uint64_t unmatched_entries = 0;
+  uint64_t unmatched_returns = 0;
+  uint64_t diverted_entries = 0;
+  uint64_t dropped = 0;
+};
+
+struct FunctionComparison {
+  std::string name;
+  Verdict verdict = Verdict::kInsufficientData;  // worst of quantiles, and of calls when they fail
+  std::vector<QuantileComparison> quantiles;     // in CompareOptions::quantiles order
+  double base_calls_per_run = 0;                 // medians over runs (0 for a run without the function)
+  double head_calls_per_run = 0;
+  double calls_ratio = 0;                        // head / base; +inf when base is 0, NaN when both are
+  bool calls_changed = false;
+  bool calls_failed = false;                     // calls_changed and the policy makes it fail
+  CallCounters base_counters;
+  CallCounters head_counters;
+  const QuantileComparison* find(std::string_view quantile) const;
+};
+
+struct VerdictCounts {
+  int regression = 0;
+  int inconclusive = 0;
+  int insufficient_data = 0;
+  int unchanged = 0;
+  int improvement = 0;
+  int& operator[](Verdict v);
+  int operator[](Verdict v) const;
+};
+
+struct Comparison {
+  std::vector<FunctionComparison> functions;  // worst verdict first, then highest ratio, then name
+  std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
+  std::vector<std::string> only_in_head;
+  std::vector<std::string> warnings;          // context mismatches, lost calls, partial results
+  std::string method;                         // one sentence: how the verdicts were reached
+  std::string method_short;                   // "hierarchical bootstrap 95% CI, Holm"
+  VerdictCounts counts;                       // per function
+  int base_runs = 0;
+  int head_runs = 0;
+  int tests = 0;                              // function x quantile tests with enough data
+  ExitCode exit_code = ExitCode::kOk;         // 1 regression, 3 could not measure, else 0
+
+  // True when some verdict is inconclusive or lacks runs: re-running both sides (up to the
+  // configured maximum) could decide it. Insufficient calls per run do not count: more runs of
+  // the same workload would not add calls to a run.
+  bool need_more_runs() const;
+};
+
+// base_meta / head_meta supply the context and the declared functions (their `runs` are not
+// read); the runs are passed separately so that a caller can compare a subset (e.g. only the
+// successful runs, or the first N of an adaptive sequence). Functions are matched by name.
+// Throws gate::Error only for invalid options.
+Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                   const ResultFile& base_meta, const ResultFile& head_meta, const CompareOptions& options);
+
+}  // namespace gate::stats

@@ -1,0 +1,229 @@
+// Tests of NamePattern, FunctionTable and resolve: Go symbol names with every special character,
+// globs, generics, nearest-name suggestions, and resolution against real Go binaries.
+#include "analysis/functions.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "analysis/reference_tools.hpp"
+#include "common/error.hpp"
+
+namespace gate::analysis {
+namespace {
+
+bool m(std::string_view pattern, std::string_view name) { return NamePattern::parse(pattern).matches(name); }
+
+TEST(NamePattern, ExactNamesAreLiteral) {
+  EXPECT_FALSE(NamePattern::parse("main.spinFor").is_glob());
+  EXPECT_TRUE(m("main.spinFor", "main.spinFor"));
+  EXPECT_FALSE(m("main.spinFor", "main.spinFor2"));
+  EXPECT_FALSE(m("main.spinFor", "main.spinfor"));
+  // '.', '/', '[', ']' are literal; a package path with dots, slashes and a version suffix.
+  EXPECT_FALSE(NamePattern::parse("example.com/x/v2.F").is_glob());
+  EXPECT_TRUE(m("example.com/x/v2.F", "example.com/x/v2.F"));
+  EXPECT_FALSE(m("example.com/x/v2.F", "exampleXcom/x/v2.F"));
+  EXPECT_FALSE(NamePattern::parse("pkg.Map[go.shape.int]").is_glob());
+  EXPECT_TRUE(m("pkg.Map[go.shape.int]", "pkg.Map[go.shape.int]"));
+  EXPECT_FALSE(m("pkg.Map[go.shape.int]", "pkg.Map[go.shape.int_0]"));
+}
+
+TEST(NamePattern, PointerReceiverStarIsLiteral) {
+  const auto p = NamePattern::parse("example.com/shop.(*Cart).Checkout");
+  EXPECT_FALSE(p.is_glob());
+  EXPECT_EQ(p.literal(), "example.com/shop.(*Cart).Checkout");
+  EXPECT_TRUE(p.matches("example.com/shop.(*Cart).Checkout"));
+  EXPECT_FALSE(p.matches("example.com/shop.(*SubCart).Checkout"));  // what a wildcard '*' would match
+  EXPECT_FALSE(p.matches("example.com/shop.Cart.Checkout"));
+  // Every method of *Cart: the '*' after '(' is literal, the last one is a wildcard.
+  EXPECT_TRUE(m("example.com/shop.(*Cart).*", "example.com/shop.(*Cart).Checkout"));
+  EXPECT_FALSE(m("example.com/shop.(*Cart).*", "example.com/shop.(*Order).Checkout"));
+  EXPECT_TRUE(m("pkg.Cart.Total", "pkg.Cart.Total"));  // value method
+}
+
+TEST(NamePattern, StarStopsAtSlashDoubleStarDoesNot) {
+  EXPECT_TRUE(m("main.*", "main.spinFor"));
+  EXPECT_TRUE(m("main.*", "main.main.func1"));
+  EXPECT_TRUE(m("main.*", "main.(*T).M"));
+  EXPECT_TRUE(m("main.*", "main."));  // '*' may match nothing
+  EXPECT_FALSE(m("main.*", "runtime.main"));
+  EXPECT_FALSE(m("example.com/*.F", "example.com/x/v2.F"));
+  EXPECT_TRUE(m("example.com/**.F", "example.com/x/v2.F"));
+  EXPECT_TRUE(m("example.com/x/*.F", "example.com/x/v2.F"));
+  EXPECT_TRUE(m("**", "example.com/x/v2.(*T).M"));
+  EXPECT_FALSE(m("*", "example.com/x/v2.F"));
+  EXPECT_TRUE(m("*.spin*", "main.spinFor"));
+  EXPECT_TRUE(m("main.spinFor.func*", "main.spinFor.func1"));
+  EXPECT_TRUE(m("main.spinFor.func*", "main.spinFor.func1.2"));  // nested closure
+}
+
+TEST(NamePattern, QuestionMarkIsOneCharacterButNotSlash) {
+  EXPECT_TRUE(m("main.f?", "main.f1"));
+  EXPECT_FALSE(m("main.f?", "main.f"));
+  EXPECT_FALSE(m("main.f?", "main.f12"));
+  EXPECT_FALSE(m("a?b", "a/b"));
+}
+
+TEST(NamePattern, GenericInstantiations) {
+  EXPECT_TRUE(NamePattern::parse("pkg.Map[...]").is_glob());
+  EXPECT_TRUE(m("pkg.Map[...]", "pkg.Map[go.shape.int]"));       // Go >= 1.21
+  EXPECT_TRUE(m("pkg.Map[...]", "pkg.Map[go.shape.string_0]"));  // Go 1.18 - 1.20
+  EXPECT_TRUE(m("pkg.Map[...]", "pkg.Map[go.shape.struct { A int; B string }]"));
+  EXPECT_TRUE(m("pkg.Map[...]", "pkg.Map[go.shape.map[string][]int,go.shape.int]"));  // nested brackets
+  EXPECT_TRUE(m("pkg.Map[...]", "pkg.Map[example.com/x.T]"));  // '/' inside the brackets is fine
+  EXPECT_FALSE(m("pkg.Map[...]", "pkg.Map"));
+  EXPECT_FALSE(m("pkg.Map[...]", "pkg.MapKeys[go.shape.int]"));
+  EXPECT_FALSE(m("pkg.Map[...]", "pkg.Map[go.shape.int].func1"));
+  EXPECT_FALSE(m("pkg.Map[...]", "pkg.Map[go.shape.int"));  // unbalanced
+  EXPECT_TRUE(m("pkg.Map[...].func1", "pkg.Map[go.shape.int].func1"));
+  EXPECT_TRUE(m("pkg.(*Stack[...]).Push", "pkg.(*Stack[go.shape.int]).Push"));
+  EXPECT_TRUE(m("pkg.(*Stack[...]).*", "pkg.(*Stack[go.shape.*uint8]).Pop"));
+}
+
+TEST(NamePattern, Escapes) {
+  const auto p = NamePattern::parse("main.a\\*b\\?c\\\\");
+  EXPECT_FALSE(p.is_glob());
+  EXPECT_EQ(p.literal(), "main.a*b?c\\");
+  EXPECT_TRUE(p.matches("main.a*b?c\\"));
+  EXPECT_FALSE(p.matches("main.aXb?c\\"));
+  EXPECT_TRUE(m("pkg.F\\[...]", "pkg.F[...]"));  // an escaped '[' ends the generic token
+  EXPECT_FALSE(m("pkg.F\\[...]", "pkg.F[int]"));
+  try {
+    NamePattern::parse("main.f\\");
+    FAIL() << "a trailing backslash must be an error";
+  } catch (const gate::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("main.f\\"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("fix:"), std::string::npos);
+  }
+}
+
+TEST(NamePattern, BacktrackingStaysLinearish) {
+  const std::string name(2000, 'a');
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(m("*a*a*a*a*a*a*a*a*b", name));
+  EXPECT_FALSE(m("**a**a**a**a**a**a**b", name));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+FunctionTable synthetic_table() {
+  return FunctionTable({{"main.spinFor", 0x1000, 0x40},
+                        {"main.main", 0x1040, 0x80},
+                        {"main.tailJump.abi0", 0x10c0, 0x5},
+                        {"runtime.text", 0x0f00, 0},
+                        {"runtime.first", 0x0f00, 0x20},
+                        {"example.com/x/v2.(*Cart).Checkout", 0x2000, 0x10},
+                        {"example.com/x/v2.Cart.Total", 0x2010, 0x10},
+                        {"main.spinFoo", 0x3000, 0x10}});
+}
+
+TEST(FunctionTable, SortedAndExactLookup) {
+  const auto t = synthetic_table();
+  EXPECT_TRUE(std::is_sorted(t.all().begin(), t.all().end(),
+                             [](const Function& a, const Function& b) { return a.address < b.address; }));
+  ASSERT_NE(t.find_exact("main.main"), nullptr);
+  EXPECT_EQ(t.find_exact("main.main")->address, 0x1040u);
+  EXPECT_EQ(t.find_exact("main.Main"), nullptr);
+  ASSERT_NE(t.find_exact("main.tailJump"), nullptr);  // assembly function: symbol "main.tailJump.abi0"
+  EXPECT_EQ(t.find_exact("main.tailJump")->name, "main.tailJump.abi0");
+  EXPECT_EQ(t.source(), "symtab");
+}
+
+TEST(FunctionTable, FindContaining) {
+  const auto t = synthetic_table();
+  EXPECT_EQ(t.find_containing(0x1000)->name, "main.spinFor");
+  EXPECT_EQ(t.find_containing(0x103f)->name, "main.spinFor");
+  EXPECT_EQ(t.find_containing(0x1040)->name, "main.main");
+  EXPECT_EQ(t.find_containing(0x0f10)->name, "runtime.first");  // not the zero-size marker
+  EXPECT_EQ(t.find_containing(0x10c5), nullptr);                 // past tailJump's 5 bytes
+  EXPECT_EQ(t.find_containing(0x10), nullptr);
+}
+
+TEST(FunctionTable, NearestPrefersCaseAndPackage) {
+  const auto near = synthetic_table().nearest("main.spinfor", 3);
+  ASSERT_FALSE(near.empty());
+  EXPECT_EQ(near[0], "main.spinFor");
+  EXPECT_EQ(near[1], "main.spinFoo");
+  const auto method = synthetic_table().nearest("example.com/x/v2.(*Cart).Checkot", 1);
+  ASSERT_EQ(method.size(), 1u);
+  EXPECT_EQ(method[0], "example.com/x/v2.(*Cart).Checkout");
+}
+
+TEST(Resolve, OrderedAndDeduplicated) {
+  const auto got = resolve(synthetic_table(), {"main.main", "main.*", "main.spinFor", "example.com/x/v2.Cart.Total"});
+  std::vector<std::string> names;
+  for (const auto& f : got) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"main.main", "main.spinFor", "main.tailJump.abi0", "main.spinFoo",
+                                             "example.com/x/v2.Cart.Total"}));
+}
+
+void expect_resolve_error(const std::vector<std::string>& patterns, const std::string& must_contain) {
+  try {
+    resolve(synthetic_table(), patterns);
+    FAIL() << "no error";
+  } catch (const gate::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("\"" + patterns.back() + "\""), std::string::npos) << msg;  // names the pattern
+    EXPECT_NE(msg.find(must_contain), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fix:"), std::string::npos) << msg;
+    EXPECT_EQ(e.exit_code(), gate::ExitCode::kUsage);
+  }
+}
+
+TEST(Resolve, UnknownExactNameSuggestsNearest) {
+  expect_resolve_error({"main.spinfor"}, "main.spinFor");
+  expect_resolve_error({"main.main", "main.spinfor"}, "no such function");
+}
+
+TEST(Resolve, GlobMatchingNothingIsAnError) {
+  expect_resolve_error({"main.zz*"}, "matches no function");
+  expect_resolve_error({"example.com/x/v2.(*Cart).Pay*"}, "example.com/x/v2.(*Cart).Checkout");
+}
+
+// ---- against real binaries ---------------------------------------------------------------
+
+class ResolveGoTest : public ::testing::TestWithParam<gate::testing::GoToolchain> {};
+
+TEST_P(ResolveGoTest, GoNamingForms) {
+  const auto elf = elf::ElfFile::open(gate::testing::build_targets(GetParam()));
+  const auto table = FunctionTable::from_elf(elf);
+  auto names = [&](const std::string& pattern) {
+    std::vector<std::string> out;
+    for (const auto& f : resolve(table, {pattern})) out.push_back(f.name);
+    return out;
+  };
+  const std::string pkg = "example.com/analysis/v2";
+  EXPECT_EQ(names(pkg + ".(*Cart).Checkout"), std::vector<std::string>{pkg + ".(*Cart).Checkout"});
+  EXPECT_EQ(names(pkg + ".Cart.Total"), std::vector<std::string>{pkg + ".Cart.Total"});
+  EXPECT_EQ(names(pkg + ".Adder.func1"), std::vector<std::string>{pkg + ".Adder.func1"});
+  EXPECT_EQ(names(pkg + ".F"), std::vector<std::string>{pkg + ".F"});
+  EXPECT_EQ(names("main.tailJump"), std::vector<std::string>{"main.tailJump.abi0"});
+  // One body per GC shape: go.shape.int_0 / string_0 before Go 1.21, go.shape.int / string after.
+  const auto maps = names(pkg + ".Map[...]");
+  ASSERT_EQ(maps.size(), 2u);
+  for (const auto& n : maps) EXPECT_TRUE(n.starts_with(pkg + ".Map[go.shape.")) << n;
+  const auto push = names(pkg + ".(*Stack[...]).Push");
+  ASSERT_EQ(push.size(), 1u);
+  EXPECT_TRUE(push[0].starts_with(pkg + ".(*Stack[go.shape.int")) << push[0];
+  // Every function of the package, and nothing from elsewhere.
+  for (const auto& n : names(pkg + ".*")) EXPECT_TRUE(n.starts_with(pkg + ".")) << n;
+  EXPECT_GE(names(pkg + ".*").size(), 8u);
+  EXPECT_THROW(names("example.com/*.F"), gate::Error);  // '*' does not cross the '/' in the path
+  EXPECT_EQ(names("example.com/**.F"), std::vector<std::string>{pkg + ".F"});
+}
+
+TEST_P(ResolveGoTest, TypoSuggestsTheRealName) {
+  const auto table = FunctionTable::from_elf(elf::ElfFile::open(gate::testing::build_targets(GetParam())));
+  try {
+    resolve(table, {"main.spinfor"});
+    FAIL() << "main.spinfor must not resolve";
+  } catch (const gate::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("nearest names:\n    main.spinFor"), std::string::npos) << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGo, ResolveGoTest, ::testing::ValuesIn(gate::testing::go_toolchains()),
+                         [](const auto& info) { return gate::testing::toolchain_name(info.param); });
+
+}  // namespace
+}  // namespace gate::analysis

@@ -1,0 +1,3 @@
+module example.com/analysis/v2
+
+go 1.19

@@ -1,0 +1,3 @@
+module gate.test/probetarget
+
+go 1.19
