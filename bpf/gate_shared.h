@@ -60,6 +60,7 @@ enum gate_site_kind {
 enum gate_jcc_cond {
   GATE_JCC_BE = 1, /* jbe/jna: taken when CF or ZF */
   GATE_JCC_B = 2,  /* jb/jc: taken when CF */
+  GATE_JCC_LS = 3, /* arm64 b.ls: taken when C==0 or Z==1 (static analysis only: gate attaches on x86-64) */
 };
 #define GATE_COOKIE(func, kind, cond) \
   (((__u64)(cond) << 40) | ((__u64)(kind) << 32) | (__u64)(__u32)(func))

@@ -141,6 +141,13 @@ PclntabVersion version_of(uint32_t magic, const std::string& path) {
   }
 }
 
+Error layout_error(const elf::ElfFile& elf, const std::string& what) {
+  return Error::make(elf.path(),
+                     "its .gopclntab header has a known magic but " + what +
+                         ": a layout this gate does not know (a newer Go release?)",
+                     "keep the symbol table (build without -ldflags=-s), or update gate");
+}
+
 Layout read_layout(const TableReader& r, std::span<const uint8_t> bytes, const elf::ElfFile& elf) {
   if (bytes.size() < 16) r.fail("the header is shorter than 16 bytes");
   Layout l{version_of(r.u32(0), elf.path())};  // the reader already applied the byte order
@@ -151,6 +158,13 @@ Layout read_layout(const TableReader& r, std::span<const uint8_t> bytes, const e
     r.fail("bad header (padding, pc quantum or pointer size)");
   auto word = [&](unsigned i) { return r.uint(8 + uint64_t{i} * l.ptr_size, l.ptr_size); };
   l.nfunc = word(0);
+  // A known magic over a changed layout (a field added or removed) shows as sub-table offsets
+  // that stop increasing: refuse it by name rather than read garbage.
+  const unsigned first = l.version == PclntabVersion::kGo116 ? 2 : 3;  // funcnametab .. functab
+  for (unsigned i = first; i < first + 5; ++i)
+    if (word(i) >= bytes.size() || (i > first && word(i) <= word(i - 1)))
+      throw layout_error(elf, "its sub-table offsets are not increasing");
+  if (l.nfunc == 0 || l.nfunc > bytes.size() / 8) throw layout_error(elf, "its function count is implausible");
   if (l.version == PclntabVersion::kGo116) {
     l.funcnametab = word(2), l.pctab = word(5), l.functab = word(6);
     l.functab_field = l.func_entry_size = l.ptr_size;
@@ -227,6 +241,12 @@ Pclntab read_pclntab(const elf::ElfFile& elf) {
   Pclntab t{l.version, l.text_start, {}};
   t.functions.reserve(l.nfunc);
   for (uint64_t i = 0; i < l.nfunc; ++i) t.functions.push_back(read_function(r, l, i));
+  const auto& segs = elf.load_segments();
+  const uint64_t entry = t.functions.front().address;
+  if (std::none_of(segs.begin(), segs.end(), [&](const elf::LoadSegment& s) {
+        return s.executable && entry >= s.vaddr && entry - s.vaddr < s.memsz;
+      }))
+    throw layout_error(elf, "its first function entry is not in executable code");
   return t;
 }
 

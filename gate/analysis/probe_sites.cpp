@@ -15,11 +15,11 @@ namespace gate::analysis {
 namespace {
 
 // Go's prologue is at most ~6 instructions (huge frames: mov, sub, jb, cmp, jbe); the morestack
-// block spills up to 9 argument registers before its call. Generous bounds, still a prologue.
+// block spills up to 9 integer and 15 floating-point argument registers before its call.
 constexpr size_t kPrologueWindow = 16;
-constexpr size_t kMorestackBlockWindow = 24;
+constexpr size_t kMorestackBlockWindow = 40;
 // arm64 `b.ls` (taken when C == 0 or Z == 1). Not yet in bpf/gate_shared.h: x86-only there.
-constexpr int kJccArm64Ls = 3;
+constexpr int kJccArm64Ls = GATE_JCC_LS;
 
 enum class Flow { kOther, kRet, kCall, kJump, kCondJump };
 

@@ -20,7 +20,8 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
   auto a = std::make_shared<Args>();
   app.add_option("binary", a->binary, "Go binary (ELF) to list")->required();
   app.add_option("-m,--match", a->match, "Only names matching this glob (repeatable); default: all but runtime")
-      ->take_all();
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--json", a->json, "Machine-readable output");
   app.footer(
       "Glob syntax: * any run without '/', ** any run, ? one char, [...] any generic instantiation,\n"

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
                "gate"};
   app.set_version_flag("--version", std::string("gate ") + kVersion);
   app.require_subcommand(1);
+  app.fallthrough();  // -q and -v also work after the subcommand
   cli::Globals g;
   app.add_flag("-q,--quiet", g.quiet, "No progress output (errors and the report only)");
   app.add_flag("-v,--verbose", g.verbose, "More detail in progress output");

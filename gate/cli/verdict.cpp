@@ -38,7 +38,7 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
 
 int print_report(const stats::Comparison& c, const Globals& g) {
   report::TextOptions t;
-  t.verbose = g.verbose;
+  t.show_unchanged = !g.quiet;  // quiet: regressions and doubts only; the summary counts the rest
   std::fputs(report::render_text(c, t).c_str(), stdout);
   std::fflush(stdout);
   return static_cast<int>(c.exit_code);

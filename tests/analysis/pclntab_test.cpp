@@ -183,13 +183,33 @@ TEST(Pclntab, UnknownMagicIsAnErrorNotAGuess) {
 
 TEST(Pclntab, Go12LayoutIsRefusedByName) { expect_error(0xfffffffb, "Go 1.2-1.15"); }
 
+// A known magic over a shifted header (as if a field were removed, like textStart in Go 1.26):
+// refused, not misread.
+TEST(Pclntab, KnownMagicWithAnUnknownLayoutIsAnError) {
+  const std::string path = build(gate::testing::default_go(), link_modes()[0], true);
+  auto bytes = file_bytes(path);
+  const auto sec = elf::ElfFile::open(path).section(".gopclntab");
+  ASSERT_TRUE(sec);
+  uint8_t* words = bytes.data() + sec->file_offset + 8;
+  std::memmove(words + 2 * 8, words + 3 * 8, 5 * 8);  // drop word 2 (textStart), shift the rest up
+  const auto elf = elf::ElfFile::from_bytes(std::move(bytes), "shifted-binary");
+  try {
+    read_pclntab(elf);
+    FAIL() << "no error";
+  } catch (const gate::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a layout this gate does not know"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Pclntab, CorruptOffsetsAreAnError) {
   const std::string path = build(gate::testing::default_go(), link_modes()[0], true);
   auto bytes = file_bytes(path);
   const auto sec = elf::ElfFile::open(path).section(".gopclntab");
   ASSERT_TRUE(sec);
-  const uint64_t huge = 0x7fffffffffffull;
-  std::memcpy(bytes.data() + sec->file_offset + 8 + 7 * 8, &huge, 8);  // pclnOffset (functab)
+  uint64_t functab = 0;  // header word 7 (Go >= 1.18): where {entryoff, funcoff} pairs start
+  std::memcpy(&functab, bytes.data() + sec->file_offset + 8 + 7 * 8, 8);
+  const uint32_t far = 0xfffffff0;
+  std::memcpy(bytes.data() + sec->file_offset + functab + 4 * 8 + 4, &far, 4);  // 5th function's _func
   const auto elf = elf::ElfFile::from_bytes(std::move(bytes), "corrupt-binary");
   try {
     read_pclntab(elf);
