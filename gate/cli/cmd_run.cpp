@@ -62,6 +62,12 @@ std::string summary_table(const ResultFile& r) {
     if (unmatched || dropped) {
       s += "  [unmatched " + std::to_string(unmatched) + ", dropped " + std::to_string(dropped) + "]";
     }
+    uint64_t unmatched_returns = 0;
+    for (const auto& run : r.runs)
+      if (const auto* fr = run.find(f.name)) unmatched_returns += fr->unmatched_returns;
+    if (unmatched_returns > calls / 100) {
+      s += "\n" + pad_right("", w) + "  ^ many returns without an entry: more calls in flight than max_in_flight? (raise it in gate.yaml)";
+    }
     s += "\n";
   }
   return s;

@@ -149,7 +149,7 @@ Config load_config(const std::string& path) {
   check_keys(c, root, "the config",
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
-              "fail_on_insufficient_data", "baseline", "warmup_runs"});
+              "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight"});
 
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
@@ -192,6 +192,8 @@ Config load_config(const std::string& path) {
   if (cfg.max_runs && cfg.max_runs < cfg.runs)
     throw c.err(root["max_runs"], "max_runs", "is below runs (" + std::to_string(cfg.runs) + ")", "raise max_runs or lower runs");
   if (root["warmup_runs"]) cfg.warmup_runs = static_cast<int>(number(c, root["warmup_runs"], "warmup_runs", 0, 100));
+  if (root["max_in_flight"])
+    cfg.max_in_flight = static_cast<uint32_t>(number(c, root["max_in_flight"], "max_in_flight", 1024, 16777216));
   if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
   if (root["env"]) {
     const auto& e = root["env"];

@@ -38,6 +38,7 @@ struct Config {
   int warmup_runs = 0;  // runs made and discarded before measuring
   std::map<std::string, std::string> env;
   std::vector<FunctionSpec> functions;
+  uint32_t max_in_flight = 0;  // 0 = the probe engine's default
   // Verdict settings (gate check/compare/ab).
   std::vector<std::string> quantiles = {"p50", "p99"};
   std::optional<double> threshold;  // default regression threshold (stats default when unset)

@@ -3,13 +3,19 @@
 #include "stats/compare.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <optional>
+#include <exception>
+#include <functional>
 #include <iterator>
+#include <limits>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "stats/bootstrap.hpp"
 #include "stats/rng.hpp"
@@ -54,7 +60,7 @@ std::set<std::string> names_of(const std::vector<RunResult>& runs, const ResultF
 }
 
 struct Side {
-  const char* label;  // "base" / "head"
+  const char* label = "";  // "base" / "head"
   std::vector<const FunctionRun*> runs;  // one per run; nullptr when the run lacks the function
   const FunctionInfo* info = nullptr;
 
@@ -79,7 +85,7 @@ struct Side {
 
 // Per run, its functions by name: looking each function up by a linear scan of every run was
 // quadratic in the number of functions (1,000 functions: a million string compares per run).
-using RunIndex = std::vector<std::map<std::string_view, const FunctionRun*>>;
+using RunIndex = std::vector<std::unordered_map<std::string_view, const FunctionRun*>>;
 
 RunIndex index_runs(const std::vector<RunResult>& runs) {
   RunIndex index(runs.size());
@@ -88,8 +94,17 @@ RunIndex index_runs(const std::vector<RunResult>& runs) {
   return index;
 }
 
-Side side_of(const char* label, const std::string& name, const RunIndex& runs, const ResultFile& meta) {
-  Side s{label, {}, meta.find_function(name)};
+using InfoIndex = std::unordered_map<std::string_view, const FunctionInfo*>;
+
+InfoIndex index_infos(const ResultFile& meta) {
+  InfoIndex index;
+  for (const auto& f : meta.functions) index.emplace(f.name, &f);  // first wins, like find_function()
+  return index;
+}
+
+Side side_of(const char* label, const std::string& name, const RunIndex& runs, const InfoIndex& infos) {
+  const auto info = infos.find(name);
+  Side s{label, {}, info == infos.end() ? nullptr : info->second};
   for (const auto& r : runs) {
     const auto it = r.find(name);
     s.runs.push_back(it == r.end() ? nullptr : it->second);
@@ -97,12 +112,11 @@ Side side_of(const char* label, const std::string& name, const RunIndex& runs, c
   return s;
 }
 
-// The part of a QuantileComparison that needs no other test: data sufficiency and the bootstrap.
-// Per run of a side, its histogram with cumulative counts (nullopt: the run lacks the function),
-// built once per function and shared by its quantiles.
-using Cumulatives = std::vector<std::optional<CumulativeHistogram>>;
-Cumulatives cumulatives_of(const Side& s) {
-  Cumulatives c;
+// Per run of a side, a cursor over its histogram (nullopt: the run lacks the function), shared by
+// the function's quantiles, which are read in ascending order: one pass over each run's buckets.
+using Cursors = std::vector<std::optional<HistogramCursor>>;
+Cursors cursors_of(const Side& s) {
+  Cursors c;
   for (const auto* f : s.runs) {
     c.emplace_back();
     if (f) c.back().emplace(f->histogram);
@@ -110,8 +124,9 @@ Cumulatives cumulatives_of(const Side& s) {
   return c;
 }
 
+// The part of a QuantileComparison that needs no other test: data sufficiency and the bootstrap.
 void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::string& function, const Side& base,
-              const Side& head, const Cumulatives* cumulatives, const CompareOptions& o) {
+              const Side& head, Cursors* cursors, const CompareOptions& o) {
   for (const Side* s : {&base, &head}) {
     if (s->info && !s->info->measurable) {
       qc.reason = std::string("not measurable in ") + s->label +
@@ -133,7 +148,7 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
       if (spec.is_mean)
         samples[i].add_mean_run(*f);
       else
-        samples[i].add_quantile_run(*cumulatives[i][r], spec.q);
+        samples[i].add_quantile_run(*cursors[i][r], spec.q);
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (s.runs.empty() || total_calls == 0) {
@@ -246,6 +261,35 @@ void function_warnings(const FunctionComparison& fc, const Side& base, const Sid
       out.push_back(fc.name + ": " + side + " has " + num(unmatched) + " unmatched entries/returns against " +
                     num(c.calls) + " calls: latencies may be biased (panics, Goexit, or calls in flight at attach/detach)");
   }
+}
+
+// Runs fn(0..n-1) on up to `threads` threads (0: one per hardware thread). Each test's resamples
+// depend on its seed only, so the result is the same for any number of threads. The first
+// exception thrown by fn is rethrown here after all threads have stopped.
+void for_each_parallel(size_t n, unsigned threads, const std::function<void(size_t)>& fn) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<size_t>(threads, (n + 15) / 16));  // >= 16 functions each
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = n;  // stop the others early
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 double key_ratio(const FunctionComparison& f) {
@@ -379,32 +423,44 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   std::set_difference(head_names.begin(), head_names.end(), base_names.begin(), base_names.end(),
                       std::back_inserter(c.only_in_head));
 
+  // Quantiles are estimated in ascending q (results stay in the options' order), so that each
+  // run's histogram is walked once.
+  std::vector<size_t> by_q(o.quantiles.size());
+  for (size_t k = 0; k < by_q.size(); ++k) by_q[k] = k;
+  std::stable_sort(by_q.begin(), by_q.end(), [&](size_t a, size_t b) { return o.quantiles[a].q < o.quantiles[b].q; });
   const RunIndex base_index = index_runs(base_runs);
   const RunIndex head_index = index_runs(head_runs);
-  std::vector<std::pair<Side, Side>> sides;
-  for (const auto& name : base_names) {
-    if (!head_names.count(name)) continue;
-    Side b = side_of("base", name, base_index, base_meta);
-    Side h = side_of("head", name, head_index, head_meta);
-    FunctionComparison fc;
+  const InfoIndex base_infos = index_infos(base_meta);
+  const InfoIndex head_infos = index_infos(head_meta);
+  std::vector<std::string> names;
+  for (const auto& name : base_names)
+    if (head_names.count(name)) names.push_back(name);
+  std::vector<std::pair<Side, Side>> sides(names.size());
+  c.functions.resize(names.size());
+  auto one_function = [&](size_t i) {
+    const std::string& name = names[i];
+    Side b = side_of("base", name, base_index, base_infos);
+    Side h = side_of("head", name, head_index, head_infos);
+    FunctionComparison& fc = c.functions[i];
     fc.name = name;
     fc.base_calls_per_run = b.calls_per_run();
     fc.head_calls_per_run = h.calls_per_run();
     fc.base_counters = b.counters();
     fc.head_counters = h.counters();
-    const Cumulatives cumulatives[2] = {cumulatives_of(b), cumulatives_of(h)};
-    for (const auto& spec : o.quantiles) {
-      QuantileComparison qc;
+    Cursors cursors[2] = {cursors_of(b), cursors_of(h)};
+    fc.quantiles.resize(o.quantiles.size());
+    for (size_t k : by_q) {
+      const auto& spec = o.quantiles[k];
+      QuantileComparison& qc = fc.quantiles[k];
       qc.name = spec.name;
       qc.band = o.thresholds.lookup(name, spec.name);
       qc.ratio = qc.ci_low = qc.ci_high = kNaN;
       qc.p_regression = qc.p_regression_adjusted = qc.p_improvement = qc.p_improvement_adjusted = kNaN;
-      estimate(qc, spec, name, b, h, cumulatives, o);
-      fc.quantiles.push_back(std::move(qc));
+      estimate(qc, spec, name, b, h, cursors, o);
     }
-    c.functions.push_back(std::move(fc));
-    sides.emplace_back(std::move(b), std::move(h));
-  }
+    sides[i] = {std::move(b), std::move(h)};
+  };
+  for_each_parallel(names.size(), o.threads, one_function);
 
   // The family: every test that produced an interval. Regressions and improvements are two
   // families, each held to (1 - confidence) / 2, so the pair never exceeds 1 - confidence.
@@ -446,9 +502,10 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
 
   std::vector<std::string> context;
   context_warnings(base_meta.context, head_meta.context, context);
+  auto why = [](const std::string& reason) { return reason.empty() ? std::string() : " (" + reason + ")"; };
   if (base_meta.partial)
-    context.push_back("base result is partial (" + base_meta.partial_reason + "): it should not be a baseline");
-  if (head_meta.partial) context.push_back("head result is partial (" + head_meta.partial_reason + ")");
+    context.push_back("base result is partial" + why(base_meta.partial_reason) + ": it should not be a baseline");
+  if (head_meta.partial) context.push_back("head result is partial" + why(head_meta.partial_reason));
   if (base_calls == 0) context.push_back("base recorded no calls of any compared function");
   if (head_calls == 0) context.push_back("head recorded no calls of any compared function");
   c.warnings.insert(c.warnings.begin(), context.begin(), context.end());

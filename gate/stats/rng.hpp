@@ -52,10 +52,4 @@ class Xoshiro256 {
   uint64_t s_[4];
 };
 
-// A uniform index in [0, n) from 32 random bits (Lemire's multiply-shift). The bias is at most
-// n / 2^32, far below anything a bootstrap of a few dozen runs can notice.
-inline uint32_t index_from_bits(uint32_t bits, uint32_t n) {
-  return static_cast<uint32_t>((static_cast<uint64_t>(bits) * n) >> 32);
-}
-
 }  // namespace gate::stats

@@ -84,7 +84,8 @@ Measured measure_workload(const MeasureArgs& a) {
     const std::string key = line.substr(0, sp), value = sp == std::string::npos ? "" : line.substr(sp + 1);
     out.lines[key] = value;
     if (key == "GATE_CALLS") {
-      for (const auto& [k, v] : nlohmann::json::parse(value).items()) out.truth[k] = v.get<uint64_t>();
+      const auto calls = nlohmann::json::parse(value);  // named: items() must not outlive it
+      for (const auto& [k, v] : calls.items()) out.truth[k] = v.get<uint64_t>();
     }
   }
   std::error_code ec;

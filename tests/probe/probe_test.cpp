@@ -171,8 +171,8 @@ TEST_F(Probe, SpinLatencyWithinMeasuredProbeCost) {
               measured - go_mean);
   EXPECT_GE(measured, go_mean * 0.995);
   EXPECT_LE(measured, go_mean * 1.02 + cost_ns);
-  // The histogram agrees with the exact mean to within its bucket width (3.1%).
-  EXPECT_NEAR(f.histogram.quantile(0.5), go_mean, go_mean * 0.04 + cost_ns);
+  // The histogram agrees with the exact in-kernel sum to within its bucket width (3.1%).
+  EXPECT_NEAR(f.histogram.approx_mean(), measured, measured * 0.032);
 }
 
 // Two sessions on the same binary at once (uprobes are per inode): each sees only its own calls.
@@ -258,7 +258,8 @@ TEST_F(Probe, NoLinkRemainsAfterGateIsKilled) {
   EXPECT_EQ(left, 0) << "uprobe links outlived gate";
   // The workload was killed with gate (PR_SET_PDEATHSIG).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  FILE* p = popen(("pgrep -f '" + probetarget_binary() + " wait -ms 20000'").c_str(), "r");
+  // "-m[s]": the regex matches the workload but not the shell popen starts to run pgrep.
+  FILE* p = popen("pgrep -f 'probetarget.* wait -m[s] 20000'", "r");
   char buf[64] = {0};
   const bool alive = p && fgets(buf, sizeof buf, p) != nullptr;
   if (p) pclose(p);

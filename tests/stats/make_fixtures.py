@@ -153,15 +153,20 @@ def histogram_quantiles():
     out = []
     for name, x in datasets:
         x = np.maximum(x, 0).astype(np.int64)
+        xs = np.sort(x)
         hist = histogram(x)
         out.append({
             "name": name,
             "samples": [int(v) for v in x],
             "buckets": [[int(b), int(n)] for b, n in hist],
             "levels": levels,
-            # numpy on the raw calls: the histogram's answer must lie within about one bucket of it
+            # numpy on the raw calls, and the buckets of the calls around rank q * n: the histogram's
+            # answer must lie between them (numpy's too, except that it interpolates across gaps)
             "numpy": [float(np.quantile(x, q)) for q in levels],
-            "bucket_width_at_numpy": [float(width_of(bucket_of(int(np.quantile(x, q))))) for q in levels],
+            "bracket_low": [float(lower_of(bucket_of(int(xs[max(0, math.floor(q * len(xs)) - 1)]))))
+                            for q in levels],
+            "bracket_high": [float(lower_of(b) + width_of(b))
+                             for b in (bucket_of(int(xs[min(len(xs) - 1, math.ceil(q * len(xs)))])) for q in levels)],
             # the same definition gate uses (interpolated inside the bucket), computed here
             "interpolated": [hist_quantile(hist, q) for q in levels],
         })
@@ -196,13 +201,22 @@ def within_run():
 
 
 # ---- the bootstrap on plain per-run values ----------------------------------------------------
-def winsorize(x, sigmas=3.0):
-    m = np.median(x)
-    dev = np.abs(x - m)
-    s = 1.4826 * np.median(dev)
-    if s == 0:
-        s = 1.2533 * dev.mean()
-    return np.clip(x, m - sigmas * s, m + sigmas * s)
+def robust_sd(abs_dev):
+    mad = 1.4826 * np.median(abs_dev)
+    return mad if mad > 0 else 1.2533 * np.mean(abs_dev)
+
+
+def winsorize_pair(xb, xh, sigmas=4.0):
+    """Clip each side to its median +- sigmas * s, s = max(own robust sd, pooled robust sd)
+    (runs known exactly: no within-run sd)."""
+    mb, mh = np.median(xb), np.median(xh)
+    db, dh = np.abs(xb - mb), np.abs(xh - mh)
+    pooled = robust_sd(np.concatenate([db, dh]))
+    out = []
+    for x, m, d in ((xb, mb, db), (xh, mh, dh)):
+        s = max(robust_sd(d), pooled)
+        out.append(np.clip(x, m - sigmas * s, m + sigmas * s))
+    return out
 
 
 def bootstrap_reference(base_ns, head_ns, confidence, reps, rng):
@@ -211,8 +225,8 @@ def bootstrap_reference(base_ns, head_ns, confidence, reps, rng):
     rescaled around the estimate to the unbiased variance; Welch df; percentile levels of a t
     interval."""
     sides = []
-    for v in (base_ns, head_ns):
-        x = winsorize(np.log(np.asarray(v, dtype=float)))
+    clipped = winsorize_pair(np.log(np.asarray(base_ns, dtype=float)), np.log(np.asarray(head_ns, dtype=float)))
+    for x in clipped:
         n = len(x)
         est = x.mean()
         between = ((x - est) ** 2).mean()

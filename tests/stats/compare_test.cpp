@@ -1,0 +1,415 @@
+// compare(): verdicts, insufficient data, calls per run, one-sided functions, warnings, exit
+// codes, determinism. Data are synthetic runs (tests/stats/synthetic.hpp), never fixed answers.
+#include "stats/compare.hpp"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "report/text_report.hpp"
+#include "synthetic.hpp"
+
+namespace gate::stats {
+namespace {
+
+using testing::SyntheticFunction;
+using testing::SyntheticNoise;
+
+struct Sides {
+  std::vector<RunResult> base, head;
+  ResultFile base_meta, head_meta;
+};
+
+Sides make(const std::vector<SyntheticFunction>& base_fns, const std::vector<SyntheticFunction>& head_fns,
+           int runs = 10, double run_sigma = 0.02, uint64_t seed = 1, int head_runs = -1) {
+  SyntheticNoise noise;
+  noise.run_sigma = run_sigma;
+  Sides s;
+  s.base = testing::synthetic_runs(base_fns, runs, noise, seed, "base");
+  s.head = testing::synthetic_runs(head_fns, head_runs < 0 ? runs : head_runs, noise, seed + 1000, "head");
+  s.base_meta = testing::synthetic_meta(base_fns);
+  s.head_meta = testing::synthetic_meta(head_fns);
+  return s;
+}
+
+Comparison run(const Sides& s, const CompareOptions& o = {}) {
+  return compare(s.base, s.head, s.base_meta, s.head_meta, o);
+}
+
+const FunctionComparison& fn(const Comparison& c, const std::string& name) {
+  for (const auto& f : c.functions)
+    if (f.name == name) return f;
+  throw std::runtime_error("no function " + name + " in the comparison");
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+bool any_contains(const std::vector<std::string>& v, const std::string& needle) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return contains(s, needle); });
+}
+
+TEST(QuantileSpec, ParsesNamesAndRejectsOthers) {
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p50").q, 0.5);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p90").q, 0.9);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p99").q, 0.99);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p99.9").q, 0.999);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p999").q, 0.999);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p9999").q, 0.9999);
+  EXPECT_DOUBLE_EQ(QuantileSpec::parse("p5").q, 0.05);
+  EXPECT_TRUE(QuantileSpec::parse("mean").is_mean);
+  EXPECT_EQ(QuantileSpec::parse("p99").name, "p99");
+  for (const char* bad : {"", "x50", "p", "p100", "p0", "p00", "p1.2.3", "p.5", "p5.", "p123", "P50", "p-1"}) {
+    try {
+      QuantileSpec::parse(bad);
+      ADD_FAILURE() << "accepted \"" << bad << "\"";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::kUsage);
+      EXPECT_TRUE(contains(e.what(), std::string("\"") + bad + "\"")) << e.what();
+    }
+  }
+}
+
+TEST(QuantileSpec, CallsNeededPerRun) {
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("p50"), 10), 20u);
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("p90"), 10), 100u);
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("p99"), 10), 1000u);
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("p99.9"), 10), 10000u);
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("mean"), 10), 20u);
+  EXPECT_EQ(min_calls_per_run(QuantileSpec::parse("p99"), 5), 500u);
+}
+
+TEST(Thresholds, MostSpecificWins) {
+  Thresholds t;
+  t.defaults = {0.03, 0.03};
+  t.per_quantile["p99"] = {0.10, 0.10};
+  t.per_function["main.a"] = {0.05, 0.04};
+  t.per_function_quantile["main.a"]["p99"] = {0.20, 0.15};
+  EXPECT_DOUBLE_EQ(t.lookup("main.b", "p50").regression, 0.03);
+  EXPECT_DOUBLE_EQ(t.lookup("main.b", "p99").regression, 0.10);
+  EXPECT_DOUBLE_EQ(t.lookup("main.a", "p50").improvement, 0.04);
+  EXPECT_DOUBLE_EQ(t.lookup("main.a", "p99").regression, 0.20);
+}
+
+TEST(CompareOptions, ValidateNamesTheBadOption) {
+  auto expect_bad = [](CompareOptions o, const std::string& what) {
+    try {
+      o.validate();
+      ADD_FAILURE() << "accepted bad " << what;
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), what)) << e.what();
+      EXPECT_TRUE(contains(e.what(), "fix:")) << e.what();
+    }
+  };
+  CompareOptions o;
+  EXPECT_NO_THROW(o.validate());
+  o.confidence = 1.5;
+  expect_bad(o, "confidence");
+  o = {};
+  o.resamples = 10;
+  expect_bad(o, "resamples");
+  o = {};
+  o.min_runs = 1;
+  expect_bad(o, "min_runs");
+  o = {};
+  o.quantiles.push_back(QuantileSpec::parse("p50"));
+  expect_bad(o, "quantiles");
+  o = {};
+  o.thresholds.per_function["main.x"] = {-0.1, 0.05};
+  expect_bad(o, "main.x");
+  o = {};
+  o.calls_ratio_threshold = 1.0;
+  expect_bad(o, "calls_ratio_threshold");
+}
+
+TEST(Compare, RegressionAndImprovementFoundAndSortedWorstFirst) {
+  const auto base = testing::synthetic_functions(6);
+  auto head = base;
+  head[1].scale = 1.30;
+  head[4].scale = 0.75;
+  const auto c = run(make(base, head));
+  EXPECT_EQ(fn(c, "main.f01").verdict, Verdict::kRegression);
+  EXPECT_EQ(fn(c, "main.f01").find("p50")->verdict, Verdict::kRegression);
+  EXPECT_EQ(fn(c, "main.f04").verdict, Verdict::kImprovement);
+  EXPECT_NEAR(fn(c, "main.f01").find("p50")->ratio, 1.30, 0.03);
+  EXPECT_EQ(c.counts.regression, 1);
+  EXPECT_EQ(c.counts.improvement, 1);
+  EXPECT_EQ(c.functions.front().name, "main.f01");
+  EXPECT_EQ(c.functions.back().name, "main.f04");
+  for (size_t i = 1; i < c.functions.size(); ++i) EXPECT_LE(c.functions[i - 1].verdict, c.functions[i].verdict);
+  EXPECT_EQ(c.tests, 12);
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_TRUE(contains(c.method, "Holm-adjusted over 12 tests")) << c.method;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles) {
+      EXPECT_LE(q.ci_low, q.ratio);
+      EXPECT_GE(q.ci_high, q.ratio);
+      EXPECT_GE(q.p_regression_adjusted, q.p_regression);
+    }
+}
+
+TEST(Compare, UnchangedProgramIsNotARegression) {
+  const auto fns = testing::synthetic_functions(10);
+  const auto c = run(make(fns, fns, 10, 0.01));
+  EXPECT_EQ(c.counts.regression, 0);
+  EXPECT_EQ(c.counts.improvement, 0);
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  // With 1% run noise p50 is provably within 3%; p99 of 2000 calls is not (only 20 calls
+  // above it per run), so functions read inconclusive, which passes.
+  int p50_unchanged = 0;
+  for (const auto& f : c.functions) p50_unchanged += f.find("p50")->verdict == Verdict::kUnchanged;
+  EXPECT_GE(p50_unchanged, 8);
+}
+
+TEST(Compare, TooFewRunsIsInsufficientDataAndAsksForRuns) {
+  const auto fns = testing::synthetic_functions(3);
+  const auto s = make(fns, fns, 3);
+  auto c = run(s);
+  EXPECT_EQ(c.counts.insufficient_data, 3);
+  const auto& q = *fn(c, "main.f00").find("p50");
+  EXPECT_EQ(q.verdict, Verdict::kInsufficientData);
+  EXPECT_EQ(q.reason, "needs >= 5 runs a side, base has 3");
+  EXPECT_TRUE(c.need_more_runs());
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  CompareOptions strict;
+  strict.require_sufficient_data = true;
+  EXPECT_EQ(run(s, strict).exit_code, ExitCode::kMeasure);
+}
+
+TEST(Compare, P99NeedsAThousandCallsPerRun) {
+  auto fns = testing::synthetic_functions(2);
+  fns[0].calls_per_run = 212;
+  const auto c = run(make(fns, fns));
+  const auto& f = fn(c, "main.f00");
+  const auto& p99 = *f.find("p99");
+  EXPECT_EQ(p99.verdict, Verdict::kInsufficientData);
+  EXPECT_TRUE(contains(p99.reason, "p99 needs >= 1000 calls per run")) << p99.reason;
+  const auto at = p99.reason.find("base has ");
+  ASSERT_NE(at, std::string::npos) << p99.reason;
+  const int median_calls = std::stoi(p99.reason.substr(at + 9));
+  EXPECT_NEAR(median_calls, 212, 11) << p99.reason;  // 212 +- 5% per run
+  EXPECT_FALSE(p99.more_runs_would_help);
+  EXPECT_TRUE(f.find("p50")->tested());  // 20 calls suffice for p50
+  EXPECT_EQ(f.verdict, worst(Verdict::kInsufficientData, f.find("p50")->verdict));
+  EXPECT_TRUE(fn(c, "main.f01").find("p99")->tested());
+}
+
+TEST(Compare, NoCallsAtAllCannotMeasure) {
+  const auto fns = testing::synthetic_functions(2);
+  auto s = make(fns, fns);
+  for (auto& r : s.head)
+    for (auto& f : r.functions) {
+      f.calls = 0;
+      f.sum_ns = 0;
+      f.histogram.clear();
+    }
+  const auto c = run(s);
+  EXPECT_EQ(c.exit_code, ExitCode::kMeasure);
+  EXPECT_TRUE(any_contains(c.warnings, "head recorded no calls")) << ::testing::PrintToString(c.warnings);
+  EXPECT_EQ(fn(c, "main.f00").find("p50")->reason, "no calls in head");
+  EXPECT_EQ(c.counts.insufficient_data, 2);
+}
+
+TEST(Compare, CallsPerRunChangeIsReportedAndFailsOnlyWhenConfigured) {
+  const auto base = testing::synthetic_functions(3);
+  auto head = base;
+  head[0].calls_per_run *= 2;    // twice as often
+  head[1].calls_per_run *= 0.5;  // half as often
+  head[2].calls_per_run *= 1.2;  // within the 1.5x default
+  const auto s = make(base, head);
+  const auto c = run(s);
+  EXPECT_TRUE(fn(c, "main.f00").calls_changed);
+  EXPECT_NEAR(fn(c, "main.f00").calls_ratio, 2.0, 0.15);
+  EXPECT_TRUE(fn(c, "main.f01").calls_changed);
+  EXPECT_FALSE(fn(c, "main.f02").calls_changed);
+  EXPECT_EQ(c.counts.regression, 0);  // reported only
+  EXPECT_FALSE(fn(c, "main.f00").calls_failed);
+
+  CompareOptions increase;
+  increase.calls_policy = CallsPolicy::kFailOnIncrease;
+  const auto ci = run(s, increase);
+  EXPECT_TRUE(fn(ci, "main.f00").calls_failed);
+  EXPECT_EQ(fn(ci, "main.f00").verdict, Verdict::kRegression);
+  EXPECT_FALSE(fn(ci, "main.f01").calls_failed);
+  EXPECT_EQ(ci.exit_code, ExitCode::kRegression);
+
+  CompareOptions change;
+  change.calls_policy = CallsPolicy::kFailOnChange;
+  const auto cc = run(s, change);
+  EXPECT_TRUE(fn(cc, "main.f01").calls_failed);
+  EXPECT_FALSE(fn(cc, "main.f02").calls_failed);
+}
+
+TEST(Compare, FunctionsOnOneSideAreListedNotDropped) {
+  const auto all = testing::synthetic_functions(4);
+  const std::vector<SyntheticFunction> base(all.begin(), all.begin() + 3);  // f00 f01 f02
+  const std::vector<SyntheticFunction> head(all.begin() + 1, all.end());    // f01 f02 f03
+  auto s = make(base, head);
+  FunctionInfo declared;
+  declared.name = "main.declaredOnly";
+  s.head_meta.functions.push_back(declared);  // declared, never called
+  const auto c = run(s);
+  EXPECT_EQ(c.only_in_base, std::vector<std::string>{"main.f00"});
+  EXPECT_EQ(c.only_in_head, (std::vector<std::string>{"main.declaredOnly", "main.f03"}));
+  EXPECT_EQ(c.functions.size(), 2u);
+}
+
+TEST(Compare, DeterministicAndIndependentOfFunctionOrder) {
+  const auto fns = testing::synthetic_functions(8);
+  auto head_fns = fns;
+  head_fns[2].scale = 1.04;
+  auto s = make(fns, head_fns);
+  const auto a = run(s);
+  const auto b = run(s);
+  EXPECT_EQ(report::render_text(a), report::render_text(b));
+  // Reverse every list of functions: each function's interval must not move by a bit.
+  auto r = s;
+  for (auto* runs : {&r.base, &r.head})
+    for (auto& run : *runs) std::reverse(run.functions.begin(), run.functions.end());
+  std::reverse(r.base_meta.functions.begin(), r.base_meta.functions.end());
+  std::reverse(r.head_meta.functions.begin(), r.head_meta.functions.end());
+  const auto c = run(r);
+  EXPECT_EQ(report::render_text(a), report::render_text(c));
+  for (const auto& f : a.functions)
+    for (const auto& q : f.quantiles) {
+      const auto* other = fn(c, f.name).find(q.name);
+      EXPECT_EQ(q.ci_low, other->ci_low) << f.name << " " << q.name;
+      EXPECT_EQ(q.ci_high, other->ci_high) << f.name << " " << q.name;
+    }
+  // Any number of threads gives the same result.
+  for (unsigned threads : {1u, 3u}) {
+    CompareOptions o;
+    o.threads = threads;
+    EXPECT_EQ(report::render_text(run(s, o)), report::render_text(a)) << threads << " threads";
+  }
+  // Another seed: other resamples, the same answer within Monte Carlo error.
+  CompareOptions o;
+  o.seed = 12345;
+  const auto d = run(s, o);
+  const auto& qa = *fn(a, "main.f02").find("p50");
+  const auto& qd = *fn(d, "main.f02").find("p50");
+  EXPECT_NE(qa.ci_low, qd.ci_low);
+  EXPECT_NEAR(qa.ci_low, qd.ci_low, 0.01);
+  EXPECT_EQ(qa.ratio, qd.ratio);
+}
+
+TEST(Compare, ContextAndProbeMismatchesAreWarnings) {
+  const auto fns = testing::synthetic_functions(2);
+  auto s = make(fns, fns);
+  s.head_meta.context.cpu_model = "Other CPU";
+  s.head_meta.context.kernel = "6.9.0";
+  s.head_meta.context.go_version = "go1.23.0";
+  s.head_meta.context.gate_version = "0.2.0";
+  s.head_meta.functions[1].entry_placement = "first-instruction";
+  s.head_meta.partial = true;
+  s.head_meta.partial_reason = "interrupted";
+  const auto c = run(s);
+  for (const char* what : {"CPU model differs", "kernel differs", "Go version differs", "gate version differs",
+                           "main.f01: entry probe placement differs", "head result is partial (interrupted)"})
+    EXPECT_TRUE(any_contains(c.warnings, what)) << what << " in " << ::testing::PrintToString(c.warnings);
+  EXPECT_FALSE(any_contains(c.warnings, "main.f00"));
+  EXPECT_TRUE(run(make(fns, fns)).warnings.empty());
+}
+
+TEST(Compare, LostCallsAreWarnings) {
+  const auto fns = testing::synthetic_functions(2);
+  auto s = make(fns, fns);
+  uint64_t dropped = 0;
+  for (auto& r : s.head) dropped += r.functions[0].dropped = r.functions[0].calls / 20;  // 5%
+  for (auto& r : s.base) r.functions[1].unmatched_entries = 1;  // a server loop open at exit: normal
+  const auto c = run(s);
+  EXPECT_TRUE(any_contains(c.warnings, "main.f00: head dropped")) << ::testing::PrintToString(c.warnings);
+  EXPECT_FALSE(any_contains(c.warnings, "main.f01"));
+  EXPECT_EQ(fn(c, "main.f00").head_counters.dropped, dropped);
+  EXPECT_EQ(fn(c, "main.f01").base_counters.unmatched_entries, 10u);
+}
+
+TEST(Compare, NotMeasurableFunctionSaysWhy) {
+  const auto fns = testing::synthetic_functions(2);
+  auto s = make(fns, fns);
+  s.head_meta.functions[0].measurable = false;
+  s.head_meta.functions[0].not_measurable_reason = "no RET instruction: ends in a tail JMP";
+  const auto c = run(s);
+  const auto& q = *fn(c, "main.f00").find("p50");
+  EXPECT_EQ(q.verdict, Verdict::kInsufficientData);
+  EXPECT_EQ(q.reason, "not measurable in head: no RET instruction: ends in a tail JMP");
+}
+
+TEST(Compare, MeanIsAStatisticToo) {
+  const auto base = testing::synthetic_functions(2);
+  auto head = base;
+  head[0].scale = 1.2;
+  CompareOptions o;
+  o.quantiles = {QuantileSpec::parse("mean")};
+  const auto c = run(make(base, head), o);
+  EXPECT_EQ(fn(c, "main.f00").find("mean")->verdict, Verdict::kRegression);
+  EXPECT_NEAR(fn(c, "main.f00").find("mean")->ratio, 1.2, 0.03);
+  EXPECT_NE(fn(c, "main.f01").verdict, Verdict::kRegression);
+}
+
+// One run in ten 3x slower (a GC storm, a noisy neighbour) must not make a regression, nor move
+// the estimate by more than a fraction of the run-to-run noise (a plain mean would move 11%).
+TEST(Compare, OneWildRunDoesNotFail) {
+  const auto fns = testing::synthetic_functions(3);
+  auto s = make(fns, fns);
+  auto slow = fns;
+  for (auto& f : slow) f.scale = 3.0;
+  const auto wild = testing::synthetic_runs(slow, 1, {}, 99, "head");
+  s.head[4].functions = wild[0].functions;
+  const auto c = run(s);
+  EXPECT_EQ(c.counts.regression, 0) << report::render_text(c);
+  for (const auto& f : c.functions) EXPECT_LT(f.find("p50")->ratio, 1.03) << f.name;
+}
+
+// Holm only ever takes regressions away: next to 40 unchanged functions, the same data of one
+// function turn from a borderline regression into "inconclusive" (and say why), never the other
+// way round. The target's runs are identical in both comparisons, and so is its interval (its
+// resamples depend on its name only): only the size of the family differs.
+TEST(Compare, HolmMakesBorderlineRegressionsInconclusive) {
+  const auto others = testing::synthetic_functions(40);
+  bool saw_holm_effect = false;
+  for (double shift = 1.05; shift <= 1.20; shift += 0.01) {
+    SyntheticFunction target = others[20];
+    target.name = "main.target";
+    auto base_fns = others, head_fns = others;
+    base_fns.push_back(target);
+    target.scale = shift;
+    head_fns.push_back(target);
+    const Sides many = make(base_fns, head_fns, 10, 0.04, 7);
+    Sides alone = many;
+    for (auto* runs : {&alone.base, &alone.head})
+      for (auto& r : *runs) r.functions = {*r.find("main.target")};
+    alone.base_meta.functions = {*many.base_meta.find_function("main.target")};
+    alone.head_meta.functions = {*many.head_meta.find_function("main.target")};
+    const Comparison ca = run(alone), cm = run(many);
+    const auto& qa = *fn(ca, "main.target").find("p50");
+    const auto& qm = *fn(cm, "main.target").find("p50");
+    ASSERT_EQ(qa.ci_low, qm.ci_low);
+    if (qm.verdict == Verdict::kRegression) {
+      EXPECT_EQ(qa.verdict, Verdict::kRegression) << shift;
+    }
+    if (qa.verdict == Verdict::kRegression && qm.verdict != Verdict::kRegression) {
+      saw_holm_effect = true;
+      EXPECT_EQ(qm.verdict, Verdict::kInconclusive);
+      EXPECT_TRUE(contains(qm.reason, "not significant after Holm over 82 tests")) << qm.reason;
+      EXPECT_GE(qm.p_regression_adjusted, 0.025);
+      EXPECT_LT(qa.p_regression_adjusted, 0.025);
+    }
+  }
+  EXPECT_TRUE(saw_holm_effect);
+}
+
+TEST(Compare, SmallChangeIsInconclusiveAndAsksForRuns) {
+  const auto base = testing::synthetic_functions(1);
+  auto head = base;
+  head[0].scale = 1.03;  // right at the threshold
+  const auto c = run(make(base, head, 10, 0.03));
+  const auto& q = *fn(c, "main.f00").find("p50");
+  EXPECT_EQ(q.verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(contains(q.reason, "straddles +3%")) << q.reason;
+  EXPECT_TRUE(q.more_runs_would_help);
+  EXPECT_TRUE(c.need_more_runs());
+}
+
+}  // namespace
+}  // namespace gate::stats
