@@ -44,7 +44,7 @@ std::string run_plain(const std::string& args) {
 
 // Best of `reps` (the least disturbed run): cost per call in ns.
 double per_call_cost(const std::string& fn, analysis::EntryPolicy entry, int calls, int reps, std::string* placement) {
-  const std::string args = "fast -n " + std::to_string(calls);
+  const std::string args = "fast -fn small -n " + std::to_string(calls);
   uint64_t plain = UINT64_MAX, probed = UINT64_MAX;
   for (int r = 0; r < reps; ++r) plain = std::min(plain, loop_ns(run_plain(args)));
   for (int r = 0; r < reps; ++r) {
@@ -60,7 +60,7 @@ double per_call_cost(const std::string& fn, analysis::EntryPolicy entry, int cal
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 200000, reps = 3;
+  int calls = 50000, reps = 3;
   std::vector<size_t> counts = {1, 100, 1000};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--calls")) calls = std::atoi(argv[i + 1]);
@@ -77,10 +77,10 @@ int main(int argc, char** argv) {
   }
   try {
     std::printf("gate probe benchmark (Go %s, %s)\n\n", probe_toolchain().version.c_str(), probetarget_binary().c_str());
-    std::printf("1. Added cost per traced call (main.tiny, %d calls, best of %d; entry + RET probes)\n", calls, reps);
+    std::printf("1. Added cost per traced call (main.small, %d calls, best of %d; entry + RET probes)\n", calls, reps);
     std::string p1, p2;
-    const double jump = per_call_cost("main.tiny", analysis::EntryPolicy::kAuto, calls, reps, &p1);
-    const double first = per_call_cost("main.tiny", analysis::EntryPolicy::kFirstInstruction, calls, reps, &p2);
+    const double jump = per_call_cost("main.small", analysis::EntryPolicy::kAuto, calls, reps, &p1);
+    const double first = per_call_cost("main.small", analysis::EntryPolicy::kFirstInstruction, calls, reps, &p2);
     std::printf("   %-60s %8.0f ns/call\n", p1.c_str(), jump);
     std::printf("   %-60s %8.0f ns/call\n", p2.c_str(), first);
     std::printf("   the stack-check jump saves %.0f ns per call (%.1fx cheaper)\n\n", first - jump,

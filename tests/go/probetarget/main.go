@@ -48,6 +48,7 @@ var (
 	cOuter           = &counter{name: "main.outer"}
 	cInner           = &counter{name: "main.inner"}
 	cTiny            = &counter{name: "main.tiny"}
+	cSmall           = &counter{name: "main.small"}
 	cLeaf            = &counter{name: "main.leaf"}
 	cBigFrame        = &counter{name: "main.bigFrame"}
 	cNeverReturns    = &counter{name: "main.neverReturns"}
@@ -55,7 +56,7 @@ var (
 
 var counters = []*counter{
 	cSpinFor, cRecurse, cYielder, cMayPanic, cCallWithRecover, cExitsEarly, cOuter, cInner,
-	cTiny, cLeaf, cBigFrame, cNeverReturns,
+	cTiny, cLeaf, cBigFrame, cNeverReturns, cSmall,
 }
 
 func printCalls() {
@@ -200,6 +201,19 @@ func tiny(i int) int {
 	cTiny.n.Add(1)
 	return i*2654435761 ^ i>>7
 }
+
+// small is as cheap as tiny but not a leaf (it calls smallHelper), so the compiler gives it the
+// stack-check prologue: the benchmark times its entry probe on the jbe against one on its first
+// instruction (the cmp), with the same body.
+//
+//go:noinline
+func small(i int) int {
+	cSmall.n.Add(1)
+	return smallHelper(i) + 1
+}
+
+//go:noinline
+func smallHelper(i int) int { return i*2654435761 ^ i>>7 }
 
 // leaf is a small leaf function without the stack-bound check in its prologue: no calls, no
 // frame, so the compiler makes it NOSPLIT (also said explicitly). Its first instruction is
@@ -383,11 +397,16 @@ func modeNested(args []string) {
 func modeFast(args []string) {
 	fs := flag.NewFlagSet("fast", flag.ExitOnError)
 	n := fs.Int("n", 200000, "calls")
+	fn := fs.String("fn", "tiny", "function to call in the loop: tiny (nosplit leaf) or small (with stack check)")
 	fs.Parse(args)
+	f := tiny
+	if *fn == "small" {
+		f = small
+	}
 	s := 0
 	start := time.Now()
 	for i := 0; i < *n; i++ {
-		s += tiny(i)
+		s += f(i)
 	}
 	loop := time.Since(start)
 	sink.Add(int64(s))

@@ -1,0 +1,151 @@
+// End to end on the bundled example, as root: record a baseline, check the unchanged program
+// (exit 0), then check it with (*Category).Walk made 1.3x slower through SHOP_SLOW (exit 1, naming
+// that function and no other). The traced set leaves out Walk's caller GenerateReport (its time
+// includes Walk's), and Walk runs in its own phase of the driver, apart from the checkout path.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "probe/probe_fixture.hpp"
+#include "support/go_build.hpp"
+
+namespace gate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome gate_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+  const fs::path dir = fs::temp_directory_path() / ("gate-verdict-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string o = (dir / "out").string(), e = (dir / "err").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    if (!freopen(o.c_str(), "w", stdout) || !freopen(e.c_str(), "w", stderr)) _exit(126);
+    std::vector<char*> argv{const_cast<char*>("gate")};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(GATE_BINARY_DIR "/gate/cli/gate", argv.data());
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  Outcome r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(o);
+  r.err = slurp(e);
+  return r;
+}
+
+// Function names on report lines whose verdict is "regression".
+std::vector<std::string> regressions(const std::string& report) {
+  std::vector<std::string> out;
+  std::istringstream in(report);
+  static const std::regex line(R"(^regression\s+(\S+))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, line)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
+  GATE_REQUIRE_ROOT();
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shop";
+  const std::string shop = build_go(b);
+  const fs::path dir = fs::temp_directory_path() / ("gate-verdict-cfg-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: shop-e2e\n"
+                     << "binary: " << shop << "\n"
+                     << "workload: " << shop << " -orders 600 -workers 1 -q\n"
+                     << "runs: 6\n"
+                     << "max_runs: 16\n"
+                     << "env: {GOMAXPROCS: \"1\"}\n"
+                     << "threshold: 10%\n"
+                     << "thresholds: {p99: 30%}\n"
+                     << "functions:\n"
+                     << "  - example.com/shop/pricing.Apply\n"
+                     << "  - example.com/shop.(*Store).Get\n"
+                     << "  - example.com/shop.(*Cart).Add\n"
+                     << "  - example.com/shop.Order.Invoice\n"
+                     << "  - example.com/shop.(*Category).Walk\n"
+                     << "  - example.com/shop.SumBy[...]\n";
+  const std::string baseline = (dir / "baseline.json").string();
+
+  auto rec = gate_cli({"record", "-q", "-c", cfg, "--baseline", baseline});
+  ASSERT_EQ(rec.code, 0) << rec.err;
+  // A second record without --force must refuse and leave the baseline alone.
+  auto again = gate_cli({"record", "-q", "-c", cfg, "--baseline", baseline});
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
+
+  auto same = gate_cli({"check", "-c", cfg, "--baseline", baseline});
+  std::printf("--- unchanged check (exit %d):\n%s\n", same.code, same.out.c_str());
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_TRUE(regressions(same.out).empty()) << same.out;
+
+  auto slow = gate_cli({"check", "-c", cfg, "--baseline", baseline},
+                       {{"SHOP_SLOW", "example.com/shop.(*Category).Walk=1.3"}});
+  std::printf("--- check with (*Category).Walk 1.3x slower (exit %d):\n%s\n", slow.code, slow.out.c_str());
+  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+  EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << slow.out;
+
+  // Offline comparison of a stored head result gives the same verdict.
+  const std::string head = (dir / "head.json").string();
+  auto slow2 = gate_cli({"check", "-q", "-c", cfg, "--baseline", baseline, "--out", head},
+                        {{"SHOP_SLOW", "example.com/shop.(*Category).Walk=1.3"}});
+  EXPECT_EQ(slow2.code, 1);
+  auto cmp = gate_cli({"compare", baseline, head, "-c", cfg});
+  EXPECT_EQ(cmp.code, 1) << cmp.out;
+  EXPECT_EQ(regressions(cmp.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << cmp.out;
+}
+
+TEST(Verdict, CorruptOrPartialBaselineIsAClearError) {
+  const fs::path dir = fs::temp_directory_path() / ("gate-verdict-bad-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string truncated = (dir / "truncated.json").string();
+  std::ofstream(truncated) << "{\"schema\": \"gate.result\", \"schema_version\": 1, \"runs\": [";
+  auto r1 = gate_cli({"compare", truncated, truncated});
+  EXPECT_EQ(r1.code, 2);
+  EXPECT_NE(r1.err.find("truncated.json"), std::string::npos) << r1.err;
+  EXPECT_NE(r1.err.find("not valid JSON"), std::string::npos) << r1.err;
+
+  const std::string future = (dir / "future.json").string();
+  std::ofstream(future) << R"({"schema": "gate.result", "schema_version": 99, "context": {}, "functions": [], "runs": []})";
+  auto r2 = gate_cli({"compare", future, future});
+  EXPECT_EQ(r2.code, 2);
+  EXPECT_NE(r2.err.find("schema version 99"), std::string::npos) << r2.err;
+
+  const std::string partial = (dir / "partial.json").string();
+  std::ofstream(partial) << R"({"schema": "gate.result", "schema_version": 1, "partial": true,
+      "partial_reason": "interrupted", "context": {}, "functions": [], "runs": []})";
+  auto r3 = gate_cli({"compare", partial, partial});
+  EXPECT_EQ(r3.code, 2);
+  EXPECT_NE(r3.err.find("partial"), std::string::npos) << r3.err;
+
+  auto r4 = gate_cli({"compare", (dir / "missing.json").string(), partial});
+  EXPECT_EQ(r4.code, 2);
+  EXPECT_NE(r4.err.find("gate record"), std::string::npos) << "the fix: " << r4.err;
+}
+
+}  // namespace
+}  // namespace gate::testing
