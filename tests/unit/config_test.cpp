@@ -1,0 +1,139 @@
+// gate.yaml validation: every mistake is an error that names the file, the line, the key and a
+// fix; valid configs parse into the right values.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "runner/config.hpp"
+
+namespace gate::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string write(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / "gate-config-test";
+  fs::create_directories(dir);
+  const auto p = (dir / name).string();
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    load_config(write("c.yaml", yaml));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kUsage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, ParsesEveryKey) {
+  const auto p = write("full.yaml", R"(
+name: shop
+build: go build -o bin/shop ./cmd/shop
+binary: bin/shop
+workload: bin/shop -orders 10
+runs: 7
+max_runs: 12
+warmup_runs: 1
+timeout: 90s
+max_in_flight: 100000
+env: {GOMAXPROCS: "2"}
+functions:
+  - example.com/shop.(*Cart).Checkout
+  - name: example.com/shop/pricing.*
+    threshold: 15%
+    thresholds: {p99: 0.4}
+quantiles: [p50, p90, mean]
+threshold: 0.08
+thresholds: {p99: 25%}
+calls_change: 100%
+fail_on_calls_change: true
+fail_on_insufficient_data: true
+baseline: ../b/shop.json
+)");
+  const Config c = load_config(p);
+  EXPECT_EQ(c.name, "shop");
+  EXPECT_EQ(c.binary, (fs::path(p).parent_path() / "bin/shop").string());
+  EXPECT_EQ(c.runs, 7);
+  EXPECT_EQ(c.max_runs, 12);
+  EXPECT_EQ(c.warmup_runs, 1);
+  EXPECT_DOUBLE_EQ(c.timeout_s, 90);
+  EXPECT_EQ(c.max_in_flight, 100000u);
+  EXPECT_EQ(c.env.at("GOMAXPROCS"), "2");
+  ASSERT_EQ(c.functions.size(), 2u);
+  EXPECT_EQ(c.functions[0].pattern, "example.com/shop.(*Cart).Checkout");
+  EXPECT_DOUBLE_EQ(*c.functions[1].threshold, 0.15);
+  EXPECT_DOUBLE_EQ(c.functions[1].quantile_thresholds.at("p99"), 0.4);
+  EXPECT_EQ(c.quantiles, (std::vector<std::string>{"p50", "p90", "mean"}));
+  EXPECT_DOUBLE_EQ(*c.threshold, 0.08);
+  EXPECT_DOUBLE_EQ(c.quantile_thresholds.at("p99"), 0.25);
+  EXPECT_DOUBLE_EQ(c.calls_change, 1.0);
+  EXPECT_TRUE(c.fail_on_calls_change);
+  EXPECT_TRUE(c.fail_on_insufficient);
+  EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
+}
+
+TEST(Config, ServiceForm) {
+  const Config c = load_config(write("svc.yaml", R"(
+binary: bin/shopd
+service: {command: bin/shopd -addr 127.0.0.1:1, ready_tcp: "127.0.0.1:1", load: bin/load, stop_timeout: 5s}
+functions: [main.f]
+)"));
+  ASSERT_TRUE(c.service.has_value());
+  EXPECT_EQ(c.service->ready_tcp, "127.0.0.1:1");
+  EXPECT_DOUBLE_EQ(c.service->stop_timeout_s, 5);
+  EXPECT_TRUE(c.workload.empty());
+}
+
+TEST(Config, ErrorsNameTheKeyLineAndFix) {
+  auto e = error_of("binary: x\nworkload: y\nfunctions: [a]\nthreshhold: 5%\n");
+  EXPECT_NE(e.find("'threshhold'"), std::string::npos) << e;
+  EXPECT_NE(e.find(":4"), std::string::npos) << e;
+  EXPECT_NE(e.find("threshold"), std::string::npos) << e;
+
+  e = error_of("workload: y\nfunctions: [a]\n");
+  EXPECT_NE(e.find("'binary'"), std::string::npos) << e;
+  EXPECT_NE(e.find("fix:"), std::string::npos) << e;
+
+  e = error_of("binary: x\nfunctions: [a]\n");
+  EXPECT_NE(e.find("workload"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nservice: {command: a, load: b}\nfunctions: [a]\n");
+  EXPECT_NE(e.find("both"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: []\n");
+  EXPECT_NE(e.find("at least one function"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\ntimeout: 5 parsecs\n");
+  EXPECT_NE(e.find("unit"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nquantiles: [p42]\n");
+  EXPECT_NE(e.find("p42"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nruns: 0\n");
+  EXPECT_NE(e.find("'runs'"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nruns: 10\nmax_runs: 3\n");
+  EXPECT_NE(e.find("max_runs"), std::string::npos) << e;
+
+  e = error_of("binary: [unclosed\n");
+  EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+}
+
+TEST(Config, MissingFileSaysHowToFixIt) {
+  try {
+    load_config("/nonexistent/gate.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/gate.yaml"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("fix:"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gate::runner
