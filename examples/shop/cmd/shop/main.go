@@ -25,7 +25,7 @@ import (
 func main() {
 	orders := flag.Int("orders", 2000, "number of carts to check out")
 	seed := flag.Int64("seed", 1, "random seed (same seed, same calls)")
-	batch := flag.Int("batch", 50, "carts per (*Store).CheckoutBatch call")
+	batch := flag.Int("batch", 25, "carts per (*Store).CheckoutBatch call")
 	workers := flag.Int("workers", defaultWorkers(), "goroutines per batch (default: GOMAXPROCS, at least 2)")
 	quiet := flag.Bool("q", false, "no summary on stderr")
 	flag.Parse()

@@ -66,9 +66,8 @@ var funcs = []*Func{
 
 var epoch = time.Now()
 
-// Now is a monotonic clock in ns (never 0). Only needed by callers that time parts of their body
-// while slowed (see ExitSelf).
-func Now() int64 { return int64(time.Since(epoch)) + 1 }
+// clock is a monotonic clock in ns (never 0).
+func clock() int64 { return int64(time.Since(epoch)) + 1 }
 
 // Enter counts one call of f. It returns the start time when f is slowed (or timed), else 0.
 func (f *Func) Enter() int64 {
@@ -82,7 +81,7 @@ func (f *Func) Enter() int64 {
 // startClock is kept out of line so that Enter stays small enough to be inlined.
 //
 //go:noinline
-func startClock() int64 { return Now() }
+func startClock() int64 { return clock() }
 
 // Exit ends a call started with Enter: when slowed, it busy-waits (factor-1) x the elapsed body
 // time.
@@ -103,14 +102,14 @@ func (f *Func) ExitSelf(start, children int64) (spent int64) {
 	return 0
 }
 
-// clockCost is the cost of one Now call in ns, measured by Setup when a function is slowed. The
+// clockCost is the cost of one clock call in ns, measured by Setup when a function is slowed. The
 // two clock reads of a slowed call are themselves extra time: they are subtracted from the
 // measured body and counted as part of the wait, so that a 100 ns function slowed 2x takes
 // ~200 ns, not 200 ns plus the reads.
 var clockCost int64
 
 func (f *Func) exit(start, children int64) (spent int64) {
-	now := Now()
+	now := clock()
 	if f.slowed {
 		// [start, now] holds about one read (half of each); outside the body we spent ~2 (the
 		// start and end reads) plus on average half a read of overshoot in the wait loop.
@@ -119,7 +118,7 @@ func (f *Func) exit(start, children int64) (spent int64) {
 		if body > 0 && wait > 0 {
 			deadline := now + wait
 			for now < deadline { // busy-wait, not sleep: the extra time must show as latency reliably
-				now = Now()
+				now = clock()
 			}
 		}
 	}
@@ -135,11 +134,11 @@ func calibrateClock() int64 {
 	best := int64(1 << 62)
 	for round := 0; round < 5; round++ {
 		const reads = 2000
-		t0 := Now()
+		t0 := clock()
 		for i := 0; i < reads-1; i++ {
-			Now()
+			clock()
 		}
-		if per := (Now() - t0) / reads; per < best {
+		if per := (clock() - t0) / reads; per < best {
 			best = per
 		}
 	}

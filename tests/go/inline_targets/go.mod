@@ -1,0 +1,3 @@
+module gate.test/inlinetargets
+
+go 1.19
