@@ -15,6 +15,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     int max_runs = 0;
     uint64_t seed = 1;
     std::string out_base, out_head;
+    ReportFlags report;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -24,6 +25,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   app.add_option("--seed", a->seed, "Seed of the run order (default 1: the same order every time)");
   app.add_option("--out-base", a->out_base, "Write the base result JSON here");
   app.add_option("--out-head", a->out_head, "Write the head result JSON here");
+  add_report_flags(app, a->report);
   app.footer(
       "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
       "Examples:\n"
@@ -32,6 +34,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
+    report_requests(a->report);  // usage errors before measuring
     auto mo = measure_options(a->m, g);
     mo.skip_build = true;
     auto side = [&](const std::string& binary, const char* variant) {
@@ -70,7 +73,17 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     if (!a->out_head.empty()) save_result_file(a->out_head, mh.result);
     if (mb.failure) throw *mb.failure;
     if (mh.failure) throw *mh.failure;
-    return print_report(c, g);
+    ReportContext rc{"ab", &cfg, &mb.result, &mh.result};
+    rc.rerun = {"ab"};
+    for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
+    rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});
+    if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
+    if (a->seed != 1) rc.rerun.insert(rc.rerun.end(), {"--seed", std::to_string(a->seed)});
+    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
+    rc.base_label = a->base_binary;
+    rc.head_label = a->head_binary;
+    return print_report(c, g, a->report, rc);
   };
 }
 

@@ -13,6 +13,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     std::string baseline;
     int max_runs = 0;
     std::string out;
+    ReportFlags report;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -20,16 +21,19 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   app.add_option("--max-runs", a->max_runs, "Run more, up to this many, while a verdict is inconclusive")
       ->check(CLI::Range(1, 10000));
   app.add_option("-o,--out", a->out, "Also write the head result JSON here");
+  add_report_flags(app, a->report);
   app.footer(
       "Examples:\n"
       "  gate check -c examples/shop/gate.yaml\n"
       "  gate check -c gate.yaml --baseline baselines/main.json --runs 10 --max-runs 30\n"
+      "  gate check -c gate.yaml --baseline-ref origin/main --report-dir gate-report   # CI: trusted baseline, all reports\n"
       "Exit codes: 0 no regression, 1 regression, 2 usage/config/baseline error, 3 could not measure.");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
     const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
-    const ResultFile base = load_baseline(path, cfg.path);  // before measuring: fail fast
+    report_requests(a->report);                                       // before measuring: fail fast
+    const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
 
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, mo.session.log, &signals);
@@ -49,10 +53,22 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     runner::Measurement m = head.finish();
     if (!a->out.empty()) save_result_file(a->out, m.result);
     if (m.failure) throw *m.failure;
+    require_common_functions(base, m.result, path);
     if (base.context.config_hash != m.result.context.config_hash) {
       c.warnings.push_back("the config changed since the baseline was recorded (" + base.context.config_path + ")");
     }
-    return print_report(c, g);
+    ReportContext rc{"check", &cfg, &base, &m.result};
+    rc.rerun = {"check"};
+    for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
+    if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});
+    if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
+    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.accept = {"gate", "record", "-c", a->m.config, "--baseline", display_path(path), "--force"};
+    if (!a->report.baseline_ref.empty())
+      rc.accept_note = "then commit " + display_path(path) + " to the branch " + a->report.baseline_ref + " names";
+    rc.base_label = "baseline " + (a->report.baseline_ref.empty() ? display_path(path) : a->report.baseline_ref + ":" + display_path(path));
+    rc.head_label = "this build";
+    return print_report(c, g, a->report, rc);
   };
 }
 

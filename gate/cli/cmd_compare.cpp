@@ -7,27 +7,40 @@ namespace gate::cli {
 std::function<int()> add_compare(CLI::App& app, const Globals& g) {
   struct Args {
     std::string base, head, config;
+    ReportFlags report;
   };
   auto a = std::make_shared<Args>();
   app.add_option("base", a->base, "Baseline result (gate record / gate run --out)")->required();
   app.add_option("head", a->head, "Result to judge")->required();
   app.add_option("-c,--config", a->config, "gate.yaml whose thresholds and quantiles apply (default: built-in)");
+  add_report_flags(app, a->report);
   app.footer(
       "Examples:\n"
       "  gate compare baselines/shop.json head.json\n"
-      "  gate compare base.json head.json -c gate.yaml");
+      "  gate compare base.json head.json -c gate.yaml\n"
+      "  gate compare baselines/shop.json head.json --format markdown --output summary.md");
   return [a, &g]() -> int {
-    const ResultFile base = load_baseline(a->base, a->config);
+    report_requests(a->report);  // usage errors first
+    const ResultFile base = load_baseline(a->base, a->config, a->report);
     const ResultFile head = load_result_file(a->head);
     if (head.partial) {
       throw Error::make(a->head, "is a partial result (" + head.partial_reason + ")",
                         "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
     }
+    require_common_functions(base, head, a->base);
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
     const auto opts = compare_options(cfg ? &*cfg : nullptr, head.functions);
     const auto c = stats::compare(base.runs, head.runs, base, head, opts);
-    return print_report(c, g);
+    ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
+    rc.rerun = {"compare", a->base, a->head};
+    if (!a->config.empty()) rc.rerun.insert(rc.rerun.end(), {"-c", a->config});
+    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.accept = {"cp", a->head, a->base};
+    if (!a->report.baseline_ref.empty()) rc.accept_note = "then commit " + a->base + " to the branch " + a->report.baseline_ref + " names";
+    rc.base_label = a->report.baseline_ref.empty() ? a->base : a->report.baseline_ref + ":" + a->base;
+    rc.head_label = a->head;
+    return print_report(c, g, a->report, rc);
   };
 }
 

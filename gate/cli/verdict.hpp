@@ -1,10 +1,13 @@
-// Shared by check/compare/ab: the statistics options a config asks for, and printing the
-// comparison report with the exit code it implies.
+// Shared by check/compare/ab: the statistics options a config asks for, the report flags
+// (--format/--output/--report-dir/--baseline-ref), and writing the reports with the exit code the
+// comparison implies.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "report/reports.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "stats/compare.hpp"
@@ -23,8 +26,52 @@ struct ReportArgs {
 // Prints the text report on stdout and returns the comparison's exit code.
 int print_report(const stats::Comparison& c, const Globals& g);
 
+// The report flags every comparing command (check, compare, ab) shares.
+struct ReportFlags {
+  std::vector<std::string> formats;  // --format, repeatable, comma lists allowed
+  std::vector<std::string> outputs;  // --output, paired with --format in order ("-": stdout)
+  std::string report_dir;            // --report-dir: every format (or the --format ones) in DIR
+  std::string baseline_ref;          // --baseline-ref: the baseline (and reference thresholds) from a commit
+  std::vector<std::string> notices;  // filled while the command runs: headline notes
+};
+void add_report_flags(CLI::App& app, ReportFlags& f);
+// What goes where. Text on stdout unless some format already goes there. Throws gate::Error (exit 2)
+// when --output does not pair with --format, or several formats would share stdout.
+std::vector<report::ReportRequest> report_requests(const ReportFlags& f);
+
+// The baseline for check/compare: from the working tree, or with --baseline-ref from that commit
+// (adding a notice to f when the branch changed it).
+ResultFile load_baseline(const std::string& path, const std::string& config_path, ReportFlags& f);
+
+// What a command knows beyond the comparison, for the reports.
+struct ReportContext {
+  std::string command;                  // "check", "compare", "ab"
+  const runner::Config* cfg = nullptr;  // its thresholds (JSON options; changes against --baseline-ref)
+  const ResultFile* base = nullptr;     // histograms for the HTML plots
+  const ResultFile* head = nullptr;
+  std::vector<std::string> rerun;       // gate's arguments that reproduce the verdict ({"check", "-c", ...})
+  std::vector<std::string> accept;      // a command (argv) that accepts the change; empty: none
+  std::string accept_note;              // said after it
+  std::string base_label = "base";
+  std::string head_label = "head";
+};
+// Writes the requested reports (text on stdout by default) and returns the comparison's exit code.
+// With --baseline-ref and a config, notes first whether the branch changed its thresholds.
+int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, const ReportContext& ctx);
+
+// The flags of a measuring command as gate arguments ({"-c", "gate.yaml", "--runs", "10"}), and the
+// report flags that change the verdict ({"--baseline-ref", "origin/main"}): for "reproduce" lines.
+std::vector<std::string> measure_args(const MeasureFlags& m);
+std::vector<std::string> report_args(const ReportFlags& f);
+// A path as a user would type it here: relative to the current directory when inside it.
+std::string display_path(const std::string& path);
+
 // Loads a baseline for comparing; exit 2 with the fix when missing, corrupt or partial.
 ResultFile load_baseline(const std::string& path, const std::string& config_path);
+
+// A baseline and a head that share no function cannot be compared: exit 2 naming both sides'
+// functions (the baseline was recorded from another binary or config).
+void require_common_functions(const ResultFile& base, const ResultFile& head, const std::string& base_path);
 
 // Default baseline path of a config: its `baseline:` key, else baselines/<name>.json.
 std::string default_baseline(const runner::Config& cfg);

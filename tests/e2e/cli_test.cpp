@@ -14,46 +14,19 @@
 
 #include "probe/probe_fixture.hpp"
 #include "results/result.hpp"
+#include "support/gate_cli.hpp"
 
 namespace gate::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = CliOutcome;
 
-// Runs the gate CLI with args; optional `during(pid)` is called while it runs.
-Outcome gate_cli(const std::vector<std::string>& args, const std::function<void(pid_t)>& during = nullptr) {
-  const fs::path dir = fs::temp_directory_path() / ("gate-cli-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string o = (dir / "out").string(), e = (dir / "err").string();
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen(o.c_str(), "w", stdout);
-    freopen(e.c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>("gate")};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(GATE_BINARY_DIR "/gate/cli/gate", argv.data());
-    _exit(127);
-  }
-  if (during) during(pid);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  Outcome r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(o);
-  r.err = slurp(e);
-  return r;
+// gate with args; `during(pid)` runs meanwhile; `prefix` goes before gate on the command line.
+Outcome gate_cli(const std::vector<std::string>& args, const std::function<void(pid_t)>& during = nullptr,
+                 const std::vector<std::string>& prefix = {}) {
+  return run_gate(args, {.env = {}, .prefix = prefix, .during = during});
 }
 
 std::string write_config(const std::string& name, const std::string& yaml) {
@@ -137,6 +110,20 @@ TEST(Cli, FunctionsListsProbePlacement) {
     }
   }
   EXPECT_TRUE(found) << r.out;
+}
+
+// Without CAP_BPF/CAP_PERFMON/CAP_SYS_ADMIN (dropped from the bounding set, so even root lacks
+// them after exec) gate says which capabilities are missing and how to grant them.
+TEST(Cli, NoBpfPermissionNamesTheCapabilities) {
+  GATE_REQUIRE_ROOT();
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "SKIPPED: no /usr/bin/setpriv (util-linux)";
+  auto p = write_config("perm.yaml", "binary: " + probetarget_binary() + "\nworkload: " + probetarget_binary() +
+                                         " nested -n 5\nfunctions: [main.outer]\n");
+  auto r = gate_cli({"run", "-c", p}, nullptr, {"/usr/bin/setpriv", "--bounding-set=-bpf,-perfmon,-sys_admin", "--"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("CAP_BPF"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("CAP_PERFMON"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("setcap"), std::string::npos) << "the fix: " << r.err;
 }
 
 TEST(Cli, FailingWorkloadExits3WithItsStderr) {

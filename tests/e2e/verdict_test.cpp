@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "probe/probe_fixture.hpp"
+#include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 
 namespace gate::testing {
@@ -19,38 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome gate_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
-  const fs::path dir = fs::temp_directory_path() / ("gate-verdict-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string o = (dir / "out").string(), e = (dir / "err").string();
-  pid_t pid = fork();
-  if (pid == 0) {
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    if (!freopen(o.c_str(), "w", stdout) || !freopen(e.c_str(), "w", stderr)) _exit(126);
-    std::vector<char*> argv{const_cast<char*>("gate")};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(GATE_BINARY_DIR "/gate/cli/gate", argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  Outcome r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(o);
-  r.err = slurp(e);
-  return r;
+CliOutcome gate_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+  return run_gate(args, {.env = env});
 }
 
 // Function names on report lines whose verdict is "regression".
@@ -141,6 +112,20 @@ TEST(Verdict, CorruptOrPartialBaselineIsAClearError) {
   auto r3 = gate_cli({"compare", partial, partial});
   EXPECT_EQ(r3.code, 2);
   EXPECT_NE(r3.err.find("partial"), std::string::npos) << r3.err;
+
+  // A baseline of another binary's functions.
+  auto one = [&](const std::string& name, const std::string& fn) {
+    const std::string p = (dir / name).string();
+    std::ofstream(p) << R"({"schema": "gate.result", "schema_version": 1, "context": {"binary_path": "/x/)" << name
+                     << R"("}, "functions": [{"id": 0, "name": ")" << fn
+                     << R"("}], "runs": [{"index": 1, "functions": [{"name": ")" << fn
+                     << R"(", "calls": 2, "histogram": [[100, 2]]}]}]})";
+    return p;
+  };
+  auto r5 = gate_cli({"compare", one("other.json", "other.pkg.F"), one("mine.json", "main.work")});
+  EXPECT_EQ(r5.code, 2) << r5.out;
+  EXPECT_NE(r5.err.find("shares no function"), std::string::npos) << r5.err;
+  EXPECT_NE(r5.err.find("other.pkg.F"), std::string::npos) << r5.err;
 
   auto r4 = gate_cli({"compare", (dir / "missing.json").string(), partial});
   EXPECT_EQ(r4.code, 2);

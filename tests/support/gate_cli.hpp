@@ -1,0 +1,28 @@
+// Runs the real gate executable of this build tree as a child process, for end-to-end tests:
+// exit code, stdout and stderr, with optional extra environment, a command prefix (setpriv) and a
+// callback that runs while gate does (to send it a signal).
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gate::testing {
+
+struct CliOutcome {
+  int code = -1;  // exit status, or 128 + signal
+  std::string out, err;
+};
+
+struct CliOptions {
+  std::map<std::string, std::string> env;   // set in gate's environment
+  std::vector<std::string> prefix;          // e.g. {"/usr/bin/setpriv", "--bounding-set=-bpf", "--"}
+  std::function<void(pid_t)> during;        // called in the test while gate runs
+};
+
+CliOutcome run_gate(const std::vector<std::string>& args, const CliOptions& options = {});
+
+}  // namespace gate::testing
