@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$GATE_ROOT/ci/setup.sh"
-"$GATE_ROOT/ci/build.sh"
+"$GATE_ROOT/ci/build.sh" -DGATE_BUILD_TESTS=ON  # explicit: ci/demo.sh may have cached OFF in the same build dir
 if [[ $(id -u) -ne 0 ]]; then
   echo "ci/test.sh: WARNING: not root: the BPF probe tests will SKIP; run with sudo for the full suite" >&2
 fi

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "probe/probe_fixture.hpp"
+#include "results/result.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 
@@ -88,6 +89,54 @@ TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
   auto cmp = gate_cli({"compare", baseline, head, "-c", cfg});
   EXPECT_EQ(cmp.code, 1) << cmp.out;
   EXPECT_EQ(regressions(cmp.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << cmp.out;
+}
+
+// gate ab: two copies of one binary, runs interleaved in one job. The workload reads GATE_BINARY
+// (set by gate per side) and slows Walk only in the head copy: exit 1 naming Walk; with nothing
+// slowed, exit 0.
+TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
+  GATE_REQUIRE_ROOT();
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shop";
+  const std::string shop = build_go(b);
+  const fs::path dir = fs::temp_directory_path() / ("gate-ab-" + std::to_string(getpid()));
+  fs::create_directories(dir / "base");
+  fs::create_directories(dir / "head");
+  fs::copy_file(shop, dir / "base" / "shop", fs::copy_options::overwrite_existing);
+  fs::copy_file(shop, dir / "head" / "shop", fs::copy_options::overwrite_existing);
+  auto config = [&](const std::string& name, bool slow_head) {
+    const std::string cfg = (dir / name).string();
+    std::ofstream(cfg) << "name: shop-ab\n"
+                       << "binary: head/shop\n"
+                       << "workload: |\n"
+                       << "  case \"$GATE_BINARY\" in */head/shop) "
+                       << (slow_head ? "export SHOP_SLOW='example.com/shop.(*Category).Walk=1.3';; " : ";; ")
+                       << "esac; exec \"$GATE_BINARY\" -orders 600 -workers 1 -q\n"
+                       << "runs: 6\nmax_runs: 14\n"
+                       << "env: {GOMAXPROCS: \"1\"}\n"
+                       << "threshold: 10%\nthresholds: {p99: 30%}\n"
+                       << "functions:\n"
+                       << "  - example.com/shop/pricing.Apply\n"
+                       << "  - example.com/shop.(*Store).Get\n"
+                       << "  - example.com/shop.(*Category).Walk\n"
+                       << "  - example.com/shop.SumBy[...]\n";
+    return cfg;
+  };
+  const auto base = (dir / "base" / "shop").string(), head = (dir / "head" / "shop").string();
+  auto slow = gate_cli({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head,
+                        "--out-head", (dir / "head.json").string()});
+  std::printf("--- ab, head 1.3x slower in Walk (exit %d):\n%s\n", slow.code, slow.out.c_str());
+  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+  EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << slow.out;
+  // Both sides really ran, interleaved: the head result holds head's runs.
+  const auto h = load_result_file((dir / "head.json").string());
+  EXPECT_EQ(h.extra.at("variant"), "head");
+  EXPECT_GE(h.runs.size(), 6u);
+
+  auto same = gate_cli({"ab", "-q", "-c", config("same.yaml", false), "--base-binary", base, "--head-binary", head});
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_TRUE(regressions(same.out).empty()) << same.out;
 }
 
 TEST(Verdict, CorruptOrPartialBaselineIsAClearError) {
