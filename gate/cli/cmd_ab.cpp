@@ -34,7 +34,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
-    report_requests(a->report);  // usage errors before measuring
+    validate_report_flags(a->report, &cfg);  // usage errors before measuring
     auto mo = measure_options(a->m, g);
     mo.skip_build = true;
     auto side = [&](const std::string& binary, const char* variant) {

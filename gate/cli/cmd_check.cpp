@@ -32,7 +32,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
     const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
-    report_requests(a->report);                                       // before measuring: fail fast
+    validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
 
     auto mo = measure_options(a->m, g);

@@ -20,7 +20,7 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
       "  gate compare base.json head.json -c gate.yaml\n"
       "  gate compare baselines/shop.json head.json --format markdown --output summary.md");
   return [a, &g]() -> int {
-    report_requests(a->report);  // usage errors first
+    validate_report_flags(a->report, nullptr);  // usage errors first
     const ResultFile base = load_baseline(a->base, a->config, a->report);
     const ResultFile head = load_result_file(a->head);
     if (head.partial) {

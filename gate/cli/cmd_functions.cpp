@@ -99,9 +99,10 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
         if (table.find_exact(name)) continue;
         bool hit = false;
         for (const auto& p : pats) hit = hit || p.matches(name);
+        const size_t n = inlining->count_of(name);
         if (hit)
-          std::fprintf(stderr, "gate: %s exists only inlined (%zu sites): no entry to probe; add //go:noinline to time it\n",
-                       name.c_str(), inlining->count_of(name));
+          std::fprintf(stderr, "gate: %s exists only inlined (%zu site%s): no entry to probe; add //go:noinline to time it\n",
+                       name.c_str(), n, n == 1 ? "" : "s");
       }
     }
     if (matched == 0 && !pats.empty()) {

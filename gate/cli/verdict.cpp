@@ -111,6 +111,11 @@ std::vector<report::ReportRequest> report_requests(const ReportFlags& f) {
   return out;
 }
 
+void validate_report_flags(const ReportFlags& f, const runner::Config* cfg) {
+  report_requests(f);
+  if (!f.baseline_ref.empty() && cfg) read_at_ref(f.baseline_ref, cfg->path);  // repository and ref exist
+}
+
 ResultFile load_baseline(const std::string& path, const std::string& config_path, ReportFlags& f) {
   if (f.baseline_ref.empty()) return load_baseline(path, config_path);
   return load_baseline_at_ref(f.baseline_ref, path, config_path, f.notices);
@@ -134,7 +139,14 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   std::optional<stats::CompareOptions> options;
   if (ctx.head) {
     options = compare_options(ctx.cfg, ctx.head->functions);
-    if (ctx.cfg && !f.baseline_ref.empty()) note_config_changes(f.baseline_ref, *ctx.cfg, ctx.head->functions, f.notices);
+    if (ctx.cfg && !f.baseline_ref.empty()) {
+      try {
+        note_config_changes(f.baseline_ref, *ctx.cfg, ctx.head->functions, f.notices);
+      } catch (const Error& e) {  // after measuring, a report with a notice beats no report
+        const std::string why = e.what();
+        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + why.substr(0, why.find('\n')));
+      }
+    }
   }
   report::ReportInputs in;
   in.command = ctx.command;

@@ -38,6 +38,10 @@ void add_report_flags(CLI::App& app, ReportFlags& f);
 // What goes where. Text on stdout unless some format already goes there. Throws gate::Error (exit 2)
 // when --output does not pair with --format, or several formats would share stdout.
 std::vector<report::ReportRequest> report_requests(const ReportFlags& f);
+// Everything about the report flags that can be checked before measuring: report_requests(), and
+// with --baseline-ref that cfg sits in a git repository where REF names a commit. Throws gate::Error
+// (exit 2).
+void validate_report_flags(const ReportFlags& f, const runner::Config* cfg);
 
 // The baseline for check/compare: from the working tree, or with --baseline-ref from that commit
 // (adding a notice to f when the branch changed it).

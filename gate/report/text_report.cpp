@@ -1,10 +1,11 @@
-// Plain-text report: a table of functions (columns padded to their widest cell), reasons,
-// warnings, one-sided functions and the summary. No colour, no terminal assumptions.
+// Plain-text report: notices, a table of functions (columns padded to their widest cell), reasons
+// and next steps, warnings, one-sided functions and the summary. Colour only when asked for.
 #include "report/text_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace gate::report {
 namespace {
@@ -26,15 +27,6 @@ std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string calls_cell(const stats::FunctionComparison& f) {
-  std::string s = fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run);
-  if (f.calls_changed) {
-    s += std::isinf(f.calls_ratio) ? " (new)" : " (" + fmt("%.2f", f.calls_ratio) + "x)";
-    if (f.calls_failed) s += " FAIL";
-  }
-  return s;
-}
-
 std::vector<std::string> columns_for(const stats::Comparison& c, const TextOptions& o) {
   if (!o.quantiles.empty()) return o.quantiles;
   std::vector<std::string> names;
@@ -48,29 +40,65 @@ std::string band_text(const stats::Band& b) {
   return "+" + fmt("%g", b.regression * 100) + "% / -" + fmt("%g", b.improvement * 100) + "%";
 }
 
-// "thresholds: +3% / -3%", with the exceptions when a config set some per function or quantile:
-// the most common band is taken as the default.
-std::string thresholds_line(const stats::Comparison& c) {
-  std::vector<std::pair<std::string, int>> seen;
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles) {
-      const std::string b = band_text(q.band);
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == b; });
-      if (it == seen.end()) seen.emplace_back(b, 1); else ++it->second;
-    }
-  if (seen.empty()) return "";
-  const std::string common =
-      std::max_element(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-  std::string line = "thresholds: " + common;
-  std::string except;
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles)
-      if (band_text(q.band) != common) except += (except.empty() ? "" : ", ") + f.name + " " + q.name + " " + band_text(q.band);
-  if (!except.empty()) line += " except " + except;
-  return line;
+// ANSI colour of a verdict cell; unchanged stays plain.
+const char* verdict_colour(stats::Verdict v) {
+  switch (v) {
+    case stats::Verdict::kRegression: return "\x1b[1;31m";
+    case stats::Verdict::kInconclusive: return "\x1b[33m";
+    case stats::Verdict::kInsufficientData: return "\x1b[35m";
+    case stats::Verdict::kImprovement: return "\x1b[32m";
+    case stats::Verdict::kUnchanged: return "";
+  }
+  return "";
 }
 
 }  // namespace
+
+std::string calls_cell(const stats::FunctionComparison& f) {
+  std::string s = fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run);
+  if (f.calls_changed) {
+    s += std::isinf(f.calls_ratio) ? " (new)" : " (" + fmt("%.2f", f.calls_ratio) + "x)";
+    if (f.calls_failed) s += " FAIL";
+  }
+  return s;
+}
+
+// "thresholds: +3% / -3%", then a quantile whose functions mostly share another band
+// ("p99 +25% / -25%"), then the single exceptions a config set per function. The most common band
+// is taken as the default, overall and per quantile (ties: the first seen).
+std::string thresholds_line(const stats::Comparison& c) {
+  auto most_common = [](const std::vector<std::string>& bands) {
+    std::vector<std::pair<std::string, int>> seen;
+    for (const auto& b : bands) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == b; });
+      if (it == seen.end()) seen.emplace_back(b, 1); else ++it->second;
+    }
+    return std::max_element(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  };
+  std::vector<std::string> all;
+  std::vector<std::pair<std::string, std::vector<std::string>>> per_quantile;  // in order of appearance
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles) {
+      all.push_back(band_text(q.band));
+      auto it = std::find_if(per_quantile.begin(), per_quantile.end(), [&](const auto& p) { return p.first == q.name; });
+      if (it == per_quantile.end()) per_quantile.push_back({q.name, {band_text(q.band)}}); else it->second.push_back(band_text(q.band));
+    }
+  if (all.empty()) return "";
+  const std::string common = most_common(all);
+  std::string line = "thresholds: " + common;
+  std::map<std::string, std::string> quantile_default;
+  for (const auto& [name, bands] : per_quantile) {
+    quantile_default[name] = most_common(bands);
+    if (quantile_default[name] != common) line += ", " + name + " " + quantile_default[name];
+  }
+  std::string except;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles)
+      if (band_text(q.band) != quantile_default[q.name])
+        except += (except.empty() ? "" : ", ") + f.name + " " + q.name + " " + band_text(q.band);
+  if (!except.empty()) line += " except " + except;
+  return line;
+}
 
 std::string format_duration(double ns) {
   if (std::isnan(ns)) return "-";
@@ -103,8 +131,14 @@ std::string summary_line(const stats::Comparison& c) {
 
 std::string render_text(const stats::Comparison& c, const TextOptions& o) {
   const auto quantiles = columns_for(c, o);
-  // Rows of cells; a row with one cell is a free-form line (a reason) printed as is.
+  // Rows of cells; a row with one cell is a free-form line (a reason) printed as is. colour[i]
+  // is the ANSI colour of row i's first cell ("" for none).
   std::vector<std::vector<std::string>> rows;
+  std::vector<const char*> colour;
+  auto line = [&](std::string text) {
+    rows.push_back({std::move(text)});
+    colour.push_back("");
+  };
   std::vector<std::string> header = {"verdict", "function"};
   for (const auto& q : quantiles) {
     header.push_back(q + " base -> head");
@@ -112,6 +146,7 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
   }
   header.push_back("calls/run base -> head");
   rows.push_back(header);
+  colour.push_back("");
   for (const auto& f : c.functions) {
     if (!o.show_unchanged && f.verdict == stats::Verdict::kUnchanged) continue;
     std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
@@ -127,13 +162,20 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
     }
     row.push_back(calls_cell(f));
     rows.push_back(row);
-    if (!o.reasons) continue;
-    for (const auto& q : f.quantiles)
-      if (!q.reason.empty()) rows.push_back({"    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason});
-    if (f.calls_changed)
-      rows.push_back({"    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " +
-                      fmt("%.0f", f.head_calls_per_run) +
-                      (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)")});
+    colour.push_back(o.color ? verdict_colour(f.verdict) : "");
+    if (o.reasons) {
+      for (const auto& q : f.quantiles)
+        if (!q.reason.empty()) line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);
+      if (f.calls_changed)
+        line("    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run) +
+             (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)"));
+    }
+    if (f.verdict == stats::Verdict::kRegression) {
+      if (!o.next.rerun.empty()) line("    reproduce: " + o.next.rerun);
+      if (!o.next.accept.empty() || !o.next.accept_note.empty())
+        line("    accept:    " + o.next.accept +
+             (o.next.accept_note.empty() ? "" : (o.next.accept.empty() ? "" : "  # ") + o.next.accept_note));
+    }
   }
 
   std::vector<size_t> width(header.size(), 0);
@@ -141,17 +183,21 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
     if (r.size() > 1)
       for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
   std::string out;
-  for (const auto& r : rows) {
-    std::string line;
+  for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
+  if (!o.notices.empty()) out += "\n";
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
+    std::string text;
     if (r.size() == 1) {
-      line = r[0];
+      text = r[0];
     } else {
       for (size_t i = 0; i < r.size(); ++i) {
-        line += r[i];
-        if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+        // Padding is counted on the plain cell: escape codes take no columns on a terminal.
+        text += i == 0 && *colour[k] ? colour[k] + r[i] + "\x1b[0m" : r[i];
+        if (i + 1 < r.size()) text += std::string(width[i] - r[i].size() + 2, ' ');
       }
     }
-    out += line + "\n";
+    out += text + "\n";
   }
 
   if (!c.warnings.empty()) {

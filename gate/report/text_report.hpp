@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/report_inputs.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::report {
@@ -17,6 +18,13 @@ struct TextOptions {
   bool reasons = true;
   // false: leave unchanged functions out of the table (they are still counted in the summary).
   bool show_unchanged = true;
+  // ANSI colour on the verdicts. The caller decides (stdout is a terminal, NO_COLOR unset):
+  // a file or CI log must stay plain.
+  bool color = false;
+  // Printed first, one "NOTE:" line each (e.g. the branch changed its baseline or thresholds).
+  std::vector<std::string> notices;
+  // Printed under every regression: how to reproduce it and how to accept it.
+  NextSteps next;
 };
 
 // "812ns", "12.3us", "4.56ms", "1.23s": three significant digits, ASCII units (CI logs).
@@ -26,6 +34,12 @@ std::string format_ratio(const stats::QuantileComparison& q);
 // "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a
 // side; hierarchical bootstrap 95% CI, Holm)"; insufficient data is listed when there is any.
 std::string summary_line(const stats::Comparison& c);
+// "1000 -> 2000 (2.00x)": calls per run, base -> head, with the ratio when it changed.
+std::string calls_cell(const stats::FunctionComparison& f);
+// "thresholds: +3% / -3%", then the quantiles with a band of their own ("p99 +25% / -25%"), then
+// the exceptions a config set per function ("except main.f01 p99 +10% / -5%"); empty when nothing
+// was compared.
+std::string thresholds_line(const stats::Comparison& c);
 
 // The whole report, ending with the summary line and a newline.
 std::string render_text(const stats::Comparison& c, const TextOptions& options = {});

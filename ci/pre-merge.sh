@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Local pre-merge performance check, also usable as a git pre-push hook: builds the merge-base of
+# HEAD and the target branch in a temporary git worktree, builds the working tree in place (both
+# with the config's build command), runs `gate ab` between the two binaries and prints its report.
+#
+# Usage: ci/pre-merge.sh [-c CONFIG] [--base REF] [--build CMD] [--gate PATH] [-- GATE_AB_ARGS...]
+#   -c, --config CONFIG  gate.yaml (default: $GATE_CONFIG, `git config gate.config`, else gate.yaml at the root)
+#   --base REF           the target branch (default: $GATE_BASE_REF, `git config gate.base`, the
+#                        remote's default branch, origin/main, origin/master, main, master)
+#   --build CMD          the build command (default: the config's `build:`), run in the config's directory
+#   --gate PATH          the gate binary (default: $GATE, gate on PATH, build/gate/cli/gate)
+#   after --             passed to `gate ab`, e.g. -- --runs 10 --report-dir gate-report
+# As a hook:  ln -s ../../ci/pre-merge.sh .git/hooks/pre-push
+#             git config gate.config path/to/gate.yaml      # once per clone
+#             git push --no-verify   (or GATE_SKIP=1 git push) skips it once.
+# gate ab needs root (BPF): when not root it runs through sudo ($GATE_SUDO, default sudo).
+# Exit codes are gate's: 0 no regression, 1 regression, 2 usage/config error, 3 could not measure.
+set -euo pipefail
+
+die() { echo "pre-merge: error: $1" >&2; [[ -n "${2:-}" ]] && echo "  fix: $2" >&2; exit 2; }
+say() { echo "pre-merge: $*" >&2; }
+
+hook=0
+[[ "$(basename "$0")" == "pre-push" ]] && hook=1
+if [[ -n "${GATE_SKIP:-}" ]]; then say "GATE_SKIP is set: skipped"; exit 0; fi
+
+config="${GATE_CONFIG:-}"
+base_ref="${GATE_BASE_REF:-}"
+build=""
+gate="${GATE:-}"
+remote="origin"
+ab_args=()
+if [[ $hook -eq 1 ]]; then
+  remote="${1:-origin}"        # git passes: remote name, url; the refs being pushed on stdin
+  cat >/dev/null || true
+  set --
+fi
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -c|--config) config="${2:?}"; shift 2 ;;
+    --base) base_ref="${2:?}"; shift 2 ;;
+    --build) build="${2:?}"; shift 2 ;;
+    --gate) gate="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; ab_args=("$@"); break ;;
+    *) die "unknown argument '$1'" "see ci/pre-merge.sh --help" ;;
+  esac
+done
+
+root="$(git rev-parse --show-toplevel 2>/dev/null)" || die "not inside a git repository" "run it from your clone"
+cd "$root"
+[[ -n "$config" ]] || config="$(git config --get gate.config || true)"
+[[ -n "$config" ]] || config="gate.yaml"
+[[ -f "$config" ]] || die "config $config does not exist" "pass -c path/to/gate.yaml or run: git config gate.config path/to/gate.yaml"
+config_abs="$(cd "$(dirname "$config")" && pwd)/$(basename "$config")"
+config_rel="${config_abs#"$root"/}"
+[[ "$config_rel" != "$config_abs" ]] || die "config $config is outside the repository $root" "keep gate.yaml in the repository"
+config_dir_rel="$(dirname "$config_rel")"
+
+# The target branch and the merge-base.
+if [[ -z "$base_ref" ]]; then base_ref="$(git config --get gate.base || true)"; fi
+if [[ -z "$base_ref" ]]; then
+  candidates=("$(git symbolic-ref -q --short "refs/remotes/$remote/HEAD" 2>/dev/null || true)" "$remote/main" "$remote/master" main master)
+  for c in "${candidates[@]}"; do
+    if [[ -n "$c" ]] && git rev-parse --verify -q "$c^{commit}" >/dev/null; then base_ref="$c"; break; fi
+  done
+fi
+[[ -n "$base_ref" ]] || die "no target branch found" "pass --base REF (e.g. --base origin/main) or run: git config gate.base origin/main"
+git rev-parse --verify -q "$base_ref^{commit}" >/dev/null || die "--base $base_ref does not name a commit" "git fetch it first, or pass an existing branch"
+merge_base="$(git merge-base HEAD "$base_ref")" || die "HEAD and $base_ref have no common ancestor" "pass another --base"
+if [[ "$merge_base" == "$(git rev-parse HEAD)" && -z "$(git status --porcelain --untracked-files=normal)" ]]; then
+  say "HEAD is the merge-base with $base_ref and the working tree is clean: nothing to compare"
+  exit 0
+fi
+if ! git cat-file -e "$merge_base:$config_rel" 2>/dev/null; then
+  say "$config_rel does not exist at the merge-base ${merge_base:0:12}: nothing to compare against (new gate config)"
+  exit 0
+fi
+
+# The build command and the binary from the config: top-level `build:` and `binary:` scalars.
+yaml_value() {
+  sed -n "s/^$1:[[:space:]]*//p" "$config_abs" | head -n1 | sed -e 's/[[:space:]]#.*$//' -e 's/[[:space:]]*$//' \
+    -e "s/^\"\(.*\)\"$/\1/" -e "s/^'\(.*\)'$/\1/"
+}
+[[ -n "$build" ]] || build="$(yaml_value build)"
+binary="$(yaml_value binary)"
+[[ -n "$build" ]] || die "$config_rel has no build: command" "add one, or pass --build 'go build -o bin/app ./cmd/app'"
+[[ -n "$binary" ]] || die "$config_rel has no binary:" "name the Go binary the build writes"
+binary_in() { if [[ "$binary" == /* ]]; then echo "$binary"; else echo "$1/$config_dir_rel/$binary"; fi; }
+
+# The gate binary.
+if [[ -z "$gate" ]]; then
+  if command -v gate >/dev/null 2>&1; then gate="$(command -v gate)"
+  else
+    here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"
+    for g in "$root/build/gate/cli/gate" "$here/../build/gate/cli/gate"; do [[ -x "$g" ]] && { gate="$g"; break; }; done
+  fi
+fi
+[[ -n "$gate" && -x "$gate" ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
+
+# The two binaries are kept (in the git directory) so that the report's "reproduce" command works
+# after this script has removed its worktree.
+keep="$(cd "$(git rev-parse --git-common-dir)" && pwd)/gate-pre-merge"
+mkdir -p "$keep"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/gate-pre-merge.XXXXXX")"
+worktree="$tmp/base"
+cleanup() {
+  git -C "$root" worktree remove --force "$worktree" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+  git -C "$root" worktree prune >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel; build: $build"
+git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
+say "building the merge-base in $worktree"
+if ! (cd "$worktree/$config_dir_rel" && sh -c "$build"); then
+  echo "pre-merge: error: the build of the merge-base ${merge_base:0:12} failed" >&2; exit 3
+fi
+# Copied out at once: a build that writes outside its tree would overwrite it with the head build.
+built="$(binary_in "$worktree")"
+[[ -f "$built" ]] || die "the merge-base build did not produce $built" "check binary: in $config_rel"
+cp "$built" "$keep/base"
+
+say "building the working tree"
+if ! (cd "$root/$config_dir_rel" && sh -c "$build"); then
+  echo "pre-merge: error: the build of the working tree failed" >&2; exit 3
+fi
+head_bin="$(binary_in "$root")"
+[[ -f "$head_bin" ]] || die "the working-tree build did not produce $head_bin" "check binary: in $config_rel"
+cp "$head_bin" "$keep/head"
+
+run=("$gate" ab -c "$config_abs" --base-binary "$keep/base" --head-binary "$keep/head" "${ab_args[@]}")
+if [[ $(id -u) -ne 0 ]]; then
+  sudo_cmd="${GATE_SUDO-sudo}"
+  [[ -n "$sudo_cmd" ]] || die "gate ab needs root (BPF) and GATE_SUDO is empty" "run as root, or allow sudo"
+  say "gate ab needs root (BPF): running it with $sudo_cmd"
+  run=("$sudo_cmd" "${run[@]}")
+fi
+say "gate ab: merge-base ${merge_base:0:12} (base) vs working tree (head)"
+set +e
+"${run[@]}"
+rc=$?
+set -e
+case $rc in
+  0) say "no regression against $base_ref" ;;
+  1) say "REGRESSION against $base_ref (see the report above); push anyway with git push --no-verify" ;;
+  2) say "gate could not start (usage or config error, exit 2)" ;;
+  3) say "gate could not measure (exit 3)" ;;
+  *) say "gate exited $rc" ;;
+esac
+exit $rc

@@ -1,0 +1,150 @@
+// JSON report (nlohmann::ordered_json: keys in schema order, so the output is stable and diffable).
+#include "report/json_report.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report_util.hpp"
+#include "report/text_report.hpp"
+
+namespace gate::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// NaN and infinities are not JSON numbers: null says "undefined".
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json band(const stats::Band& b) { return Json{{"regression", b.regression}, {"improvement", b.improvement}}; }
+
+Json counters(const stats::CallCounters& k) {
+  return Json{{"calls", k.calls},
+              {"unmatched_entries", k.unmatched_entries},
+              {"unmatched_returns", k.unmatched_returns},
+              {"diverted_entries", k.diverted_entries},
+              {"dropped", k.dropped}};
+}
+
+const char* calls_policy(stats::CallsPolicy p) {
+  switch (p) {
+    case stats::CallsPolicy::kReport: return "report";
+    case stats::CallsPolicy::kFailOnIncrease: return "fail on increase";
+    case stats::CallsPolicy::kFailOnChange: return "fail on change";
+  }
+  return "?";
+}
+
+Json side(const std::string& label, const ResultFile* r) {
+  Json j{{"label", label}};
+  if (!r) return j;
+  const auto& x = r->context;
+  j["binary"] = x.binary_path;
+  j["build_id"] = x.build_id;
+  j["go_version"] = x.go_version;
+  j["kernel"] = x.kernel;
+  j["cpu_model"] = x.cpu_model;
+  j["cpu_count"] = x.cpu_count;
+  j["hostname"] = x.hostname;
+  j["gate_version"] = x.gate_version;
+  j["config_hash"] = x.config_hash;
+  j["attach_mode"] = x.attach_mode;
+  j["started_at"] = x.started_at;
+  j["ended_at"] = x.ended_at;
+  j["runs"] = r->runs.size();
+  j["partial"] = r->partial;
+  return j;
+}
+
+Json options(const stats::CompareOptions* o) {
+  if (!o) return nullptr;
+  Json q = Json::array();
+  for (const auto& s : o->quantiles) q.push_back(s.name);
+  return Json{{"quantiles", q},
+              {"confidence", o->confidence},
+              {"resamples", o->resamples},
+              {"seed", o->seed},
+              {"min_runs", o->min_runs},
+              {"min_tail_calls", o->min_tail_calls},
+              {"outlier_sigmas", o->outlier_sigmas},
+              {"calls_ratio_threshold", o->calls_ratio_threshold},
+              {"calls_policy", calls_policy(o->calls_policy)},
+              {"multiplicity", std::string(stats::to_string(o->multiplicity))},
+              {"require_sufficient_data", o->require_sufficient_data},
+              {"max_lost_fraction", o->max_lost_fraction},
+              {"default_threshold", band(o->thresholds.defaults)}};
+}
+
+}  // namespace
+
+std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
+  Json j;
+  j["schema"] = "gate.report";
+  j["schema_version"] = kReportSchemaVersion;
+  j["command"] = in.command;
+  j["subject"] = in.subject;
+  j["exit_code"] = static_cast<int>(c.exit_code);
+  j["outcome"] = c.exit_code == ExitCode::kRegression ? "regression"
+                 : c.exit_code == ExitCode::kOk       ? "pass"
+                                                      : "could not measure";
+  j["headline"] = headline_counts(c);
+  j["summary"] = summary_line(c);
+  j["notices"] = in.notices;
+  j["counts"] = Json{{"regression", c.counts.regression},
+                     {"improvement", c.counts.improvement},
+                     {"unchanged", c.counts.unchanged},
+                     {"inconclusive", c.counts.inconclusive},
+                     {"insufficient_data", c.counts.insufficient_data}};
+  j["base_runs"] = c.base_runs;
+  j["head_runs"] = c.head_runs;
+  j["tests"] = c.tests;
+  j["method"] = c.method;
+  j["method_short"] = c.method_short;
+  j["thresholds"] = thresholds_line(c);
+  j["options"] = options(in.options);
+
+  Json fns = Json::array();
+  for (const auto& f : c.functions) {
+    Json qs = Json::array();
+    for (const auto& q : f.quantiles) {
+      qs.push_back(Json{{"name", q.name},
+                        {"verdict", std::string(stats::to_string(q.verdict))},
+                        {"threshold", band(q.band)},
+                        {"base_ns", q.tested() || q.base_ns > 0 ? number(q.base_ns) : Json(nullptr)},
+                        {"head_ns", q.tested() || q.head_ns > 0 ? number(q.head_ns) : Json(nullptr)},
+                        {"ratio", number(q.ratio)},
+                        {"ci_low", number(q.ci_low)},
+                        {"ci_high", number(q.ci_high)},
+                        {"p_regression", number(q.p_regression)},
+                        {"p_regression_adjusted", number(q.p_regression_adjusted)},
+                        {"p_improvement", number(q.p_improvement)},
+                        {"p_improvement_adjusted", number(q.p_improvement_adjusted)},
+                        {"base_runs_used", q.base_runs_used},
+                        {"head_runs_used", q.head_runs_used},
+                        {"more_runs_would_help", q.more_runs_would_help},
+                        {"reason", q.reason}});
+    }
+    fns.push_back(Json{{"name", f.name},
+                       {"package", go_package(f.name)},
+                       {"verdict", std::string(stats::to_string(f.verdict))},
+                       {"reason", verdict_reason(f)},
+                       {"calls", Json{{"base_per_run", number(f.base_calls_per_run)},
+                                      {"head_per_run", number(f.head_calls_per_run)},
+                                      {"ratio", number(f.calls_ratio)},
+                                      {"changed", f.calls_changed},
+                                      {"fails", f.calls_failed}}},
+                       {"counters", Json{{"base", counters(f.base_counters)}, {"head", counters(f.head_counters)}}},
+                       {"quantiles", qs}});
+  }
+  j["functions"] = fns;
+  j["only_in_base"] = c.only_in_base;
+  j["only_in_head"] = c.only_in_head;
+  j["warnings"] = c.warnings;
+  j["next_steps"] = Json{{"rerun", in.next.rerun}, {"accept", in.next.accept}, {"accept_note", in.next.accept_note}};
+  j["base"] = side(in.base_label, in.base);
+  j["head"] = side(in.head_label, in.head);
+  // Warnings can quote a workload's stderr: invalid UTF-8 is replaced, never a dump() exception.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gate::report

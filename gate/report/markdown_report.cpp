@@ -1,0 +1,149 @@
+// Markdown report: headline, attention table, folded rest, next steps, warnings, one method line.
+// Every piece of text that comes from outside (names, reasons, warnings) is escaped.
+#include "report/markdown_report.hpp"
+
+#include <algorithm>
+
+#include "report/report_util.hpp"
+#include "report/text_report.hpp"
+
+namespace gate::report {
+namespace {
+
+const char* verdict_mark(stats::Verdict v) {
+  switch (v) {
+    case stats::Verdict::kRegression: return "\xF0\x9F\x94\xB4 **regression**";           // red circle
+    case stats::Verdict::kInconclusive: return "\xF0\x9F\x9F\xA1 inconclusive";            // yellow circle
+    case stats::Verdict::kInsufficientData: return "\xE2\x9A\xAA insufficient data";        // white circle
+    case stats::Verdict::kImprovement: return "\xF0\x9F\x9F\xA2 improvement";              // green circle
+    case stats::Verdict::kUnchanged: return "unchanged";
+  }
+  return "?";
+}
+
+// An inline code span for a command: the fence is longer than any run of backticks inside.
+std::string inline_code(const std::string& s) {
+  size_t longest = 0, run = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const std::string pad = longest ? " " : "";
+  return fence + pad + valid_utf8(s) + pad + fence;
+}
+
+std::string table(const std::vector<const stats::FunctionComparison*>& rows, const std::vector<std::string>& quantiles,
+                  bool with_reason) {
+  const std::string arrow = " \xE2\x86\x92 ";  // →
+  std::string out = "| verdict | function |";
+  std::string rule = "|---|---|";
+  for (const auto& q : quantiles) {
+    out += " " + q + " base" + arrow + "head | " + q + " head/base [CI] |";
+    rule += "---:|---:|";
+  }
+  out += " calls/run base" + arrow + "head |";
+  rule += "---:|";
+  if (with_reason) {
+    out += " why |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto* f : rows) {
+    out += "| " + std::string(verdict_mark(f->verdict)) + " | " + md_code(f->name) + " |";
+    for (const auto& name : quantiles) {
+      const auto* q = f->find(name);
+      if (q && q->tested()) {
+        std::string ratio = md_escape(format_ratio(*q));
+        if (q->verdict == stats::Verdict::kRegression) ratio = "**" + ratio + "**";
+        out += " " + format_duration(q->base_ns) + arrow + format_duration(q->head_ns) + " | " + ratio + " |";
+      } else {
+        out += " - | - |";
+      }
+    }
+    std::string calls = calls_cell(*f);
+    const size_t at = calls.find(" -> ");
+    if (at != std::string::npos) calls.replace(at, 4, arrow);
+    out += " " + md_escape(calls) + " |";
+    if (with_reason) out += " " + md_escape(verdict_reason(*f)) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) {
+  std::string out;
+  const char* status = c.exit_code == ExitCode::kRegression ? "\xE2\x9D\x8C"              // cross mark
+                       : c.exit_code == ExitCode::kOk       ? "\xE2\x9C\x85"              // check mark
+                                                            : "\xE2\x9A\xA0\xEF\xB8\x8F";  // warning sign
+  std::string title = "gate " + (in.command.empty() ? std::string("compare") : in.command);
+  if (!in.subject.empty()) title += " (" + in.subject + ")";
+  out += "## " + std::string(status) + " " + md_escape(title) + ": " + headline_counts(c) + "\n\n";
+  for (const auto& n : in.notices) out += "> **Note:** " + md_escape(n) + "\n>\n";
+  if (!in.notices.empty()) {
+    out.resize(out.size() - 2);  // no trailing empty quote line
+    out += "\n";
+  }
+  std::string runs = c.base_runs == c.head_runs
+                         ? std::to_string(c.base_runs) + " runs a side"
+                         : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  out += std::to_string(c.functions.size()) + (c.functions.size() == 1 ? " function, " : " functions, ") + runs +
+         "; base: " + md_escape(in.base_label) + ", head: " + md_escape(in.head_label) + ".";
+  if (c.exit_code == ExitCode::kMeasure) out += " **Could not measure enough: the gate exits 3.**";
+  out += "\n\n";
+
+  const auto quantiles = quantile_names(c);
+  std::vector<const stats::FunctionComparison*> attention, rest;
+  for (const auto& f : c.functions) {
+    if (needs_attention(f.verdict)) attention.push_back(&f);
+    else if (!(in.quiet && f.verdict == stats::Verdict::kUnchanged)) rest.push_back(&f);
+  }
+  if (c.functions.empty()) out += "No function was compared.\n\n";
+  if (!attention.empty()) out += table(attention, quantiles, true) + "\n";
+  if (!rest.empty()) {
+    std::string what;
+    if (c.counts.improvement) what = std::to_string(c.counts.improvement) + (c.counts.improvement == 1 ? " improvement" : " improvements");
+    if (c.counts.unchanged && !in.quiet) what += (what.empty() ? "" : ", ") + std::to_string(c.counts.unchanged) + " unchanged";
+    out += "<details><summary>" + what + "</summary>\n\n" + table(rest, quantiles, false) + "\n</details>\n\n";
+  }
+
+  if (c.counts.regression && !in.next.empty()) {
+    out += "**What to do next**\n\n";
+    for (const auto* f : attention) {
+      if (f->verdict != stats::Verdict::kRegression) continue;
+      out += "- " + md_code(f->name) + " " + md_escape(verdict_reason(*f, true)) + ".";
+      if (!in.next.rerun.empty()) out += " Reproduce: " + inline_code(in.next.rerun) + ".";
+      const std::string note = md_escape(in.next.accept_note);
+      if (!in.next.accept.empty())
+        out += " Accept the change: " + inline_code(in.next.accept) + (note.empty() ? "" : " (" + note + ")") + ".";
+      else if (!note.empty())
+        out += " Accept the change: " + note + ".";
+      out += "\n";
+    }
+    out += "\n";
+  }
+
+  if (!c.warnings.empty()) {
+    out += "**Warnings**\n\n";
+    for (const auto& w : c.warnings) out += "- " + md_escape(w) + "\n";
+    out += "\n";
+  }
+  auto list = [&](const char* what, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    out += std::string("Only in ") + what + " (not compared): ";
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + md_code(names[i]);
+    out += "\n\n";
+  };
+  list("base", c.only_in_base);
+  list("head", c.only_in_head);
+
+  std::string thresholds = thresholds_line(c);
+  if (!thresholds.empty()) thresholds[0] = 'T';
+  out += "<sub>" + md_escape(thresholds) + (thresholds.empty() ? "" : " \xC2\xB7 ") + "Statistics: " +
+         md_escape(c.method) + "</sub>\n";
+  return out;
+}
+
+}  // namespace gate::report

@@ -1,0 +1,204 @@
+// Escaping (XML/HTML, Markdown, shell), UTF-8 repair, headline counts and verdict reasons shared by
+// the report formats.
+#include "report/report_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "report/text_report.hpp"
+
+namespace gate::report {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is malformed (overlong forms,
+// surrogates and code points above U+10FFFF included).
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
+  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
+  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string xml_escape(std::string_view raw) {
+  const std::string s = valid_utf8(raw);
+  std::string out;
+  out.reserve(s.size() + s.size() / 8);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\t': case '\n': case '\r': out += static_cast<char>(c); break;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          out += kReplacement;
+        } else if (c == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+                   (static_cast<unsigned char>(s[i + 2]) == 0xBE || static_cast<unsigned char>(s[i + 2]) == 0xBF)) {
+          out += kReplacement;  // U+FFFE and U+FFFF are not XML characters either
+          i += 2;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string md_escape(std::string_view raw) {
+  const std::string s = valid_utf8(raw);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (char c : s) {
+    switch (c) {
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '~':
+      case '#':
+        out += '\\';
+        out += c;
+        break;
+      case '&': out += "&amp;"; break;
+      case '\n': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string md_code(std::string_view raw) {
+  std::string s = valid_utf8(raw);
+  std::string body;
+  for (char c : s) {
+    if (c == '|') body += "\\|";  // GitHub splits table cells on | even inside code spans
+    else if (c == '`') body += '\'';  // never in a Go symbol; keeps the span closed
+    else if (c == '\n') body += ' ';
+    else body += c;
+  }
+  return "`" + body + "`";
+}
+
+std::string shell_quote(std::string_view s) {
+  if (s.empty()) return "''";
+  const bool safe = std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_-./:=@%+,").find(c) != std::string_view::npos;
+  });
+  if (safe) return std::string(s);
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string shell_join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
+  return out;
+}
+
+std::string format_number(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return format_number("%g", fraction * 100) + "%"; }
+
+std::string headline_counts(const stats::Comparison& c) {
+  const auto& n = c.counts;
+  auto count = [](int k, const char* one, const char* many) { return std::to_string(k) + " " + (k == 1 ? one : many); };
+  std::string s = count(n.regression, "regression", "regressions") + ", " +
+                  count(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) + " unchanged";
+  if (n.inconclusive) s += ", " + std::to_string(n.inconclusive) + " inconclusive";
+  if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
+  return s;
+}
+
+bool needs_attention(stats::Verdict v) {
+  return v == stats::Verdict::kRegression || v == stats::Verdict::kInconclusive ||
+         v == stats::Verdict::kInsufficientData;
+}
+
+std::vector<std::string> quantile_names(const stats::Comparison& c) {
+  std::vector<std::string> names;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles)
+      if (std::find(names.begin(), names.end(), q.name) == names.end()) names.push_back(q.name);
+  return names;
+}
+
+std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  for (const auto& q : f.quantiles) {
+    if (regressions_only && q.verdict != stats::Verdict::kRegression) continue;
+    switch (q.verdict) {
+      case stats::Verdict::kRegression:
+        add(q.name + " " + format_ratio(q) + " above +" + percent(q.band.regression));
+        break;
+      case stats::Verdict::kImprovement:
+        add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement));
+        break;
+      case stats::Verdict::kInconclusive:
+      case stats::Verdict::kInsufficientData:
+        add(q.name + " " + std::string(stats::to_string(q.verdict)) + (q.reason.empty() ? "" : ": " + q.reason));
+        break;
+      case stats::Verdict::kUnchanged:
+        break;
+    }
+  }
+  if (f.calls_changed && (f.calls_failed || !regressions_only)) {
+    add("calls per run " + format_number("%.0f", f.base_calls_per_run) + " -> " +
+        format_number("%.0f", f.head_calls_per_run) +
+        (f.calls_failed ? " (fails by the calls policy)" : " (reported only)"));
+  }
+  return out;
+}
+
+std::string go_package(std::string_view symbol) {
+  // Type arguments of a generic ("pkg.Map[example.com/x.T]") hold slashes of their own.
+  const size_t bracket = symbol.find('[');
+  const std::string_view head = symbol.substr(0, bracket);
+  const size_t slash = head.rfind('/');
+  const size_t dot = head.find('.', slash == std::string_view::npos ? 0 : slash + 1);
+  return std::string(dot == std::string_view::npos ? head : head.substr(0, dot));
+}
+
+}  // namespace gate::report

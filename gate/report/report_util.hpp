@@ -1,0 +1,46 @@
+// Pieces every report format shares: escaping for XML/HTML, Markdown and the shell, the headline
+// counts, the quantile columns, and the short "why" of a function's verdict.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stats/compare.hpp"
+
+namespace gate::report {
+
+// Valid UTF-8: every malformed sequence replaced by U+FFFD. Warnings can carry a workload's
+// stderr, which may hold any bytes; XML and JSON must not.
+std::string valid_utf8(std::string_view s);
+// Text for an XML/HTML element or a quoted attribute: & < > " ' escaped, control characters other
+// than tab, newline and carriage return (not allowed in XML 1.0) replaced by U+FFFD, valid UTF-8.
+std::string xml_escape(std::string_view s);
+// Markdown prose: characters that would start emphasis, links, HTML or a table cell escaped.
+std::string md_escape(std::string_view s);
+// A Markdown code span for a Go name (`pkg.(*T).M`), safe inside a table cell.
+std::string md_code(std::string_view s);
+// One shell word: unchanged when it is only safe characters, else single-quoted.
+std::string shell_quote(std::string_view s);
+// Words joined by spaces, each shell-quoted.
+std::string shell_join(const std::vector<std::string>& words);
+
+// "1 regression, 2 improvements, 11 unchanged" plus ", 1 inconclusive" and ", 2 insufficient
+// data" when there are any.
+std::string headline_counts(const stats::Comparison& c);
+// Regressions, inconclusive verdicts and missing data: what a reader must look at.
+bool needs_attention(stats::Verdict v);
+// Quantile names in the order compared ("p50", "p99").
+std::vector<std::string> quantile_names(const stats::Comparison& c);
+// Why a function got its verdict, one clause per quantile that is not unchanged:
+// "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
+// fails (the regressed quantiles, a calls change that fails by the policy).
+std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
+// "%.*g"-style formatting without locale surprises.
+std::string format_number(const char* printf_format, double v);
+// A threshold as a percentage: 0.03 -> "3%", 0.125 -> "12.5%".
+std::string percent(double fraction);
+// The Go package of a symbol: "example.com/shop.(*Cart).Add" -> "example.com/shop".
+std::string go_package(std::string_view symbol);
+
+}  // namespace gate::report

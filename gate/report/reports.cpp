@@ -1,0 +1,92 @@
+// Format names, rendering dispatch and writing the requested reports.
+#include "report/reports.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "report/html_report.hpp"
+#include "report/json_report.hpp"
+#include "report/junit_report.hpp"
+#include "report/markdown_report.hpp"
+#include "report/text_report.hpp"
+#include "results/result.hpp"
+
+namespace gate::report {
+
+std::string_view to_string(Format f) {
+  switch (f) {
+    case Format::kText: return "text";
+    case Format::kMarkdown: return "markdown";
+    case Format::kJson: return "json";
+    case Format::kJunit: return "junit";
+    case Format::kHtml: return "html";
+  }
+  return "?";
+}
+
+std::optional<Format> parse_format(std::string_view name) {
+  for (Format f : kAllFormats)
+    if (name == to_string(f)) return f;
+  if (name == "md") return Format::kMarkdown;
+  return std::nullopt;
+}
+
+std::string default_file_name(Format f) {
+  switch (f) {
+    case Format::kText: return "report.txt";
+    case Format::kMarkdown: return "report.md";
+    case Format::kJson: return "report.json";
+    case Format::kJunit: return "junit.xml";
+    case Format::kHtml: return "report.html";
+  }
+  return "report";
+}
+
+std::string render(Format f, const stats::Comparison& c, const ReportInputs& in) {
+  switch (f) {
+    case Format::kText: {
+      TextOptions t;
+      t.show_unchanged = !in.quiet;
+      t.color = in.color;
+      t.notices = in.notices;
+      t.next = in.next;
+      return render_text(c, t);
+    }
+    case Format::kMarkdown: return render_markdown(c, in);
+    case Format::kJson: return render_json(c, in);
+    case Format::kJunit: return render_junit(c, in);
+    case Format::kHtml: return render_html(c, in);
+  }
+  return "";
+}
+
+void write_reports(const stats::Comparison& c, const ReportInputs& in, const std::vector<ReportRequest>& requests,
+                   std::FILE* out) {
+  std::string failed;
+  for (const auto& r : requests) {
+    const bool to_stdout = r.path.empty() || r.path == "-";
+    // Colour is for a terminal: never in a file, whatever the caller asked for.
+    ReportInputs plain = in;
+    if (!to_stdout || r.format != Format::kText) plain.color = false;
+    const std::string text = render(r.format, c, plain);
+    if (to_stdout) {
+      std::fputs(text.c_str(), out);
+      std::fflush(out);
+      continue;
+    }
+    try {
+      const auto parent = std::filesystem::path(r.path).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent);
+      write_file_atomically(r.path, text);
+    } catch (const std::exception& e) {
+      failed += std::string(failed.empty() ? "" : "\n") + "  " + std::string(to_string(r.format)) + " report " + r.path +
+                ": " + e.what();
+    }
+  }
+  if (!failed.empty()) {
+    throw Error::make("reports", "could not be written:\n" + failed,
+                      "check that the directory exists and is writable, or choose another --output / --report-dir");
+  }
+}
+
+}  // namespace gate::report

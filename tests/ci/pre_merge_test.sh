@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# End to end test of ci/pre-merge.sh on a temporary git repository holding the shop example: main
+# has the example, the branch `feature` makes (*Cart).Checkout 1.5x slower (a code change, through
+# the example's SHOP_SLOW knob set in an init function).
+#   1. (no root) with a stub gate: the merge-base is built in a worktree and the working tree in
+#      place, the two binaries differ as the commits do, the worktree is removed afterwards; as a
+#      git pre-push hook it lets a push through on exit 0 and blocks it on exit 1; nothing to
+#      compare on main.
+#   2. (root: BPF) with the real gate: `gate ab` catches the regression (exit 1) and the text report
+#      names the function and says how to reproduce it. Skipped, loudly, when not root (exit 77).
+# Environment (set by ctest): GATE_ROOT (the source tree), GATE_BIN (gate), GATE_GO (go).
+set -euo pipefail
+: "${GATE_ROOT:?}" "${GATE_BIN:?}"
+source "$GATE_ROOT/ci/env.sh"
+if [[ -n "${GATE_GO:-}" ]]; then export PATH="$(dirname "$GATE_GO"):$PATH"; fi
+command -v go >/dev/null || { echo "FAIL: no Go toolchain (run ci/setup.sh)" >&2; exit 1; }
+script="$GATE_ROOT/ci/pre-merge.sh"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp="$(mktemp -d /tmp/gate-pre-merge-test.XXXXXX)"
+trap 'rm -rf "$tmp"' EXIT
+# A private HOME for git's global config; Go's build cache stays where it is when it is writable.
+{ mkdir -p "$GOCACHE" && [[ -w "$GOCACHE" ]]; } 2>/dev/null || export GOCACHE="$tmp/go-build"
+export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+git config --global user.name "gate test"
+git config --global user.email gate@example.com
+git config --global init.defaultBranch main
+
+# The repository: the example (without its built binaries) in shop/, a quicker workload.
+repo="$tmp/repo"
+mkdir -p "$repo/shop"
+tar -C "$GATE_ROOT/examples/shop" --exclude=./bin -cf - . | tar -C "$repo/shop" -xf -
+sed -i -e 's|^workload: .*|workload: bin/shop -orders 400 -q|' -e 's|^runs: .*|runs: 5|' "$repo/shop/gate.yaml"
+grep -q '^workload: bin/shop -orders 400 -q' "$repo/shop/gate.yaml" || fail "could not shorten the workload"
+printf 'bin/\n' > "$repo/shop/.gitignore"
+cd "$repo"
+git init -q
+git add -A
+git commit -q -m "shop example"
+git checkout -q -b feature
+cat > shop/cmd/shop/zz_slow.go <<'GO'
+package main
+
+import "os"
+
+// The change under test: checkout got 1.5x slower.
+func init() { os.Setenv("SHOP_SLOW", "example.com/shop.(*Cart).Checkout=1.5") }
+GO
+git add -A
+git commit -q -m "slower checkout"
+
+# --- 1. the script's mechanics, with a stub gate (no root needed) ---
+stub="$tmp/stub-gate"
+cat > "$stub" <<'SH'
+#!/usr/bin/env bash
+printf '%s\n' "$@" > "$STUB_ARGS"
+exit "${STUB_EXIT:-0}"
+SH
+chmod +x "$stub"
+export STUB_ARGS="$tmp/args"
+export GATE_SUDO=env   # the stub needs no root
+
+out="$("$script" -c shop/gate.yaml --base main --gate "$stub" -- --runs 7 2>&1)" || fail "stub run failed: $out"
+keep="$repo/.git/gate-pre-merge"
+[[ -x "$keep/base" && -x "$keep/head" ]] || fail "binaries not kept in $keep: $out"
+mapfile -t args < "$STUB_ARGS"
+[[ "${args[0]}" == ab ]] || fail "gate was not run as 'gate ab': ${args[*]}"
+[[ " ${args[*]} " == *" -c $repo/shop/gate.yaml "* ]] || fail "config not passed: ${args[*]}"
+[[ " ${args[*]} " == *" --base-binary $keep/base --head-binary $keep/head "* ]] || fail "binaries not passed: ${args[*]}"
+[[ "${args[-2]} ${args[-1]}" == "--runs 7" ]] || fail "arguments after -- not passed on: ${args[*]}"
+# The base is the merge-base (main), the head the working tree (feature): only the head holds zz_slow.go.
+grep -q zz_slow.go "$keep/head" || fail "the head binary was not built from the working tree"
+if grep -q zz_slow.go "$keep/base"; then fail "the base binary was not built from the merge-base"; fi
+[[ "$(git worktree list | wc -l)" -eq 1 ]] || fail "the temporary worktree was left behind: $(git worktree list)"
+echo "ok: merge-base and working tree built, gate ab called with both, worktree removed"
+
+# A failing gate makes the script fail with gate's exit code.
+if STUB_EXIT=1 "$script" -c shop/gate.yaml --base main --gate "$stub" >/dev/null 2>&1; then
+  fail "exit 1 from gate did not fail the script"
+else
+  rc=$?
+  [[ $rc -eq 1 ]] || fail "exit 1 from gate became $rc"
+fi
+echo "ok: gate's exit code is the script's"
+
+# As a pre-push hook: the target is the remote's main, the config from git config.
+git init -q --bare "$tmp/remote.git"
+git remote add origin "$tmp/remote.git"
+git push -q origin main
+git config gate.config shop/gate.yaml
+ln -s "$script" .git/hooks/pre-push
+GATE="$stub" git push -q origin feature 2>"$tmp/push.err" || fail "the hook blocked a push without regression: $(cat "$tmp/push.err")"
+[[ "$(sed -n 1p "$STUB_ARGS")" == ab ]] || fail "the hook did not run gate ab"
+git commit -q --allow-empty -m "another commit"
+if GATE="$stub" STUB_EXIT=1 git push -q origin feature 2>"$tmp/push.err"; then fail "the hook let a regression through"; fi
+grep -q "REGRESSION against origin/main" "$tmp/push.err" || fail "the hook did not say why: $(cat "$tmp/push.err")"
+GATE_SKIP=1 GATE="$stub" STUB_EXIT=1 git push -q origin feature 2>/dev/null || fail "GATE_SKIP did not skip the hook"
+rm .git/hooks/pre-push
+echo "ok: as a pre-push hook it passes, blocks a regression, and GATE_SKIP skips it"
+
+# On main itself with a clean tree there is nothing to compare.
+git checkout -q main
+out="$("$script" -c shop/gate.yaml --base main --gate "$stub" 2>&1)" || fail "main: $out"
+[[ "$out" == *"nothing to compare"* ]] || fail "main: expected nothing to compare: $out"
+git checkout -q feature
+echo "ok: nothing to compare on the target branch itself"
+
+# --- 2. the real gate ab (BPF: root) ---
+unset GATE_SUDO STUB_ARGS
+if [[ $(id -u) -ne 0 ]]; then
+  echo "SKIPPED: NOT ROOT: the gate ab part of the pre-merge test needs root (BPF); CI runs it as root" >&2
+  exit 77
+fi
+set +e
+"$script" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --runs 5 --max-runs 5 > "$tmp/report.txt" 2> "$tmp/log.txt"
+rc=$?
+set -e
+cat "$tmp/report.txt"
+[[ $rc -eq 1 ]] || { cat "$tmp/log.txt" >&2; fail "expected exit 1 (regression), got $rc"; }
+grep -Eq '^regression +example\.com/shop\.\(\*Cart\)\.Checkout ' "$tmp/report.txt" || fail "the report does not name (*Cart).Checkout as the regression"
+grep -q "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 5 --base-binary $keep/base --head-binary $keep/head --max-runs 5\$" "$tmp/report.txt" ||
+  fail "no reproduce line"
+# Its callers ((*Store).CheckoutBatch and its worker) include its time and may regress with it.
+grep -Eq "^gate: [1-9][0-9]* regressions?, " "$tmp/report.txt" || fail "no summary line"
+echo "ok: gate ab between the merge-base and the working tree caught the 1.5x slower checkout"
