@@ -49,10 +49,12 @@ SRC
 pkgs=(
   build-essential cmake pkg-config git
   clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+  libclang-rt-14-dev
   libcapstone-dev libdwarf-dev
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   golang-go python3 python3-scipy
+  libxml2-utils chromium python3-yaml   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks
 )
 
 stamp=/var/lib/gate-setup.stamp

@@ -110,7 +110,7 @@ void read_sections(::Elf* e, detail::ElfImage& im) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) throw libelf_error(im.path, "cannot read a section header");
     const char* name = elf_strptr(e, shstrndx, sh.sh_name);
-    Section s{name ? name : "", sh.sh_addr, sh.sh_offset, sh.sh_size, {}};
+    Section s{name ? name : "", sh.sh_addr, sh.sh_offset, sh.sh_size, {}, sh.sh_type, sh.sh_flags};
     if (sh.sh_type != SHT_NOBITS) {
       check_inside(im.path, "section " + s.name, sh.sh_offset, sh.sh_size, im.bytes.size());
       s.bytes = {im.bytes.data() + sh.sh_offset, sh.sh_size};
@@ -238,6 +238,8 @@ bool ElfFile::is_pie() const { return impl_->pie; }
 bool ElfFile::has_symtab() const { return impl_->has_symtab; }
 const std::vector<Symbol>& ElfFile::function_symbols() const { return impl_->functions; }
 const std::vector<LoadSegment>& ElfFile::load_segments() const { return impl_->segments; }
+
+const std::vector<Section>& ElfFile::sections() const { return impl_->sections; }
 
 std::optional<Section> ElfFile::section(const std::string& name) const {
   for (const auto& s : impl_->sections)

@@ -30,6 +30,8 @@ struct Section {
   uint64_t file_offset = 0;
   uint64_t size = 0;
   std::span<const uint8_t> bytes;  // empty for SHT_NOBITS
+  uint32_t type = 0;               // sh_type (SHT_PROGBITS, ...)
+  uint64_t flags = 0;              // sh_flags (SHF_COMPRESSED: bytes start with an Elf64_Chdr)
 };
 
 class ElfFile {
@@ -51,6 +53,7 @@ class ElfFile {
   const std::vector<Symbol>& function_symbols() const;
   const std::vector<LoadSegment>& load_segments() const;
   std::optional<Section> section(const std::string& name) const;
+  const std::vector<Section>& sections() const;  // in section-header order
 
   // File offset of a virtual address: vaddr - p_vaddr + p_offset of the PT_LOAD containing it
   // (within its file-backed part). nullopt when no segment contains it.

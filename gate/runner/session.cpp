@@ -83,6 +83,8 @@ RunSession::RunSession(const Config& cfg, const Target& target, const SessionOpt
   for (const auto& [k, v] : opts_.extra_env) env_[k] = v;
   env_["GATE_BINARY"] = target_.binary;  // the binary under test, for workload scripts
   auto engine_opts = opts_.engine;
+  engine_opts.g_stack_hi_offset = target_.g_stack_hi_offset;  // from the binary's DWARF when it has one
+  if (cfg_.max_in_flight) engine_opts.max_in_flight = cfg_.max_in_flight;
   if (!engine_opts.progress && opts_.log) engine_opts.progress = opts_.log;
   engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
                                                  target_.sites, engine_opts);

@@ -1,9 +1,12 @@
 // Resolves a binary's declared functions and turns each into probe sites with cookies.
 #include "runner/target.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
+#include "analysis/inlining.hpp"
 #include "common/error.hpp"
 #include "elf/elf_file.hpp"
 
@@ -19,6 +22,38 @@ std::string hex(uint64_t v) {
   char b[32];
   snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
+}
+
+// "main.a, main.b and 3 more": the distinct callers of a function's inlined copies.
+std::string callers_of(const std::vector<analysis::InlineSite>& sites) {
+  std::vector<std::string> names;
+  for (const auto& s : sites)
+    if (std::find(names.begin(), names.end(), s.caller) == names.end()) names.push_back(s.caller);
+  constexpr size_t kShown = 5;
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kShown) out += " and " + std::to_string(names.size() - kShown) + " more";
+  return out;
+}
+
+// An exact name with no symbol that DWARF knows only as inlined code: say so, and how to get a
+// probe-able copy, instead of "no such function".
+void refuse_inlined_only(const analysis::FunctionTable& table, const analysis::InlineIndex& inl,
+                         const std::vector<std::string>& patterns) {
+  for (const auto& text : patterns) {
+    const auto p = analysis::NamePattern::parse(text);
+    if (p.is_glob() || table.find_exact(p.literal())) continue;
+    const std::string& name = p.literal();
+    const auto sites = inl.sites_of(name);
+    if (sites.empty() || inl.has_out_of_line_copy(name)) continue;
+    throw Error::make("function \"" + name + "\"",
+                      "exists only inlined: the compiler inlined it at " + std::to_string(sites.size()) +
+                          " site(s) (callers: " + callers_of(sites) +
+                          ") and kept no out-of-line copy, so it has no entry to probe",
+                      "add //go:noinline on the line above `func` of " + name +
+                          " to time it as a call of its own, or build the test binary with -gcflags=all=-l "
+                          "(no inlining anywhere: slower code, but every function probe-able)");
+  }
 }
 
 }  // namespace
@@ -64,6 +99,17 @@ Target prepare_target(const std::string& binary, const std::vector<std::string>&
 
   const auto table = analysis::FunctionTable::from_elf(elf);
   t.symbol_source = table.source();
+  std::optional<analysis::InlineIndex> inlining;
+  try {
+    inlining = analysis::InlineIndex::load(elf);
+    if (!inlining) t.warnings.push_back("DWARF absent: inlining cannot be checked");
+  } catch (const Error& e) {
+    t.warnings.push_back(std::string("DWARF unreadable: inlining cannot be checked: ") + e.what());
+  }
+  if (inlining) {
+    refuse_inlined_only(table, *inlining, patterns);
+    if (auto off = inlining->g_stack_hi_offset()) t.g_stack_hi_offset = *off;
+  }
   const auto resolved = analysis::resolve(table, patterns);
   for (const auto& fn : resolved) {
     FunctionInfo info;
@@ -71,6 +117,14 @@ Target prepare_target(const std::string& binary, const std::vector<std::string>&
     info.name = fn.name;
     info.address = fn.address;
     info.size = fn.size;
+    if (inlining) {
+      const auto sites = inlining->sites_of(fn.name);
+      for (const auto& s : sites) info.inlined_at.push_back(analysis::describe(s));
+      if (!sites.empty())
+        t.warnings.push_back(fn.name + " is also inlined at " + std::to_string(sites.size()) + " site" +
+                             (sites.size() == 1 ? "" : "s") + " (callers: " + callers_of(sites) +
+                             "): those calls are not timed");
+    }
     const auto ps = analysis::find_probe_sites(elf, table, fn, policy);
     info.measurable = ps.measurable;
     info.not_measurable_reason = ps.reason;

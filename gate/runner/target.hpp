@@ -19,12 +19,15 @@ struct Target {
   std::vector<FunctionInfo> functions;  // every resolved function; id = index
   std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
   std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
+  // offsetof(runtime.g, stack.hi): from DWARF when the binary has it, else Go's layout (g.stack
+  // is the first field, stack.hi its second word). Passed to the BPF program.
+  uint32_t g_stack_hi_offset = 8;
 
   size_t measurable_count() const;
 };
 
 // Throws gate::Error: binary missing / not ELF / not Go / Go < 1.17 / not x86-64 / unknown
-// function names / nothing measurable.
+// function names / a function that exists only inlined / nothing measurable.
 Target prepare_target(const std::string& binary, const std::vector<std::string>& patterns,
                       analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto);
 

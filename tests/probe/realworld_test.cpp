@@ -1,7 +1,7 @@
 // The build variants real services ship, probed for real (root): position-independent
 // (-buildmode=pie), externally linked cgo (CGO_ENABLED=1 -linkmode=external), stripped
 // (-s -w: functions from .gopclntab, no DWARF), and all three at once. Each must count exactly
-// the calls the program counts itself.
+// the calls the program counts itself. Also: what a probe sees of a function that is inlined too.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -93,6 +93,22 @@ TEST_P(RealWorld, CallCountsEqualTheProgramsOwnCounts) {
   }
   // Nesting still holds: outer's time includes its 3 inner calls.
   EXPECT_GT(m.fn("main.outer").histogram.quantile(0.5), 3 * m.fn("main.inner").histogram.quantile(0.5));
+}
+
+// Inlined copies are real calls gate cannot see: the probe counts only the out-of-line calls, and
+// the result says where the others are (tests/go/inline_targets: main.scale is inlined at 3 call
+// sites and also called n times through a function value).
+TEST(RealWorldInlining, OnlyOutOfLineCallsAreTimedAndTheInlinedSitesAreListed) {
+  GATE_REQUIRE_ROOT();
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/tests/go/inline_targets";
+  b.toolchain = probe_toolchain();
+  auto m = measure_workload({.binary = build_go(b), .args = "-n 200", .functions = {"main.scale", "main.callerB"}});
+  ASSERT_EQ(m.truth.at("main.scale"), 200u) << "calls through the function value";
+  EXPECT_EQ(m.fn("main.scale").calls, 200u) << "the 3 inlined calls per iteration are not timed";
+  EXPECT_EQ(m.fn("main.callerB").calls, m.truth.at("main.callerB"));
+  EXPECT_EQ(m.info("main.scale").inlined_at.size(), 3u);
+  EXPECT_TRUE(m.info("main.callerB").inlined_at.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Go, RealWorld, ::testing::ValuesIn(variants()),
