@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "common/format.hpp"
+#include "report/text_report.hpp"
 #include "results/result.hpp"
 #include "runner/measure.hpp"
 
@@ -55,9 +56,9 @@ std::string summary_table(const ResultFile& r) {
     const double per_run = r.runs.empty() ? 0 : static_cast<double>(calls) / r.runs.size();
     char c[32];
     snprintf(c, sizeof c, "%.0f", per_run);
-    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(format_ns(q(0.5)), 8) + "  " +
-         pad_left(format_ns(q(0.9)), 8) + "  " + pad_left(format_ns(q(0.99)), 8) + "  " +
-         pad_left(calls ? format_ns(static_cast<double>(max_ns)) : "-", 8) + "  " + f.entry_placement + " (" +
+    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(report::format_duration(q(0.5)), 8) + "  " +
+         pad_left(report::format_duration(q(0.9)), 8) + "  " + pad_left(report::format_duration(q(0.99)), 8) + "  " +
+         pad_left(calls ? report::format_duration(static_cast<double>(max_ns)) : "-", 8) + "  " + f.entry_placement + " (" +
          f.entry_cost_class + ")";
     if (unmatched || dropped) {
       s += "  [unmatched " + std::to_string(unmatched) + ", dropped " + std::to_string(dropped) + "]";
