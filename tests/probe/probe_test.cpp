@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "probe/probe_fixture.hpp"
+#include "support/gate_cli.hpp"
 
 namespace gate::testing {
 namespace {
@@ -177,30 +178,34 @@ TEST_F(Probe, SpinLatencyWithinMeasuredProbeCost) {
   EXPECT_NEAR(f.histogram.approx_mean(), measured, measured * 0.032);
 }
 
-// Two sessions on the same binary at once (uprobes are per inode): each sees only its own calls.
-TEST_F(Probe, ConcurrentSessionsOnOneBinaryStaySeparate) {
-  Measured a, b;
-  std::exception_ptr ea, eb;
-  std::thread ta([&] {
-    try {
-      a = measure_workload({.args = "spin -n 300 -us 2000", .functions = {"main.spinFor"}});
-    } catch (...) {
-      ea = std::current_exception();
-    }
-  });
-  std::thread tb([&] {
-    try {
-      b = measure_workload({.args = "spin -n 100 -us 2000", .functions = {"main.spinFor"}});
-    } catch (...) {
-      eb = std::current_exception();
-    }
-  });
-  ta.join();
-  tb.join();
-  if (ea) std::rethrow_exception(ea);
-  if (eb) std::rethrow_exception(eb);
-  EXPECT_EQ(a.fn("main.spinFor").calls, 300u);
-  EXPECT_EQ(b.fn("main.spinFor").calls, 100u);
+// Two gate processes on the same binary at once (uprobes are per inode, so each gate's probes
+// fire in both workloads): each counts only its own workload's calls. The second gate starts
+// while the first is running (one test thread: no forking from several threads).
+TEST_F(Probe, ConcurrentGatesOnOneBinaryStaySeparate) {
+  const std::string dir = ::testing::TempDir() + "/gate-concurrent-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  auto config = [&](const std::string& name, int n) {
+    const std::string p = dir + "/" + name + ".yaml";
+    std::ofstream(p) << "binary: " << probetarget_binary() << "\nworkload: " << probetarget_binary()
+                     << " spin -n " << n << " -us 2000\nruns: 1\nfunctions: [main.spinFor]\n";
+    return p;
+  };
+  const std::string a_cfg = config("a", 600), b_cfg = config("b", 100);
+  const std::string a_out = dir + "/a.json", b_out = dir + "/b.json";
+  CliOutcome b;
+  bool a_alive_when_b_ended = false;
+  auto a = run_gate({"run", "-q", "-c", a_cfg, "--out", a_out},
+                    {.during = [&](pid_t a_pid) {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a is attached and running
+                      b = run_gate({"run", "-q", "-c", b_cfg, "--out", b_out});
+                      a_alive_when_b_ended = kill(a_pid, 0) == 0;
+                    }});
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  const auto ra = load_result_file(a_out), rb = load_result_file(b_out);
+  EXPECT_TRUE(a_alive_when_b_ended) << "the two gates did not overlap: the test proves nothing";
+  EXPECT_EQ(ra.runs.at(0).find("main.spinFor")->calls, 600u);
+  EXPECT_EQ(rb.runs.at(0).find("main.spinFor")->calls, 100u);
 }
 
 // Counts BPF links whose program is one of gate's uprobe programs.
