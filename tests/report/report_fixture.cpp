@@ -55,4 +55,13 @@ void make_report_sample(ReportSample& s) {
   in.head_label = "this build";
 }
 
+const ReportSample& sample() {
+  static ReportSample* s = [] {
+    auto* p = new ReportSample;
+    make_report_sample(*p);
+    return p;
+  }();
+  return *s;
+}
+
 }  // namespace gate::testing

@@ -24,6 +24,8 @@ struct ReportSample {
 
 // Fills s (about 0.1 s of bootstrap).
 void make_report_sample(ReportSample& s);
+// The sample, made once per test process and shared by every test that only reads it.
+const ReportSample& sample();
 
 // The function names used, for assertions.
 inline const char* kRegressed = "example.com/shop.(*Cart).Checkout";

@@ -23,15 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const ReportSample& sample() {
-  static ReportSample* s = [] {
-    auto* p = new ReportSample;
-    make_report_sample(*p);
-    return p;
-  }();
-  return *s;
-}
-
 struct Ran {
   int status = -1;
   std::string out;  // stdout and stderr

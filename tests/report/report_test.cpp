@@ -27,15 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const ReportSample& sample() {
-  static ReportSample* s = [] {
-    auto* p = new ReportSample;
-    make_report_sample(*p);
-    return p;
-  }();
-  return *s;
-}
-
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
