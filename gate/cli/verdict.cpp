@@ -39,6 +39,8 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   o.calls_ratio_threshold = 1.0 + cfg->calls_change;
   o.calls_policy = cfg->fail_on_calls_change ? stats::CallsPolicy::kFailOnChange : stats::CallsPolicy::kReport;
   o.require_sufficient_data = cfg->fail_on_insufficient;
+  o.normalize_speed = cfg->speed_normalization;
+  o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
   o.validate();
   return o;
 }

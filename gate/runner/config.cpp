@@ -149,7 +149,8 @@ Config load_config(const std::string& path) {
   check_keys(c, root, "the config",
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
-              "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight"});
+              "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
+              "pairing"});
 
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
@@ -235,6 +236,12 @@ Config load_config(const std::string& path) {
   if (root["calls_change"]) cfg.calls_change = threshold(c, root["calls_change"], "calls_change");
   if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = root["fail_on_calls_change"].as<bool>();
   if (root["fail_on_insufficient_data"]) cfg.fail_on_insufficient = root["fail_on_insufficient_data"].as<bool>();
+  if (root["speed_normalization"]) cfg.speed_normalization = root["speed_normalization"].as<bool>();
+  if (root["pairing"]) {
+    cfg.pairing = str(c, root["pairing"], "pairing");
+    if (cfg.pairing != "auto" && cfg.pairing != "off")
+      throw Error::make(path + ": pairing", "is \"" + cfg.pairing + "\"", "use auto (pair gate ab's runs) or off");
+  }
   if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
   return cfg;
 }

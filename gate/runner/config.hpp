@@ -46,6 +46,8 @@ struct Config {
   double calls_change = 0.5;     // |calls ratio - 1| above this is reported
   bool fail_on_calls_change = false;
   bool fail_on_insufficient = false;
+  bool speed_normalization = true;  // divide each run by its speed factor (stats/speed.hpp)
+  std::string pairing = "auto";     // "auto": pair gate ab's back-to-back runs; "off": never
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // config_fingerprint of the file's bytes
 

@@ -113,13 +113,13 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 77
 fi
 set +e
-"$script" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --runs 5 --max-runs 5 > "$tmp/report.txt" 2> "$tmp/log.txt"
+"$script" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --runs 8 --max-runs 30 > "$tmp/report.txt" 2> "$tmp/log.txt"
 rc=$?
 set -e
 cat "$tmp/report.txt"
 [[ $rc -eq 1 ]] || { cat "$tmp/log.txt" >&2; fail "expected exit 1 (regression), got $rc"; }
 grep -Eq '^regression +example\.com/shop\.\(\*Cart\)\.Checkout ' "$tmp/report.txt" || fail "the report does not name (*Cart).Checkout as the regression"
-grep -q "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 5 --base-binary $keep/base --head-binary $keep/head --max-runs 5\$" "$tmp/report.txt" ||
+grep -q "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 8 --base-binary $keep/base --head-binary $keep/head --max-runs 30\$" "$tmp/report.txt" ||
   fail "no reproduce line"
 # Its callers ((*Store).CheckoutBatch and its worker) include its time and may regress with it.
 grep -Eq "^gate: [1-9][0-9]* regressions?, " "$tmp/report.txt" || fail "no summary line"

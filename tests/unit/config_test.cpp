@@ -54,6 +54,8 @@ thresholds: {p99: 25%}
 calls_change: 100%
 fail_on_calls_change: true
 fail_on_insufficient_data: true
+speed_normalization: false
+pairing: off
 baseline: ../b/shop.json
 )");
   const Config c = load_config(p);
@@ -75,6 +77,8 @@ baseline: ../b/shop.json
   EXPECT_DOUBLE_EQ(c.calls_change, 1.0);
   EXPECT_TRUE(c.fail_on_calls_change);
   EXPECT_TRUE(c.fail_on_insufficient);
+  EXPECT_FALSE(c.speed_normalization);
+  EXPECT_EQ(c.pairing, "off");
   EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
 }
 
@@ -95,6 +99,10 @@ TEST(Config, ErrorsNameTheKeyLineAndFix) {
   EXPECT_NE(e.find("'threshhold'"), std::string::npos) << e;
   EXPECT_NE(e.find(":4"), std::string::npos) << e;
   EXPECT_NE(e.find("threshold"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\npairing: always\n");
+  EXPECT_NE(e.find("pairing"), std::string::npos) << e;
+  EXPECT_NE(e.find("use auto"), std::string::npos) << e;
 
   e = error_of("workload: y\nfunctions: [a]\n");
   EXPECT_NE(e.find("'binary'"), std::string::npos) << e;

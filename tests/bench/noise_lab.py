@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""The noise lab: how noisy is this machine, and which verdict method decides best on it.
+
+Characterizes the machine (the size and timescale of its speed swings, from a Go SHA-256 loop
+timed by its own clock), then measures the shop example through the real probe path with
+`gate ab`: A/A (the same code both sides) and A/B with one function slowed 1.1x, 1.25x and 1.5x
+through the example's SHOP_SLOW knob. Each scenario is one `gate ab` session of trials x pairs
+runs, cut into trials of `pairs` consecutive pairs; every trial is judged by `gate compare` on
+that trial's runs under each method (config keys pairing and speed_normalization), so all
+methods see the same runs. Prints one side-by-side table, plus the wall time per scenario.
+
+Usage (root, after ci/build.sh):  sudo tests/bench/noise_lab.py [--trials 10] [--pairs 10]
+Figures, not pass/fail: the README quotes its table with the command line that made it.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+METHODS = [  # name, pairing, speed_normalization
+    ("unpaired (gate 0.1)", "off", False),
+    ("paired", "auto", False),
+    ("speed-normalized", "off", True),
+    ("paired + speed-normalized", "auto", True),
+]
+
+
+def go_env():
+    env = dict(os.environ, GOTOOLCHAIN="local", GOPROXY="off", GOFLAGS="-mod=mod")
+    env.setdefault("HOME", "/root")
+    env.setdefault("GOCACHE", os.path.join(env["HOME"], ".cache", "go-build"))
+    return env
+
+
+def find_go():
+    for v in ("1.23", "1.22", "1.21", "1.19"):
+        p = f"/usr/lib/go-{v}/bin/go"
+        if os.path.exists(p):
+            return p
+    return shutil.which("go") or sys.exit("noise_lab: no Go toolchain (run ci/setup.sh)")
+
+
+def machine(lab, go, seconds):
+    """Speed of a SHA-256 loop per 50 ms window: spread, slow-state share, and how long states last."""
+    exe = os.path.join(lab, "noiseloop")
+    subprocess.run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "tests/bench/noiseloop"),
+                   env=go_env(), check=True)
+    out = subprocess.run([exe, "-window", "50ms", "-for", f"{seconds}s"], capture_output=True, text=True,
+                         env=dict(os.environ, GOMAXPROCS="1"), check=True).stdout
+    ns = [float(line.split()[1]) for line in out.splitlines() if line.strip()]
+    med = statistics.median(ns)
+    print(f"machine: {len(ns)} windows of 50 ms over {seconds} s: median {med / 1000:.2f} us per 4 KiB hash; "
+          f"slow windows (> 1.2x median) {100 * sum(x > 1.2 * med for x in ns) / len(ns):.0f}%")
+    import math
+    logs = [math.log(x) for x in ns]
+    for k in (1, 4, 20):  # 50, 200, 1000 ms slices
+        sl = [statistics.fmean(logs[i:i + k]) for i in range(0, len(logs) - k + 1, k)]
+        if len(sl) > 3:
+            adj = [b - a for a, b in zip(sl, sl[1:])]
+            print(f"  {50 * k:5d} ms slices: sd of log speed {statistics.stdev(sl):.3f}, "
+                  f"sd of adjacent-slice log ratio {statistics.stdev(adj):.3f}")
+
+
+def shop(lab, go, orders):
+    src = os.path.join(ROOT, "examples", "shop")
+    base = os.path.join(lab, "base")
+    subprocess.run([go, "build", "-o", base, "./cmd/shop"], cwd=src, env=go_env(), check=True)
+    shutil.copy(base, os.path.join(lab, "head"))
+    with open(os.path.join(src, "gate.yaml")) as f:
+        text = f.read()
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("build:"):
+            continue
+        if line.startswith("binary:"):
+            line = f"binary: {base}"
+        if line.startswith("workload:"):
+            line = ('workload: SHOP_SLOW="$(cat $GATE_BINARY.slow 2>/dev/null)" $GATE_BINARY '
+                    f"-orders {orders} -q")
+        lines.append(line)
+    cfg = os.path.join(lab, "lab.yaml")
+    with open(cfg, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return cfg
+
+
+def with_method(cfg, lab, name, pairing, normalize, threshold):
+    path = os.path.join(lab, "method-" + name.replace(" ", "_").replace("+", "").replace("(", "").replace(")", "") + ".yaml")
+    with open(cfg) as f:
+        text = f.read()
+    text = "\n".join(l for l in text.splitlines() if not l.startswith("threshold:"))
+    text += f"\npairing: {pairing}\nspeed_normalization: {'true' if normalize else 'false'}\nthreshold: {threshold}\n"
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def session(gate, cfg, lab, label, slow_spec, runs):
+    for side in ("base", "head"):
+        p = os.path.join(lab, side + ".slow")
+        if os.path.exists(p):
+            os.remove(p)
+    if slow_spec:
+        with open(os.path.join(lab, "head.slow"), "w") as f:
+            f.write(slow_spec)
+    ob, oh = os.path.join(lab, label + "_base.json"), os.path.join(lab, label + "_head.json")
+    t0 = time.time()
+    r = subprocess.run([gate, "ab", "-q", "-c", cfg, "--base-binary", os.path.join(lab, "base"), "--head-binary",
+                        os.path.join(lab, "head"), "--runs", str(runs), "--max-runs", str(runs), "--out-base", ob,
+                        "--out-head", oh], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        sys.exit(f"noise_lab: gate ab failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return json.load(open(ob)), json.load(open(oh)), time.time() - t0
+
+
+def judge(gate, lab, cfg, base, head, lo, hi):
+    b, h = dict(base), dict(head)
+    b["runs"], h["runs"] = base["runs"][lo:hi], head["runs"][lo:hi]
+    pb, ph = os.path.join(lab, "trial_base.json"), os.path.join(lab, "trial_head.json")
+    json.dump(b, open(pb, "w"))
+    json.dump(h, open(ph, "w"))
+    r = subprocess.run([gate, "compare", pb, ph, "-c", cfg, "--format", "json"], capture_output=True, text=True)
+    if r.returncode not in (0, 1, 3):
+        sys.exit(f"noise_lab: gate compare failed ({r.returncode}): {r.stderr[-1000:]}")
+    return json.loads(r.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"))
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--pairs", type=int, default=10, help="pairs of runs per trial")
+    ap.add_argument("--orders", type=int, default=400, help="orders per run of the shop workload")
+    ap.add_argument("--function", default="example.com/shop/pricing.Apply", help="the function slowed in A/B")
+    ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
+    ap.add_argument("--threshold", default="5%", help="the p50 band")
+    ap.add_argument("--machine-seconds", type=int, default=20)
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("noise_lab: needs root (gate attaches BPF uprobes)")
+    go = find_go()
+    lab = tempfile.mkdtemp(prefix="gate-noise-lab-")
+    print(f"noise lab in {lab}: {a.trials} trials x {a.pairs} pairs a scenario, shop -orders {a.orders}, "
+          f"band {a.threshold}, `{' '.join(sys.argv)}`")
+    machine(lab, go, a.machine_seconds)
+    cfg = shop(lab, go, a.orders)
+    methods = [(n, with_method(cfg, lab, n, p, s, a.threshold)) for n, p, s in METHODS]
+    scenarios = [("A/A", None)] + [(f"{x}x", f"{a.function}={x}") for x in a.slowdowns.split(",")]
+    rows = []
+    for label, spec in scenarios:
+        base, head, wall = session(a.gate, cfg, lab, label.replace("/", ""), spec, a.trials * a.pairs)
+        print(f"{label}: {a.trials * a.pairs} pairs in {wall:.0f} s ({wall / (a.trials * a.pairs):.1f} s a pair)")
+        for name, mcfg in methods:
+            st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, tested=0, caught=0, other_flagged=0, noise=[])
+            for t in range(a.trials):
+                rep = judge(a.gate, lab, mcfg, base, head, t * a.pairs, (t + 1) * a.pairs)
+                st["trials"] += 1
+                for f in rep["functions"]:
+                    p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
+                    if not p50 or p50["verdict"] == "insufficient data":
+                        continue
+                    st["tested"] += 1
+                    if p50.get("noise"):
+                        st["noise"].append(p50["noise"])
+                    reg = p50["verdict"] == "regression"
+                    if spec and f["name"] == a.function:
+                        st["caught"] += reg
+                    else:
+                        st["fn_trials"] += 1
+                        st["false_reg"] += reg
+                        st["unchanged"] += p50["verdict"] == "unchanged"
+            rows.append((label, name, st, wall))
+    print()
+    print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'caught':>8s} {'noise p50':>10s} "
+          f"{'wall/trial':>10s}")
+    for label, name, st, wall in rows:
+        fr = f"{100 * st['false_reg'] / max(1, st['fn_trials']):.1f}%"
+        un = f"{100 * st['unchanged'] / max(1, st['fn_trials']):.0f}%"
+        caught = f"{st['caught']}/{st['trials']}" if label != "A/A" else "-"
+        noise = f"{100 * statistics.median(st['noise']):.1f}%" if st["noise"] else "-"
+        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {caught:>8s} {noise:>10s} {wall / a.trials:>9.0f}s")
+    print(f"\n(false reg: p50 regressions among function-trials of functions not slowed; unchanged: their share "
+          f"read unchanged; caught: trials flagging {a.function}; noise: median per-unit log-sd; "
+          f"{a.pairs} pairs a trial)")
+    shutil.rmtree(lab, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

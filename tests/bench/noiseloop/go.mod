@@ -1,0 +1,3 @@
+module example.com/noiseloop
+
+go 1.19
