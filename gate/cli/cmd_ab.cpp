@@ -62,7 +62,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     while (!base->failed() && !head->failed()) {
       c = stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
                          compare_options(&cfg, head->result().functions));
-      if (!c.need_more_runs() || head->runs_done() >= max_runs) break;
+      if (!c.need_more_runs(max_runs) || head->runs_done() >= max_runs) break;
       g.log("some verdicts are inconclusive: one more pair of runs (" + std::to_string(head->runs_done() + 1) + "/" +
             std::to_string(max_runs) + ")");
       pair(1);

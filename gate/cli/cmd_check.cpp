@@ -45,7 +45,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     while (!head.failed()) {
       c = stats::compare(base.runs, head.result().runs, base, head.result(),
                          compare_options(&cfg, head.result().functions));
-      if (!c.need_more_runs() || head.runs_done() >= max_runs) break;
+      if (!c.need_more_runs(max_runs) || head.runs_done() >= max_runs) break;
       g.log("some verdicts are inconclusive: one more run (" + std::to_string(head.runs_done() + 1) + "/" +
             std::to_string(max_runs) + ")");
       head.run(1, &signals);

@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   handlers[cmp] = cli::add_compare(*cmp, g);
   auto* ab = app.add_subcommand("ab", "Measure base and head binaries interleaved in one job and compare");
   handlers[ab] = cli::add_ab(*ab, g);
+  auto* cal = app.add_subcommand("calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch");
+  handlers[cal] = cli::add_calibrate(*cal, g);
   auto* fns = app.add_subcommand("functions", "List a binary's functions with their probe sites (to write gate.yaml)");
   handlers[fns] = cli::add_functions(*fns, g);
 

@@ -19,6 +19,7 @@
 
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
+#include "stats/power.hpp"
 #include "stats/rng.hpp"
 #include "stats/speed.hpp"
 
@@ -220,7 +221,7 @@ void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) 
   const double alpha = (1 - o.confidence) / 2;
   const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
   const double crit = student_t_quantile(1 - alpha / std::max(1, tests), qc.df);
-  qc.detectable = (1 + qc.band.regression) * std::exp((crit + student_t_quantile(0.8, qc.df)) * se);
+  qc.detectable = detectable_ratio(qc.noise, qc.units, qc.band.regression, PowerModel{o.confidence, tests, 0.8});
   if (qc.verdict != Verdict::kInconclusive) return;
   const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
   double se_needed;
@@ -530,11 +531,15 @@ int& VerdictCounts::operator[](Verdict v) {
 }
 int VerdictCounts::operator[](Verdict v) const { return const_cast<VerdictCounts&>(*this)[v]; }
 
-bool Comparison::need_more_runs() const {
-  if (common_shift_tested && common_shift.more_runs_would_help) return true;
+bool Comparison::need_more_runs(int max_units) const {
+  if (exit_code == ExitCode::kRegression) return false;
+  auto helps = [&](const QuantileComparison& q) {
+    return q.more_runs_would_help && (max_units <= 0 || q.units_to_decide == 0 || q.units_to_decide <= max_units);
+  };
+  if (common_shift_tested && helps(common_shift)) return true;
   for (const auto& f : functions)
     for (const auto& q : f.quantiles)
-      if (q.more_runs_would_help) return true;
+      if (helps(q)) return true;
   return false;
 }
 

@@ -205,11 +205,14 @@ struct Comparison {
   // compared function, or some function lacks data and require_sufficient_data is set; else 0.
   ExitCode exit_code = ExitCode::kOk;
 
-  // True when some verdict is inconclusive or lacks runs: re-running both sides (up to the
-  // configured maximum) could decide it. Insufficient calls per run do not count: more runs of
-  // the same workload would not add calls to a run. Each re-comparison is one more chance for a
-  // false regression; a bounded maximum (and the threshold band) keeps that small.
-  bool need_more_runs() const;
+  // True when more runs (up to max_units a side, or pairs) could still change the outcome: no
+  // regression yet (a found regression decides the gate: stop and fail fast), and some verdict is
+  // inconclusive or lacks runs, and -- when max_units > 0 -- at least one of them could be
+  // decided within max_units at its measured noise (units_to_decide; unknown counts as could).
+  // Insufficient calls per run do not count: more runs would not add calls to a run. Each
+  // re-comparison is one more chance for a false regression; the threshold band keeps that small
+  // (an unchanged function sits a whole band away from the regression boundary).
+  bool need_more_runs(int max_units = 0) const;
 };
 
 // base_meta / head_meta supply the context and the declared functions (their `runs` are not

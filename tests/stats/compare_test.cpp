@@ -416,6 +416,22 @@ TEST(Compare, SmallChangeIsInconclusiveAndAsksForRuns) {
   EXPECT_TRUE(contains(q.reason, "straddles +3%")) << q.reason;
   EXPECT_TRUE(q.more_runs_would_help);
   EXPECT_TRUE(c.need_more_runs());
+  // Futility: a change right at the threshold needs far more runs than a maximum of 12 allows.
+  ASSERT_GT(q.units_to_decide, 12) << q.reason;
+  EXPECT_FALSE(c.need_more_runs(12));
+  EXPECT_TRUE(c.need_more_runs(q.units_to_decide));
+}
+
+// A found regression decides the gate: no more runs, even while other verdicts are open.
+TEST(Compare, ARegressionStopsTheRuns) {
+  const auto base = testing::synthetic_functions(6);
+  auto head = base;
+  head[0].scale = 1.5;
+  head[1].scale = 1.03;  // at the threshold: inconclusive
+  const auto c = run(make(base, head, 10, 0.03));
+  ASSERT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_TRUE(fn(c, "main.f01").find("p50")->more_runs_would_help);
+  EXPECT_FALSE(c.need_more_runs());
 }
 
 }  // namespace

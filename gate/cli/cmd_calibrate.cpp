@@ -1,0 +1,124 @@
+// `gate calibrate`: an A/A run of the user's own workload (the same binary as base and head, runs
+// interleaved as gate ab does) that prints, per function, the measured run-to-run noise, the
+// smallest slowdown gate would catch at the configured runs, and the runs a given slowdown needs.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/verdict.hpp"
+#include "stats/power.hpp"
+
+namespace gate::cli {
+namespace {
+
+std::string pct(double ratio) {
+  if (!(ratio > 0)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.0f%%", 100 * (ratio - 1));
+  return b;
+}
+
+std::string runs_text(int units, int max_units) {
+  if (units <= 0) return "-";
+  return units > max_units ? "> " + std::to_string(max_units) : std::to_string(units);
+}
+
+int print_calibration(const stats::Comparison& c, const runner::Config& cfg, const stats::CompareOptions& o,
+                      double slowdown, int pairs) {
+  const int runs = cfg.runs, max_runs = std::max(cfg.runs, cfg.max_runs);
+  const stats::PowerModel model{o.confidence, std::max(1, c.tests), 0.8};
+  std::printf("%-48s %-5s %10s %14s %14s %18s\n", "function", "", "noise/pair",
+              ("caught @" + std::to_string(runs)).c_str(), ("caught @" + std::to_string(max_runs)).c_str(),
+              "pairs for the slowdown");
+  std::vector<int> needed;
+  int false_regressions = 0;
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles) {
+      if (!q.tested()) continue;
+      false_regressions += q.verdict == stats::Verdict::kRegression;
+      const double target = 1 + (slowdown > 0 ? slowdown : 2 * q.band.regression);
+      const int units = stats::units_to_detect(q.noise, target, q.band.regression, model, 1000);
+      if (units > 0) needed.push_back(units);
+      std::printf("%-48s %-5s %9.1f%% %14s %14s %11s (%s)\n", f.name.c_str(), q.name.c_str(), 100 * q.noise,
+                  pct(stats::detectable_ratio(q.noise, runs, q.band.regression, model)).c_str(),
+                  pct(stats::detectable_ratio(q.noise, max_runs, q.band.regression, model)).c_str(),
+                  runs_text(units, 1000).c_str(), pct(target).c_str());
+    }
+  std::printf("\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
+  if (c.common_shift.tested())
+    std::printf("run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
+                100 * c.common_shift.noise);
+  if (false_regressions)
+    std::printf("WARNING: %d test(s) read 'regression' in this A/A: the machine is noisier than the runs can "
+                "show; calibrate again with more runs (--runs)\n",
+                false_regressions);
+  if (needed.empty()) {
+    std::printf("no function had enough calls per run to be tested: see 'insufficient data' in gate compare\n");
+    return 0;
+  }
+  std::sort(needed.begin(), needed.end());
+  const int median = needed[needed.size() / 2];
+  const int p90 = needed[std::min(needed.size() - 1, needed.size() * 9 / 10)];
+  std::printf("suggested: runs: %d, max_runs: %d (half of the tests decide at %d pairs, 90%% by %d; "
+              "gate ab adds pairs while a verdict is inconclusive)\n",
+              std::min(median, 1000), std::min(std::max(p90, median), 1000), median, p90);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
+  struct Args {
+    MeasureFlags m;
+    double slowdown = 0;
+    uint64_t seed = 1;
+  };
+  auto a = std::make_shared<Args>();
+  add_measure_flags(app, a->m);
+  app.add_option("--slowdown", a->slowdown,
+                 "The slowdown to size runs for, as a fraction (0.2 = 20%; default: twice the threshold)");
+  app.add_option("--seed", a->seed, "Seed of the run order (default 1)");
+  app.footer(
+      "gate calibrate runs the workload as an A/A (the same binary on both sides, runs interleaved as in\n"
+      "gate ab) and prints per function what a comparison on this machine can see: the run-to-run noise,\n"
+      "the smallest slowdown caught at the config's runs and max_runs, and the pairs of runs a given\n"
+      "slowdown needs. Run it on the machine your CI uses.\n"
+      "Examples:\n"
+      "  gate calibrate -c gate.yaml --runs 12\n"
+      "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown");
+  return [a, &g]() -> int {
+    runner::SignalWatch signals;
+    runner::Config cfg = runner::load_config(a->m.config);
+    auto mo = measure_options(a->m, g);
+    if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
+    mo.skip_build = true;
+    auto side = [&](const char* variant) {
+      auto o = mo;
+      o.binary_override = cfg.binary;
+      o.variant = variant;
+      return std::make_unique<runner::Measurer>(cfg, o);
+    };
+    auto base = side("base");
+    auto head = side("head");
+    const int pairs = a->m.runs ? a->m.runs : std::max(10, cfg.runs);
+    std::mt19937_64 rng(a->seed);
+    for (int i = 0; i < pairs && !base->failed() && !head->failed(); ++i) {
+      g.log("calibration pair " + std::to_string(i + 1) + "/" + std::to_string(pairs));
+      if (rng() & 1)
+        base->run(1, &signals) && head->run(1, &signals);
+      else
+        head->run(1, &signals) && base->run(1, &signals);
+    }
+    auto mb = base->finish();
+    auto mh = head->finish();
+    if (mb.failure) throw *mb.failure;
+    if (mh.failure) throw *mh.failure;
+    const auto opts = compare_options(&cfg, mh.result.functions);
+    const auto c = stats::compare(mb.result.runs, mh.result.runs, mb.result, mh.result, opts);
+    return print_calibration(c, cfg, opts, a->slowdown, pairs);
+  };
+}
+
+}  // namespace gate::cli

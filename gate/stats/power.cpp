@@ -1,0 +1,34 @@
+// Detectable effects and run counts from measured noise (Student t, first Holm step).
+#include "stats/power.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats/distributions.hpp"
+
+namespace gate::stats {
+
+double detectable_ratio(double noise, int units, double band, const PowerModel& m) {
+  if (units < 2 || !(noise >= 0)) return 0;
+  const double df = units - 1;
+  const double alpha = (1 - m.confidence) / 2 / std::max(1, m.tests);
+  const double k = student_t_quantile(1 - alpha, df) + student_t_quantile(m.power, df);
+  return (1 + band) * std::exp(k * noise / std::sqrt(static_cast<double>(units)));
+}
+
+int units_to_detect(double noise, double ratio, double band, const PowerModel& m, int max_units) {
+  if (!(ratio > 1 + band)) return 0;
+  // detectable_ratio falls monotonically with units: bisect.
+  if (detectable_ratio(noise, max_units, band, m) > ratio) return max_units + 1;
+  int lo = 2, hi = max_units;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (detectable_ratio(noise, mid, band, m) <= ratio)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+}  // namespace gate::stats

@@ -1,0 +1,24 @@
+// What a comparison can see: the smallest slowdown it catches at a given number of runs, and the
+// runs it needs to catch a given slowdown, from the measured run-to-run noise.
+#pragma once
+
+namespace gate::stats {
+
+// The test behind each function's verdict: one-sided at alpha = (1 - confidence) / 2, strictest
+// Holm step alpha / tests, Student t with `units - 1` degrees of freedom (paired: pairs; unpaired:
+// runs a side, about 2 (n - 1) df, taken as n - 1 to stay on the safe side); ~80% power.
+struct PowerModel {
+  double confidence = 0.95;
+  int tests = 1;       // size of the Holm family
+  double power = 0.8;
+};
+
+// Smallest head/base ratio caught with the model's power: (1 + band) * exp((crit + t_power) * noise
+// / sqrt(units)). `noise` is the log-sd of one unit's head/base difference. 0 when units < 2.
+double detectable_ratio(double noise, int units, double band, const PowerModel& m);
+
+// Fewest units (pairs, or runs a side) for which detectable_ratio <= ratio; 0 when ratio is not
+// above 1 + band (never catchable), max_units + 1 when more than max_units would be needed.
+int units_to_detect(double noise, double ratio, double band, const PowerModel& m, int max_units = 1000);
+
+}  // namespace gate::stats
