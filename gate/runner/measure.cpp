@@ -46,8 +46,11 @@ bool starts_binary_under_test(const Config& cfg, const std::string& binary) {
 // argv[0] basename) and points the target at it; the previous copy is removed.
 void Measurer::use_fresh_copy(int run) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(copy_dir_) / ("run-" + std::to_string(run));
-  const fs::path copy = dir / fs::path(original_binary_).filename();
+  // run-N/<the original's directory name>/<its file name>: a workload script that tells the sides
+  // apart by the end of $GATE_BINARY (*/head/shop) still can.
+  const fs::path original(original_binary_);
+  const fs::path dir = fs::path(copy_dir_) / ("run-" + std::to_string(run)) / original.parent_path().filename();
+  const fs::path copy = dir / original.filename();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!ec) fs::copy_file(original_binary_, copy, fs::copy_options::overwrite_existing, ec);
@@ -55,7 +58,7 @@ void Measurer::use_fresh_copy(int run) {
     throw Error::make("copy of " + original_binary_ + " in " + dir.string(), ec.message(),
                       "free space in " + copy_dir_ + " (or set TMPDIR elsewhere)", ExitCode::kMeasure);
   }
-  if (target_.binary != original_binary_) fs::remove_all(fs::path(target_.binary).parent_path(), ec);
+  if (target_.binary != original_binary_) fs::remove_all(fs::path(target_.binary).parent_path().parent_path(), ec);
   target_.binary = copy.string();
 }
 
@@ -65,6 +68,10 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
                            opts.entry);
   const Target& target = target_;
   original_binary_ = target_.binary;
+  // For workload scripts: the file gate was given (GATE_BINARY is the copy that is probed), and
+  // which side of gate ab this is.
+  opts_.session.extra_env["GATE_BINARY_ORIGINAL"] = original_binary_;
+  opts_.session.extra_env["GATE_SIDE"] = opts_.variant;
   if (opts_.fresh_copy_each_run && starts_binary_under_test(cfg, original_binary_)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gate-binary-XXXXXX").string();
     if (mkdtemp(tmpl.data())) {

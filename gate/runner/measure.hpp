@@ -33,6 +33,8 @@ struct MeasureOptions {
   // (tests/bench/noise_lab.py). The cause is tied to the inode (kernel objects keyed by it), so a
   // new copy per run makes it run-to-run noise. Only when gate knows the workload starts the
   // binary it probes: the command's program is the binary, or the command uses $GATE_BINARY.
+  // The copy is TMPDIR/gate-binary-*/run-N/DIR/NAME for the original .../DIR/NAME; workloads get
+  // GATE_BINARY (the copy), GATE_BINARY_ORIGINAL (the original) and GATE_SIDE (base, head or "").
   bool fresh_copy_each_run = true;
 };
 

@@ -81,7 +81,7 @@ def shop(lab, go, orders):
         if line.startswith("binary:"):
             line = f"binary: {base}"
         if line.startswith("workload:"):
-            line = ('workload: SHOP_SLOW="$(cat $GATE_BINARY.slow 2>/dev/null)" $GATE_BINARY '
+            line = ('workload: SHOP_SLOW="$(cat $GATE_BINARY_ORIGINAL.slow 2>/dev/null)" $GATE_BINARY '
                     f"-orders {orders} -q")
         lines.append(line)
     cfg = os.path.join(lab, "lab.yaml")
