@@ -145,20 +145,28 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+// Debian's own toolchains live in /usr/lib/go-1.XX; those of later suites, which ci/setup.sh
+// unpacks rather than installs, in GATE_GO_PREFIX/1.XX/usr/lib/go-1.XX (tests/CMakeLists.txt
+// globs the same two places to make one ctest entry per version).
 std::vector<GoToolchain> go_toolchains() {
-  std::vector<GoToolchain> found;
+  std::map<int, GoToolchain> found;  // by minor version: the system's copy wins over the prefix's
   static const std::regex dir_re(R"(go-(1\.[0-9]+))");
+  auto scan = [&](const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::smatch m;
+      const std::string name = entry.path().filename().string();
+      if (!std::regex_match(name, m, dir_re)) continue;
+      const fs::path go = entry.path() / "bin" / "go";
+      if (access(go.c_str(), X_OK) == 0) found.emplace(minor_of(m[1].str()), GoToolchain{m[1].str(), go.string()});
+    }
+  };
+  scan("/usr/lib");
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/usr/lib", ec)) {
-    std::smatch m;
-    std::string name = entry.path().filename().string();
-    if (!std::regex_match(name, m, dir_re)) continue;
-    fs::path go = entry.path() / "bin" / "go";
-    if (access(go.c_str(), X_OK) == 0) found.push_back({m[1].str(), go.string()});
-  }
-  std::sort(found.begin(), found.end(),
-            [](const GoToolchain& a, const GoToolchain& b) { return minor_of(a.version) < minor_of(b.version); });
-  return found;
+  for (const auto& v : fs::directory_iterator(GATE_GO_PREFIX, ec)) scan(v.path() / "usr" / "lib");
+  std::vector<GoToolchain> out;
+  for (auto& [minor, tc] : found) out.push_back(std::move(tc));
+  return out;
 }
 
 GoToolchain default_go() {
@@ -176,7 +184,7 @@ GoToolchain default_go() {
     if (r.status == 0 && std::regex_search(r.output, m, ver_re)) return {m[1].str(), configured};
   }
   if (all.empty())
-    throw Error::make("Go toolchain", "none found under /usr/lib/go-1.*/bin/go",
+    throw Error::make("Go toolchain", "none found under /usr/lib/go-1.*/bin/go or " GATE_GO_PREFIX "/1.*",
                       "run ci/setup.sh, or configure with -DGATE_GO=/path/to/go");
   return all.back();
 }

@@ -7,7 +7,8 @@
 
 namespace gate::testing {
 
-// Go toolchains found on this machine: {"1.19", "/usr/lib/go-1.19/bin/go"}, ...; newest last.
+// Go toolchains found on this machine: {"1.19", "/usr/lib/go-1.19/bin/go"}, ...,
+// {"1.27", "/opt/gate-go/1.27/usr/lib/go-1.27/bin/go"}; one per minor version, newest last.
 struct GoToolchain {
   std::string version;  // "1.21"
   std::string go;       // path of the go command
