@@ -238,7 +238,9 @@ class DwarfWalker {
       Dwarf_Die unit;
       const int rc = dwarf_get_units(dbg_, cu, &next, &version, &unit_type, &unit, nullptr);
       if (rc > 0) break;
-      if (rc < 0) throw unreadable(path_, ".debug_info", "the unit header after " + hex(cu ? unit_offset_ : 0));
+      if (rc < 0)
+        throw unreadable(path_, ".debug_info",
+                         cu ? "the unit header after the unit at " + hex(unit_offset_) : std::string("the first unit header"));
       cu = next;
       unit_ = {version, false, {}};
       unit_offset_ = dwarf_dieoffset(&unit);
