@@ -41,7 +41,7 @@ struct Arm64Binary {
 std::set<uint64_t> rets(const std::vector<RefInsn>& ref) {
   std::set<uint64_t> out;
   for (const auto& in : ref)
-    if (in.text == "RET") out.insert(in.address);
+    if (in.mnemonic() == "RET") out.insert(in.address);  // "RET R27": asyncPreempt returns through R27 (Go >= 1.25)
   return out;
 }
 

@@ -48,12 +48,6 @@ std::string hex16(uint64_t v) {
   return buf;
 }
 
-// Go toolchains are compared by minor version: "1.9" < "1.19" < "1.21".
-int minor_of(const std::string& version) {
-  auto dot = version.find('.');
-  return dot == std::string::npos ? 0 : std::atoi(version.c_str() + dot + 1);
-}
-
 fs::path source_dir_of(const std::string& src_dir) {
   fs::path p(src_dir);
   return p.is_absolute() ? p : fs::path(GATE_SOURCE_DIR) / p;
@@ -158,7 +152,10 @@ std::vector<GoToolchain> go_toolchains() {
       const std::string name = entry.path().filename().string();
       if (!std::regex_match(name, m, dir_re)) continue;
       const fs::path go = entry.path() / "bin" / "go";
-      if (access(go.c_str(), X_OK) == 0) found.emplace(minor_of(m[1].str()), GoToolchain{m[1].str(), go.string()});
+      if (access(go.c_str(), X_OK) == 0) {
+        GoToolchain tc{m[1].str(), go.string()};
+        found.emplace(tc.minor(), tc);
+      }
     }
   };
   scan("/usr/lib");

@@ -2,6 +2,7 @@
 // (source, toolchain, flags) in a cache under the build tree.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@ namespace gate::testing {
 struct GoToolchain {
   std::string version;  // "1.21"
   std::string go;       // path of the go command
+  // 21 for "1.21": versions compare by it ("1.9" < "1.19" < "1.21").
+  int minor() const {
+    const auto dot = version.find('.');
+    return dot == std::string::npos ? 0 : std::atoi(version.c_str() + dot + 1);
+  }
 };
 std::vector<GoToolchain> go_toolchains();
 // The toolchain used by default (GATE_GO at configure time, else the newest found). Throws
