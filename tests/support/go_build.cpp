@@ -166,6 +166,20 @@ std::vector<GoToolchain> go_toolchains() {
   return out;
 }
 
+bool is_representative(const GoToolchain& tc) {
+  const char* full = std::getenv("GATE_TEST_GO_FULL");
+  if (full && std::string(full) == "1") return true;
+  const auto all = go_toolchains();
+  return !all.empty() && (tc.minor() == all.front().minor() || tc.minor() == all.back().minor() || tc.minor() == 26);
+}
+
+std::vector<GoToolchain> representative_toolchains() {
+  std::vector<GoToolchain> out;
+  for (const auto& tc : go_toolchains())
+    if (is_representative(tc)) out.push_back(tc);
+  return out;
+}
+
 GoToolchain default_go() {
   auto all = go_toolchains();
   const std::string configured = GATE_DEFAULT_GO;

@@ -20,6 +20,13 @@ struct GoToolchain {
   }
 };
 std::vector<GoToolchain> go_toolchains();
+// The slow configurations (arm64 cross builds, -gcflags=all=-l, which recompile the standard library
+// for each toolchain) run on a representative set to keep the suite short: the oldest and newest
+// installed toolchains and Go 1.26 (the last pclntab layout change). GATE_TEST_GO_FULL=1 makes every
+// installed toolchain representative. README.md ("Supported Go") lists what runs where.
+std::vector<GoToolchain> representative_toolchains();
+bool is_representative(const GoToolchain& tc);
+
 // The toolchain used by default (GATE_GO at configure time, else the newest found). Throws
 // gate::Error when none is installed (fix: run ci/setup.sh).
 GoToolchain default_go();
