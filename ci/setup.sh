@@ -2,12 +2,17 @@
 # Installs everything gate needs on Debian 12 (bookworm), as root: compilers, libraries, the
 # BPF toolchain and Go toolchains (1.19 from bookworm, 1.21-1.23 from bookworm-backports, 1.24-1.27
 # unpacked from trixie/trixie-backports/sid into /opt/gate-go by ci/fetch-go.sh, not installed).
-# Idempotent and quick when done: safe to run on every CI job. Usage: ci/setup.sh [--no-backports]
-# (--no-backports: Go 1.19 only).
+# Idempotent and quick when done: safe to run on every CI job.
+# Usage: ci/setup.sh [--no-backports | --build-only]
+#   --no-backports: Go 1.19 only;  --build-only: only what CMake requires to build gate itself
+#   (GATE_BUILD_TESTS=OFF: what the CI templates use), no Go, no test tools.
 set -euo pipefail
 
-want_backports=1
-[[ "${1:-}" == "--no-backports" ]] && want_backports=0
+want_backports=1 build_only=0
+case "${1:-}" in
+  --no-backports) want_backports=0 ;;
+  --build-only) want_backports=0 build_only=1 ;;
+esac
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "ci/setup.sh: must run as root (it installs Debian packages); re-run with sudo" >&2
@@ -56,16 +61,21 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 }
 
-pkgs=(
+# Exactly CMake's requirements for gate (tests/ci/check_templates.py compares them); DWARF: libdw.
+build_pkgs=(
   build-essential cmake pkg-config git
-  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-  libclang-rt-14-dev
-  libcapstone-dev libdw-dev
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+  libcapstone-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+)
+# The test suite's: GoogleTest, benchmarks, the fuzzer's runtime, Go, report and template checks.
+test_pkgs=(
+  llvm libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   golang-go python3 python3-scipy
   libxml2-utils chromium python3-yaml   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks
 )
+pkgs=("${build_pkgs[@]}")
+[[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")
 
 stamp=/var/lib/gate-setup.stamp
 want="$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ') bp=$want_backports"

@@ -118,12 +118,26 @@ def apt_install_words(script):
 
 with open(os.path.join(ROOT, "ci/setup.sh"), encoding="utf-8") as f:
     setup_text = f.read()
-m = re.search(r"^pkgs=\((.*?)^\)", setup_text, re.M | re.S)
-setup_pkgs = set(re.sub(r"#.*", "", m.group(1)).split()) if m else set()
-check(m is not None, "ci/setup.sh: no pkgs=( ... ) list")
-check(not (build_pkgs | test_pkgs) - setup_pkgs,
-      f"ci/setup.sh: misses packages CMake requires: {sorted((build_pkgs | test_pkgs) - setup_pkgs)}")
-check(not setup_pkgs & FORBIDDEN, f"ci/setup.sh: installs {sorted(setup_pkgs & FORBIDDEN)}: gate reads DWARF with libdw only")
+
+
+def setup_list(name):
+    m = re.search(rf"^{name}=\((.*?)^\)", setup_text, re.M | re.S)
+    check(m is not None, f"ci/setup.sh: no {name}=( ... ) list")
+    return set(re.sub(r"#.*", "", m.group(1)).split()) if m else set()
+
+
+setup_build, setup_test = setup_list("build_pkgs"), setup_list("test_pkgs")
+# --build-only (what the templates run) installs build_pkgs: exactly CMake's build requirements.
+dev = {p for p in setup_build if p.endswith("-dev")}
+want_dev = {p for p in build_pkgs if p.endswith("-dev")}
+check(dev == want_dev, f"ci/setup.sh: build_pkgs' libraries differ from CMake's requirements: "
+                       f"missing {sorted(want_dev - dev)}, not required {sorted(dev - want_dev)}")
+check(not build_pkgs - setup_build, f"ci/setup.sh: build_pkgs misses {sorted(build_pkgs - setup_build)}")
+check(not test_pkgs - setup_build - setup_test,
+      f"ci/setup.sh: misses packages the tests' CMake requires: {sorted(test_pkgs - setup_build - setup_test)}")
+check(not (setup_build | setup_test) & FORBIDDEN,
+      f"ci/setup.sh: installs {sorted((setup_build | setup_test) & FORBIDDEN)}: gate reads DWARF with libdw only")
+check(re.search(r"--build-only\)", setup_text) is not None, "ci/setup.sh: no --build-only option")
 
 # --- GitHub: the composite action ---
 rel = "ci/github/action.yml"
@@ -154,7 +168,7 @@ if action:
     check("--report-dir" in scripts, f"{rel}: reports are not written")
     check("apt-get install" in scripts, f"{rel}: installs nothing")
     install = next((st.get("run", "") for st in steps if "apt-get install" in st.get("run", "")), "")
-    check("setup.sh" in install, f"{rel}: a Debian 12 runner should install through ci/setup.sh")
+    check("setup.sh\" --build-only" in install, f"{rel}: a Debian 12 runner should install through ci/setup.sh --build-only")
     got = apt_install_words(install)
     dev = {p for p in got if p.endswith("-dev")}
     want_dev = {p for p in build_pkgs if p.endswith("-dev")}
@@ -216,7 +230,7 @@ if gl:
     # The job's image is Debian 12: it installs through ci/setup.sh (checked above against CMake)
     # and nothing else that builds against gate.
     check(job.get("image") == "debian:bookworm", f"{rel}: .gate image must be debian:bookworm (ci/setup.sh's system)")
-    check("ci/setup.sh" in body, f"{rel}: does not install gate's packages through ci/setup.sh")
+    check("ci/setup.sh\" --build-only" in body, f"{rel}: does not install gate's packages through ci/setup.sh --build-only")
     extra_dev = {p for p in apt_install_words(body) if p.endswith("-dev")}
     check(not extra_dev, f"{rel}: installs libraries beside ci/setup.sh: {sorted(extra_dev)}")
 
@@ -233,6 +247,7 @@ check(re.search(r"\barchiveArtifacts\s+(artifacts:\s*)?'gate-report/\*\*'", code
 check(re.search(r"post\s*\{\s*always\s*\{", code) is not None, f"{rel}: reports must be published in post {{ always {{ }} }}")
 check("returnStatus: true" in code, f"{rel}: gate's exit code is not captured (returnStatus: true)")
 check("--report-dir gate-report" in code and "--baseline-ref" in code, f"{rel}: gate check does not write reports or use a trusted baseline")
+check("ci/setup.sh --build-only" in code, f"{rel}: does not install exactly gate's build packages (ci/setup.sh --build-only)")
 tells_exit_codes_apart(rel, code)
 
 # --- the pre-merge script ---
