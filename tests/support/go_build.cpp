@@ -83,7 +83,9 @@ std::map<std::string, std::string> build_environment(const std::vector<std::stri
   const std::string bin = GATE_BINARY_DIR;
   env["GOTOOLCHAIN"] = "local";  // never download another toolchain: tests run offline
   env["GOFLAGS"] = "-mod=mod";
-  env["GOCACHE"] = bin + "/gocache";
+  // ci/env.sh points GOCACHE at $HOME/.cache/go-build: compiled standard libraries (minutes per
+  // toolchain and configuration) then outlive a fresh build directory. Else: inside the build tree.
+  if (env["GOCACHE"].empty()) env["GOCACHE"] = bin + "/gocache";
   env["GOPATH"] = bin + "/gopath";
   if (!env.count("HOME") || env["HOME"].empty()) env["HOME"] = bin;
   for (const auto& kv : extra) {
