@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything gate needs on Debian 12 (bookworm), as root: compilers, libraries, the
-# BPF toolchain and Go toolchains (1.19 from bookworm, 1.21-1.23 from bookworm-backports).
-# Idempotent: safe to run on every CI job. Usage: ci/setup.sh [--no-backports]
+# BPF toolchain and Go toolchains (1.19 from bookworm, 1.21-1.23 from bookworm-backports, 1.24-1.27
+# unpacked from trixie/trixie-backports/sid into /opt/gate-go by ci/fetch-go.sh, not installed).
+# Idempotent and quick when done: safe to run on every CI job.
+# Usage: ci/setup.sh [--no-backports | --build-only]
+#   --no-backports: Go 1.19 only;  --build-only: only what CMake requires to build gate itself
+#   (GATE_BUILD_TESTS=OFF: what the CI templates use), no Go, no test tools.
 set -euo pipefail
 
-want_backports=1
-[[ "${1:-}" == "--no-backports" ]] && want_backports=0
+want_backports=1 build_only=0
+case "${1:-}" in
+  --no-backports) want_backports=0 ;;
+  --build-only) want_backports=0 build_only=1 ;;
+esac
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "ci/setup.sh: must run as root (it installs Debian packages); re-run with sudo" >&2
@@ -14,11 +21,9 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 
-# bookworm-backports: derive the mirror from the machine's own apt sources, never hard-code one.
-add_backports() {
-  if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
-    return 0
-  fi
+# The Debian mirror of the machine's own apt sources (the URI serving plain 'bookworm'): other
+# suites are fetched from it, so no host name is ever written into the repository.
+debian_mirror() {
   local uri=""
   if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
     # deb822: take the URIs of the stanza whose Suites include plain 'bookworm'.
@@ -31,6 +36,16 @@ add_backports() {
   if [[ -z "$uri" && -f /etc/apt/sources.list ]]; then
     uri=$(awk '$1=="deb" && $3=="bookworm" { for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
   fi
+  [[ -n "$uri" ]] && echo "$uri"
+}
+
+# bookworm-backports from the machine's own mirror.
+add_backports() {
+  if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
+    return 0
+  fi
+  local uri
+  uri=$(debian_mirror) || true
   if [[ -z "$uri" ]]; then
     echo "ci/setup.sh: cannot find the bookworm mirror in /etc/apt/sources.list{,.d/debian.sources};" >&2
     echo "  add a 'bookworm-backports' suite by hand or run with --no-backports (only Go 1.19 then)" >&2
@@ -46,16 +61,21 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 }
 
-pkgs=(
+# Exactly CMake's requirements for gate (tests/ci/check_templates.py compares them); DWARF: libdw.
+build_pkgs=(
   build-essential cmake pkg-config git
-  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-  libclang-rt-14-dev
-  libcapstone-dev libdwarf-dev
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+  libcapstone-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+)
+# The test suite's: GoogleTest, benchmarks, the fuzzer's runtime, Go, report and template checks.
+test_pkgs=(
+  llvm libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   golang-go python3 python3-scipy
   libxml2-utils chromium python3-yaml   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks
 )
+pkgs=("${build_pkgs[@]}")
+[[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")
 
 stamp=/var/lib/gate-setup.stamp
 want="$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ') bp=$want_backports"
@@ -73,9 +93,17 @@ else
   echo "$want" > $stamp
 fi
 
-# Go needs a writable cache; CI may run with HOME unset or read-only.
 for v in 1.19 1.21 1.22 1.23; do
   d=/usr/lib/go-$v/bin/go
   [[ -x $d ]] && echo "ci/setup.sh: Go $v at $d"
 done
+
+# Go 1.24-1.27: another suite's packages, so unpacked into a private prefix (tests find them there).
+if [[ $want_backports -eq 1 ]]; then
+  if mirror=$(debian_mirror); then
+    "$(dirname "$0")/fetch-go.sh" "$mirror" /opt/gate-go 1.24 1.25 1.26 1.27
+  else
+    echo "ci/setup.sh: WARNING: no bookworm mirror in the apt sources: Go 1.24-1.27 not fetched; their tests will not run" >&2
+  fi
+fi
 exit 0

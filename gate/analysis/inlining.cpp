@@ -1,14 +1,14 @@
-// Reads a Go binary's DWARF with libdwarf through an in-memory object interface: the sections
-// gate needs are inflated here (Go compresses them), then one walk over every compile unit
-// collects the inlined calls (DW_TAG_inlined_subroutine) and the layout of runtime.g.
+// Reads a Go binary's DWARF (versions 2-5) with elfutils' libdw: the sections gate needs are
+// inflated here (Go compresses them) into a small in-memory ELF image that libdw opens, then one
+// walk over every compile unit collects the inlined calls and the layout of runtime.g.
 #include "analysis/inlining.hpp"
 
+#include <dwarf.h>  // elfutils' (DW_TAG_*, DW_AT_*, DW_FORM_*)
 #include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/version.h>
+#include <libelf.h>
 #include <zlib.h>
-
-// libdwarf.h needs dwarf.h's constants first.
-#include <dwarf.h>
-#include <libdwarf.h>
 
 #include <algorithm>
 #include <array>
@@ -33,12 +33,33 @@ constexpr std::array<std::string_view, 9> kWanted = {".debug_info",      ".debug
                                                      ".debug_str",       ".debug_line_str",    ".debug_ranges",
                                                      ".debug_rnglists",  ".debug_str_offsets", ".debug_addr"};
 
-constexpr const char* kCorruptFix =
-    "rebuild the binary; if it is intact, report this. To skip the check, build with -ldflags=-w "
-    "(no DWARF: gate then cannot report inlined calls)";
+// What an unreadable DWARF takes away, and what it does not: every message says so.
+constexpr const char* kStillWorks =
+    "functions are still listed, resolved and probed (from .symtab/.gopclntab) and their calls timed; "
+    "only the inlined-call check is off, and the goroutine stack layout falls back to Go's (stack.hi at 8)";
 
-Error corrupt(const std::string& path, const std::string& what) {
-  return Error::make(path, "unreadable DWARF: " + what, kCorruptFix);
+std::string libdw_name() {
+  return "libdw " + std::to_string(_ELFUTILS_VERSION / 1000) + "." + std::to_string(_ELFUTILS_VERSION % 1000);
+}
+
+// Damage gate verified itself (a zlib stream that does not inflate, impossible sizes): the file is
+// corrupt, so say so.
+Error corrupt(const std::string& path, const std::string& section, const std::string& what) {
+  return Error::make(path, "DWARF section " + section + " is corrupt: " + what + "; " + kStillWorks,
+                     "rebuild the binary (an interrupted build or copy?); to skip the check, build with "
+                     "-ldflags=-w (no DWARF: gate then cannot report inlined calls)");
+}
+
+// libdw refused something: that is the library's verdict, not proof of damage (new DWARF forms
+// reach a library before its distribution ships the release that reads them).
+Error unreadable(const std::string& path, const std::string& section, const std::string& what) {
+  const char* words = dwarf_errmsg(-1);
+  return Error::make(path,
+                     libdw_name() + " cannot read DWARF section " + section + " (" + what +
+                         "): libdw says \"" + (words ? words : "no reason given") +
+                         "\"; the binary is not necessarily damaged; " + kStillWorks,
+                     "if `readelf --debug-dump=info` reads the binary, report this to gate with its Go version; "
+                     "to silence it, build with -ldflags=-w");
 }
 
 uint64_t load_le(const uint8_t* p, unsigned n) {
@@ -56,17 +77,18 @@ uint64_t load_be(const uint8_t* p, unsigned n) {
 std::vector<uint8_t> inflate(const std::string& path, const std::string& name, std::span<const uint8_t> packed,
                              uint64_t size) {
   if (size > kMaxInflated || size / kMaxInflateRatio > packed.size())
-    throw corrupt(path, name + " claims " + std::to_string(size) + " bytes once inflated from " +
-                            std::to_string(packed.size()));
+    throw corrupt(path, name, "claims " + std::to_string(size) + " bytes once inflated from " +
+                                  std::to_string(packed.size()));
   std::vector<uint8_t> out(size);
   uLongf got = size;
   const int rc = uncompress(out.data(), &got, packed.data(), packed.size());
   if (rc != Z_OK || got != size)
-    throw corrupt(path, name + " does not inflate (zlib: " + (rc == Z_OK ? "size mismatch" : zError(rc)) + ")");
+    throw corrupt(path, name, std::string("its zlib stream does not inflate (zlib: ") +
+                                  (rc == Z_OK ? "size mismatch" : zError(rc)) + ")");
   return out;
 }
 
-// The DWARF sections, uncompressed, in libdwarf's ELF-like numbering: index 0 is reserved.
+// The DWARF sections, uncompressed; entries[0] is the reserved null section of the ELF image.
 struct SectionSet {
   struct Entry {
     std::string name;
@@ -80,42 +102,6 @@ struct SectionSet {
   }
 };
 
-// ---- guards for libdwarf 20210528 -------------------------------------------------------------
-// Debian 12's libdwarf has memory-safety bugs on some malformed input (found by tests/fuzz). Each
-// guard below checks, before libdwarf sees a section, exactly what the buggy path trips on, and
-// turns it into an ordinary "unreadable DWARF" error.
-
-// dwarf_load_rnglists (run for every unit header) frees its list twice when a .debug_rnglists
-// header cannot be read: require every header to be complete and valid.
-std::optional<std::string> rnglists_problem(std::span<const uint8_t> b) {
-  for (uint64_t off = 0; off < b.size();) {
-    const uint64_t left = b.size() - off;
-    if (left < 4) return "truncated unit length at " + std::to_string(off);
-    uint64_t length = load_le(&b[off], 4), length_size = 4;
-    if (length == 0xffffffff) {
-      if (left < 12) return "truncated 64-bit unit length at " + std::to_string(off);
-      length = load_le(&b[off + 4], 8);
-      length_size = 12;
-    } else if (length >= 0xfffffff0) {
-      return "reserved unit length at " + std::to_string(off);
-    }
-    if (length > b.size()) return "unit at " + std::to_string(off) + " longer than the section";
-    // version (2), address_size (1), segment_selector_size (1), offset_entry_count (4)
-    if (left - length_size < 8) return "truncated header at " + std::to_string(off);
-    const uint8_t* h = &b[off + length_size];
-    if (load_le(h, 2) != 5) return "version is not 5 at " + std::to_string(off);
-    if (h[2] != 2 && h[2] != 4 && h[2] != 8) return "bad address size at " + std::to_string(off);
-    off += length_size + length;
-  }
-  return std::nullopt;
-}
-
-void guard_libdwarf(const SectionSet& set, const std::string& path) {
-  for (const auto& e : set.entries)
-    if (e.name == ".debug_rnglists")
-      if (auto problem = rnglists_problem(e.bytes)) throw corrupt(path, ".debug_rnglists: " + *problem);
-}
-
 // SHF_COMPRESSED sections start with an Elf64_Chdr (Go >= 1.11 writes these); .zdebug_* ones
 // (older Go) with "ZLIB" and a big-endian 64-bit size.
 SectionSet dwarf_sections(const elf::ElfFile& elf) {
@@ -124,10 +110,10 @@ SectionSet dwarf_sections(const elf::ElfFile& elf) {
     const bool old_style = s.name.starts_with(".zdebug_");
     const std::string name = old_style ? ".debug_" + s.name.substr(8) : s.name;
     if (std::find(kWanted.begin(), kWanted.end(), name) == kWanted.end() || s.bytes.empty()) continue;
-    if (set.has(name)) throw corrupt(elf.path(), "two " + name + " sections");
+    if (set.has(name)) throw corrupt(elf.path(), name, "the binary has two of them");
     std::span<const uint8_t> bytes = s.bytes;
     if (s.flags & SHF_COMPRESSED) {
-      if (bytes.size() < sizeof(Elf64_Chdr)) throw corrupt(elf.path(), s.name + " is shorter than its header");
+      if (bytes.size() < sizeof(Elf64_Chdr)) throw corrupt(elf.path(), s.name, "shorter than its compression header");
       const uint32_t type = static_cast<uint32_t>(load_le(bytes.data(), 4));
       if (type != ELFCOMPRESS_ZLIB)
         throw Error::make(elf.path(), s.name + " uses compression type " + std::to_string(type) + ", not zlib",
@@ -144,106 +130,94 @@ SectionSet dwarf_sections(const elf::ElfFile& elf) {
   return set;
 }
 
-// ---- libdwarf object interface over a SectionSet -------------------------------------------
+// ---- an in-memory ELF image of the inflated sections, for libdw ---------------------------
+// libdw opens an Elf handle. Handing it the inflated sections (and only those) keeps gate's
+// inflation limits in force and leaves .debug_loc and .debug_frame, most of the bytes, packed.
 
-SectionSet& set_of(void* obj) { return *static_cast<SectionSet*>(obj); }
-
-int get_section_info(void* obj, Dwarf_Half index, Dwarf_Obj_Access_Section* out, int* error) {
-  const auto& set = set_of(obj);
-  if (index >= set.entries.size()) {
-    *error = DW_DLE_SECTION_INDEX_BAD;
-    return DW_DLV_ERROR;
+uint16_t machine_of(elf::Arch arch) {
+  switch (arch) {
+    case elf::Arch::kX86_64: return EM_X86_64;
+    case elf::Arch::kArm64: return EM_AARCH64;
+    default: return EM_NONE;
   }
-  const auto& e = set.entries[index];
-  *out = {};
-  out->type = index == 0 ? SHT_NULL : SHT_PROGBITS;
-  out->size = e.bytes.size();
-  out->name = e.name.c_str();
-  return DW_DLV_OK;
 }
 
-Dwarf_Endianness get_byte_order(void*) { return DW_OBJECT_LSB; }  // amd64 and arm64
-Dwarf_Small get_length_size(void*) { return 4; }
-Dwarf_Small get_pointer_size(void*) { return 8; }
-Dwarf_Unsigned get_section_count(void* obj) { return set_of(obj).entries.size(); }
-
-int load_section(void* obj, Dwarf_Half index, Dwarf_Small** data, int* error) {
-  const auto& set = set_of(obj);
-  if (index == 0 || index >= set.entries.size()) {
-    *error = DW_DLE_SECTION_INDEX_BAD;
-    return DW_DLV_ERROR;
-  }
-  // libdwarf only reads through this pointer.
-  *data = const_cast<Dwarf_Small*>(set.entries[index].bytes.data());
-  return DW_DLV_OK;
+// Layout: ELF header | section bytes (8-aligned) | .shstrtab | section headers.
+std::vector<uint8_t> dwarf_image(const SectionSet& set, elf::Arch arch) {
+  const auto align8 = [](size_t v) { return (v + 7) & ~size_t{7}; };
+  std::string names(1, '\0');
+  std::vector<Elf64_Shdr> headers(1, Elf64_Shdr{});
+  size_t end = sizeof(Elf64_Ehdr);
+  auto add = [&](const std::string& name, uint32_t type, size_t size) {
+    Elf64_Shdr h{};
+    h.sh_name = static_cast<uint32_t>(names.size());
+    h.sh_type = type;
+    h.sh_offset = end = align8(end);
+    h.sh_size = size;
+    h.sh_addralign = 1;
+    names += name + '\0';
+    headers.push_back(h);
+    end += size;
+  };
+  for (size_t i = 1; i < set.entries.size(); ++i) add(set.entries[i].name, SHT_PROGBITS, set.entries[i].bytes.size());
+  add(".shstrtab", SHT_STRTAB, names.size() + sizeof(".shstrtab"));
+  const size_t shoff = align8(end);
+  std::vector<uint8_t> image(shoff + headers.size() * sizeof(Elf64_Shdr));
+  for (size_t i = 1; i < set.entries.size(); ++i)
+    std::memcpy(&image[headers[i].sh_offset], set.entries[i].bytes.data(), set.entries[i].bytes.size());
+  std::memcpy(&image[headers.back().sh_offset], names.data(), names.size());
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;  // amd64 and arm64
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_EXEC;  // no relocations to apply
+  eh.e_machine = machine_of(arch);
+  eh.e_version = EV_CURRENT;
+  eh.e_shoff = shoff;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shnum = static_cast<uint16_t>(headers.size());
+  eh.e_shstrndx = static_cast<uint16_t>(headers.size() - 1);
+  std::memcpy(image.data(), &eh, sizeof eh);
+  std::memcpy(&image[shoff], headers.data(), headers.size() * sizeof(Elf64_Shdr));
+  return image;
 }
 
-constexpr Dwarf_Obj_Access_Methods kMethods = {get_section_info, get_byte_order,    get_length_size,
-                                               get_pointer_size, get_section_count, load_section,
-                                               nullptr};
-
-// One libdwarf session; the interface struct must outlive it (libdwarf keeps a pointer).
+// One libdw session over the image; the image and the Elf handle must outlive the Dwarf handle.
 class Session {
  public:
-  Session(SectionSet& sections, const std::string& path) : iface_{&sections, &kMethods} {
-    Dwarf_Error err = nullptr;
-    const int rc = dwarf_object_init_b(&iface_, nullptr, nullptr, DW_GROUPNUMBER_ANY, &dbg_, &err);
-    if (rc == DW_DLV_ERROR) {
-      const std::string msg = err ? dwarf_errmsg(err) : "unknown error";
-      dwarf_dealloc_error(nullptr, err);
-      throw corrupt(path, msg);
+  Session(const SectionSet& sections, const elf::ElfFile& file) : image_(dwarf_image(sections, file.arch())) {
+    elf_version(EV_CURRENT);
+    elf_ = elf_memory(reinterpret_cast<char*>(image_.data()), image_.size());
+    if (!elf_)
+      throw Error::make(file.path(), std::string("libelf cannot open the DWARF sections: ") + elf_errmsg(-1),
+                        "report this to gate: the image is gate's own");
+    dbg_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+    if (!dbg_) {
+      elf_end(elf_);
+      throw unreadable(file.path(), ".debug_info", "opening the DWARF");
     }
-    if (rc != DW_DLV_OK) dbg_ = nullptr;
   }
   ~Session() {
-    if (!dbg_) return;
-    Dwarf_Error err = nullptr;
-    if (dwarf_object_finish(dbg_, &err) == DW_DLV_ERROR) dwarf_dealloc_error(nullptr, err);
+    dwarf_end(dbg_);
+    elf_end(elf_);
   }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
-  Dwarf_Debug get() const { return dbg_; }
+  Dwarf* get() const { return dbg_; }
 
  private:
-  Dwarf_Obj_Access_Interface iface_;
-  Dwarf_Debug dbg_ = nullptr;
+  std::vector<uint8_t> image_;
+  ::Elf* elf_ = nullptr;
+  Dwarf* dbg_ = nullptr;
 };
 
-// A DIE released on every path.
-class Die {
- public:
-  Die() = default;
-  explicit Die(Dwarf_Die d) : d_(d) {}
-  Die(Die&& o) noexcept : d_(std::exchange(o.d_, nullptr)) {}
-  Die& operator=(Die&& o) noexcept {
-    std::swap(d_, o.d_);
-    return *this;
-  }
-  ~Die() {
-    if (d_) dwarf_dealloc_die(d_);
-  }
-  Dwarf_Die get() const { return d_; }
-  Dwarf_Die* out() { return &d_; }
-  explicit operator bool() const { return d_ != nullptr; }
-
- private:
-  Dwarf_Die d_ = nullptr;
-};
-
-class Attribute {
- public:
-  Attribute() = default;
-  Attribute(const Attribute&) = delete;
-  Attribute& operator=(const Attribute&) = delete;
-  ~Attribute() {
-    if (a_) dwarf_dealloc_attribute(a_);
-  }
-  Dwarf_Attribute get() const { return a_; }
-  Dwarf_Attribute* out() { return &a_; }
-
- private:
-  Dwarf_Attribute a_ = nullptr;
-};
+std::string hex(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 }  // namespace
 
@@ -253,25 +227,25 @@ class Attribute {
 // live in a compile unit read later (cross-package inlining).
 class DwarfWalker {
  public:
-  DwarfWalker(Dwarf_Debug dbg, std::string path, InlineIndex& out) : dbg_(dbg), path_(std::move(path)), out_(out) {}
+  DwarfWalker(Dwarf* dbg, std::string path, InlineIndex& out) : dbg_(dbg), path_(std::move(path)), out_(out) {}
 
   void run() {
-    for (;;) {  // ends at DW_DLV_NO_ENTRY (no more units) or an error
-      Dwarf_Unsigned header_length = 0, type_offset = 0, next = 0;
-      Dwarf_Half version = 0, address_size = 0, length_size = 0, extension_size = 0, unit_type = 0;
-      Dwarf_Off abbrev_offset = 0;
-      Dwarf_Sig8 signature;
-      Dwarf_Error err = nullptr;
-      const int rc = dwarf_next_cu_header_d(dbg_, true, &header_length, &version, &abbrev_offset, &address_size,
-                                            &length_size, &extension_size, &signature, &type_offset, &next,
-                                            &unit_type, &err);
-      if (!check(rc, err, "a compile unit header")) break;
-      Die unit;
-      if (!check(dwarf_siblingof_b(dbg_, nullptr, true, unit.out(), &err), err, "a compile unit")) continue;
-      unit_ = {version, 0, false, {}};
-      Dwarf_Addr base = 0;
-      if (check(dwarf_lowpc(unit.get(), &base, &err), err, "a compile unit's low_pc")) unit_.base = base;
-      for_each_child(unit, [&](Die& child, Dwarf_Half tag) {
+    Dwarf_CU* cu = nullptr;
+    for (;;) {
+      Dwarf_CU* next = nullptr;
+      Dwarf_Half version = 0;
+      uint8_t unit_type = 0;
+      Dwarf_Die unit;
+      const int rc = dwarf_get_units(dbg_, cu, &next, &version, &unit_type, &unit, nullptr);
+      if (rc > 0) break;
+      if (rc < 0)
+        throw unreadable(path_, ".debug_info",
+                         cu ? "the unit header after the unit at " + hex(unit_offset_) : std::string("the first unit header"));
+      cu = next;
+      unit_ = {version, false, {}};
+      unit_offset_ = dwarf_dieoffset(&unit);
+      if (dwarf_tag(&unit) != DW_TAG_compile_unit) continue;  // Go writes only compile units
+      for_each_child(unit, [&](Dwarf_Die& child, int tag) {
         if (tag == DW_TAG_subprogram) subprogram(child, unit);
         if (tag == DW_TAG_structure_type) structure(child);
         if (tag == DW_TAG_typedef) typedef_of(child);
@@ -297,143 +271,113 @@ class DwarfWalker {
   };
   struct Unit {
     Dwarf_Half version;
-    uint64_t base;
     bool files_read;
-    std::vector<uint32_t> files;  // line-table file index -> interned name
+    std::vector<uint32_t> files;  // DW_AT_call_file value -> interned name (libdw numbers as the unit does)
   };
 
-  // DW_DLV_OK: true; DW_DLV_NO_ENTRY: false; DW_DLV_ERROR: the whole read fails, naming `what`.
-  bool check(int rc, Dwarf_Error& err, const char* what) {
-    if (rc == DW_DLV_OK) return true;
-    if (rc == DW_DLV_NO_ENTRY) return false;
-    const std::string msg = err ? dwarf_errmsg(err) : "unknown error";
-    dwarf_dealloc_error(dbg_, err);
-    err = nullptr;
-    throw corrupt(path_, std::string("reading ") + what + ": " + msg);
-  }
-
-  Dwarf_Off offset_of(const Die& d) {
-    Dwarf_Off off = 0;
-    Dwarf_Error err = nullptr;
-    check(dwarf_dieoffset(d.get(), &off, &err), err, "a DIE offset");
-    return off;
-  }
+  std::string at(Dwarf_Die& d) { return "DIE at " + hex(dwarf_dieoffset(&d)) + " in the unit at " + hex(unit_offset_); }
 
   // Children in order. Each sibling must start after the previous one: a DW_AT_sibling that
   // points backwards would otherwise loop forever.
   template <typename F>
-  void for_each_child(const Die& parent, F&& f) {
-    Dwarf_Error err = nullptr;
-    Die child;
-    if (!check(dwarf_child(parent.get(), child.out(), &err), err, "a DIE's children")) return;
-    Dwarf_Off last = offset_of(parent);
-    while (child) {
-      const Dwarf_Off off = offset_of(child);
-      if (off <= last) throw corrupt(path_, "DIE at " + std::to_string(off) + " does not follow its sibling");
+  void for_each_child(Dwarf_Die& parent, F&& f) {
+    Dwarf_Die child;
+    int rc = dwarf_child(&parent, &child);
+    if (rc < 0) throw unreadable(path_, ".debug_info", "the children of the " + at(parent));
+    if (rc > 0) return;
+    Dwarf_Off last = dwarf_dieoffset(&parent);
+    for (;;) {
+      const Dwarf_Off off = dwarf_dieoffset(&child);
+      if (off <= last) throw corrupt(path_, ".debug_info", "the DIE at " + hex(off) + " does not follow its sibling");
       last = off;
-      Dwarf_Half tag = 0;
-      check(dwarf_tag(child.get(), &tag, &err), err, "a DIE tag");
-      f(child, tag);
-      Die next;
-      if (!check(dwarf_siblingof_b(dbg_, child.get(), true, next.out(), &err), err, "a DIE's sibling")) break;
-      child = std::move(next);
+      f(child, dwarf_tag(&child));
+      Dwarf_Die next;
+      rc = dwarf_siblingof(&child, &next);
+      if (rc < 0) throw unreadable(path_, ".debug_info", "the sibling of the " + at(child));
+      if (rc > 0) break;
+      child = next;
     }
   }
 
-  const char* name_of(const Die& d) {
-    char* name = nullptr;
-    Dwarf_Error err = nullptr;
-    return check(dwarf_diename(d.get(), &name, &err), err, "a DIE name") ? name : nullptr;
+  // Names are strings in .debug_str (DWARF 5: through .debug_str_offsets) or inline.
+  const char* name_of(Dwarf_Die& d) {
+    const char* name = dwarf_diename(&d);
+    if (!name && dwarf_hasattr(&d, DW_AT_name))
+      throw unreadable(path_, unit_.version >= 5 ? ".debug_str_offsets" : ".debug_str", "the name of the " + at(d));
+    return name;
   }
 
-  // A reference (DW_FORM_ref*, ref_addr, sec_offset) as a global offset.
-  std::optional<Dwarf_Off> reference(const Die& d, Dwarf_Half at) {
-    Attribute a;
-    Dwarf_Error err = nullptr;
-    if (!check(dwarf_attr(d.get(), at, a.out(), &err), err, "an attribute")) return std::nullopt;
-    Dwarf_Off off = 0;
-    if (!check(dwarf_global_formref(a.get(), &off, &err), err, "a reference")) return std::nullopt;
-    return off;
+  // A reference (DW_FORM_ref*, ref_addr) as a global .debug_info offset.
+  std::optional<Dwarf_Off> reference(Dwarf_Die& d, unsigned attribute) {
+    Dwarf_Attribute a;
+    if (!dwarf_attr(&d, attribute, &a)) return std::nullopt;
+    Dwarf_Die target;
+    if (!dwarf_formref_die(&a, &target)) throw unreadable(path_, ".debug_info", "a reference of the " + at(d));
+    return dwarf_dieoffset(&target);
   }
 
-  std::optional<uint64_t> constant(const Die& d, Dwarf_Half at) {
-    Attribute a;
-    Dwarf_Error err = nullptr;
-    if (!check(dwarf_attr(d.get(), at, a.out(), &err), err, "an attribute")) return std::nullopt;
-    Dwarf_Half form = 0;
-    check(dwarf_whatform(a.get(), &form, &err), err, "an attribute form");
+  std::optional<uint64_t> constant(Dwarf_Die& d, unsigned attribute) {
+    Dwarf_Attribute a;
+    if (!dwarf_attr(&d, attribute, &a)) return std::nullopt;
+    const unsigned form = dwarf_whatform(&a);
     if (form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block2 || form == DW_FORM_block4 ||
         form == DW_FORM_block)
       return std::nullopt;  // a location expression, not a constant: not what Go writes
-    Dwarf_Unsigned v = 0;
-    if (!check(dwarf_formudata(a.get(), &v, &err), err, "a constant")) return std::nullopt;
+    Dwarf_Word v = 0;
+    if (dwarf_formudata(&a, &v) != 0) throw unreadable(path_, ".debug_info", "a constant of the " + at(d));
     return v;
   }
 
-  // The lowest address of a DIE's code: DW_AT_low_pc, else the first range of DW_AT_ranges.
-  std::optional<uint64_t> low_address(const Die& d) {
+  // The lowest address of a DIE's code: DW_AT_low_pc, else the lowest of DW_AT_ranges (libdw
+  // reads DWARF 4 .debug_ranges and DWARF 5 .debug_rnglists alike, base addresses included).
+  std::optional<uint64_t> low_address(Dwarf_Die& d) {
     Dwarf_Addr pc = 0;
-    Dwarf_Error err = nullptr;
-    if (check(dwarf_lowpc(d.get(), &pc, &err), err, "a low_pc")) return pc;
-    Attribute a;
-    if (!check(dwarf_attr(d.get(), DW_AT_ranges, a.out(), &err), err, "DW_AT_ranges")) return std::nullopt;
-    Dwarf_Off off = 0;
-    if (!check(dwarf_global_formref(a.get(), &off, &err), err, "DW_AT_ranges")) return std::nullopt;
-    Dwarf_Ranges* ranges = nullptr;
-    Dwarf_Signed count = 0;
-    Dwarf_Unsigned bytes = 0;
-    Dwarf_Off real = 0;
-    if (!check(dwarf_get_ranges_b(dbg_, off, d.get(), &real, &ranges, &count, &bytes, &err), err, "a range list"))
-      return std::nullopt;
-    // DWARF 4 .debug_ranges entries are offsets from the unit's base address.
-    uint64_t base = unit_.base, low = UINT64_MAX;
-    for (Dwarf_Signed i = 0; i < count; ++i) {
-      const Dwarf_Ranges& r = ranges[i];
-      if (r.dwr_type == DW_RANGES_ADDRESS_SELECTION) base = r.dwr_addr2;
-      if (r.dwr_type == DW_RANGES_ENTRY && r.dwr_addr1 < r.dwr_addr2) low = std::min<uint64_t>(low, base + r.dwr_addr1);
-    }
-    dwarf_ranges_dealloc(dbg_, ranges, count);
+    if (dwarf_lowpc(&d, &pc) == 0) return pc;
+    if (dwarf_hasattr(&d, DW_AT_low_pc))
+      throw unreadable(path_, unit_.version >= 5 ? ".debug_addr" : ".debug_info", "the low_pc of the " + at(d));
+    if (!dwarf_hasattr(&d, DW_AT_ranges)) return std::nullopt;
+    Dwarf_Addr base = 0, start = 0, end = 0;
+    uint64_t low = UINT64_MAX;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(&d, off, &base, &start, &end)) > 0)
+      if (start < end) low = std::min<uint64_t>(low, start);
+    if (off < 0)
+      throw unreadable(path_, unit_.version >= 5 ? ".debug_rnglists" : ".debug_ranges", "the ranges of the " + at(d));
     if (low == UINT64_MAX) return std::nullopt;
     return low;
   }
 
-  // DW_AT_call_file -> interned file name; the unit's line table is read on first use.
-  uint32_t call_file(const Die& unit, uint64_t index) {
+  // DW_AT_call_file -> interned file name; the unit's line table is read on first use. libdw
+  // numbers files as the unit's DWARF version does (from 1 before DWARF 5, from 0 in 5).
+  uint32_t call_file(Dwarf_Die& unit, uint64_t index) {
     if (!unit_.files_read) {
       unit_.files_read = true;
-      char** files = nullptr;
-      Dwarf_Signed count = 0;
-      Dwarf_Error err = nullptr;
-      if (check(dwarf_srcfiles(unit.get(), &files, &count, &err), err, "a line table's files")) {
-        for (Dwarf_Signed i = 0; i < count; ++i) {
-          unit_.files.push_back(out_.intern(files[i] ? files[i] : ""));
-          dwarf_dealloc(dbg_, files[i], DW_DLA_STRING);
-        }
-        dwarf_dealloc(dbg_, files, DW_DLA_LIST);
+      Dwarf_Files* files = nullptr;
+      size_t count = 0;
+      if (dwarf_getsrcfiles(&unit, &files, &count) != 0)
+        throw unreadable(path_, ".debug_line", "the file names of the unit at " + hex(unit_offset_));
+      for (size_t i = 0; i < count; ++i) {
+        const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
+        unit_.files.push_back(out_.intern(name ? name : ""));
       }
     }
-    // DWARF 2-4 number files from 1 (0: none); DWARF 5 from 0.
-    if (unit_.version < 5) {
-      if (index == 0) return out_.intern("");
-      --index;
-    }
+    if (unit_.version < 5 && index == 0) return out_.intern("");  // 0: no file before DWARF 5
     return index < unit_.files.size() ? unit_.files[index] : out_.intern("");
   }
 
-  void subprogram(const Die& d, const Die& unit) {
-    const Dwarf_Off off = offset_of(d);
+  void subprogram(Dwarf_Die& d, Dwarf_Die& unit) {
+    const Dwarf_Off off = dwarf_dieoffset(&d);
     if (const char* name = name_of(d)) names_[off] = out_.intern(name);
     if (auto origin = reference(d, DW_AT_abstract_origin)) origins_[off] = *origin;
-    Dwarf_Addr pc = 0;
-    Dwarf_Error err = nullptr;
-    if (check(dwarf_lowpc(d.get(), &pc, &err), err, "a low_pc")) concrete_.push_back(off);
+    if (dwarf_hasattr(&d, DW_AT_low_pc) || dwarf_hasattr(&d, DW_AT_ranges)) concrete_.push_back(off);
     scope(d, unit, off, off, 1);
   }
 
   // Inlined calls nest in lexical blocks and in other inlined calls.
-  void scope(const Die& parent, const Die& unit, Dwarf_Off caller, Dwarf_Off container, unsigned depth) {
-    if (depth > kMaxDepth) throw corrupt(path_, "inlined calls nested deeper than " + std::to_string(kMaxDepth));
-    for_each_child(parent, [&](Die& child, Dwarf_Half tag) {
+  void scope(Dwarf_Die& parent, Dwarf_Die& unit, Dwarf_Off caller, Dwarf_Off container, unsigned depth) {
+    if (depth > kMaxDepth)
+      throw corrupt(path_, ".debug_info", "inlined calls nested deeper than " + std::to_string(kMaxDepth));
+    for_each_child(parent, [&](Dwarf_Die& child, int tag) {
       if (tag == DW_TAG_lexical_block) scope(child, unit, caller, container, depth + 1);
       if (tag != DW_TAG_inlined_subroutine) return;
       const auto origin = reference(child, DW_AT_abstract_origin);
@@ -448,26 +392,26 @@ class DwarfWalker {
   }
 
   // runtime.g and runtime.stack: member offsets and types.
-  void structure(const Die& d) {
+  void structure(Dwarf_Die& d) {
     const char* name = name_of(d);
     if (!name || (std::strcmp(name, "runtime.g") != 0 && std::strcmp(name, "runtime.stack") != 0)) return;
-    Struct s{offset_of(d), {}};
-    for_each_child(d, [&](Die& child, Dwarf_Half tag) {
+    Struct s{dwarf_dieoffset(&d), {}};
+    for_each_child(d, [&](Dwarf_Die& child, int tag) {
       if (tag != DW_TAG_member) return;
       const char* member = name_of(child);
-      const auto at = constant(child, DW_AT_data_member_location);
+      const auto offset = constant(child, DW_AT_data_member_location);
       const auto type = reference(child, DW_AT_type);
-      if (member && at && type) s.members[member] = {*at, *type};
+      if (member && offset && type) s.members[member] = {*offset, *type};
     });
     structs_[name] = std::move(s);
   }
 
   // Go names each struct twice: DW_TAG_typedef "runtime.stack" -> DW_TAG_structure_type of the
   // same name; members refer to the typedef.
-  void typedef_of(const Die& d) {
+  void typedef_of(Dwarf_Die& d) {
     const char* name = name_of(d);
     if (!name || std::strcmp(name, "runtime.stack") != 0) return;
-    if (auto type = reference(d, DW_AT_type)) stack_typedefs_[offset_of(d)] = *type;
+    if (auto type = reference(d, DW_AT_type)) stack_typedefs_[dwarf_dieoffset(&d)] = *type;
   }
 
   // The name of a subprogram or abstract origin; a concrete copy is named by its origin.
@@ -508,10 +452,11 @@ class DwarfWalker {
     }
   }
 
-  Dwarf_Debug dbg_;
+  Dwarf* dbg_;
   std::string path_;
   InlineIndex& out_;
   Unit unit_{};
+  Dwarf_Off unit_offset_ = 0;
   std::unordered_map<Dwarf_Off, uint32_t> names_;        // subprogram DIE -> DW_AT_name
   std::unordered_map<Dwarf_Off, Dwarf_Off> origins_;     // concrete subprogram -> abstract origin
   std::vector<Dwarf_Off> concrete_;                      // subprograms with code
@@ -533,10 +478,8 @@ uint32_t InlineIndex::intern(std::string_view s) {
 std::optional<InlineIndex> InlineIndex::load(const elf::ElfFile& elf) {
   SectionSet sections = dwarf_sections(elf);
   if (!sections.has(".debug_info")) return std::nullopt;
-  if (!sections.has(".debug_abbrev")) throw corrupt(elf.path(), ".debug_info without .debug_abbrev");
-  guard_libdwarf(sections, elf.path());
-  Session session(sections, elf.path());
-  if (!session.get()) return std::nullopt;  // libdwarf found no DWARF in them
+  if (!sections.has(".debug_abbrev")) throw corrupt(elf.path(), ".debug_abbrev", "missing, but .debug_info is there");
+  Session session(sections, elf);
   InlineIndex index;
   DwarfWalker(session.get(), elf.path(), index).run();
   for (auto& [name, entry] : index.functions_) {

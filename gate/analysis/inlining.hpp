@@ -1,4 +1,4 @@
-// Where the Go compiler inlined a function, read from the binary's DWARF (libdwarf): an inlined
+// Where the Go compiler inlined a function, read from the binary's DWARF (elfutils' libdw): an inlined
 // call has no entry to probe, so gate must say which calls of a function it cannot time.
 #pragma once
 

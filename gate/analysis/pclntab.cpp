@@ -2,9 +2,12 @@
 // the header, the function table, each _func's name and the end of its pc-to-SP table.
 #include "analysis/pclntab.hpp"
 
+#include <elf.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <span>
 
@@ -108,14 +111,78 @@ std::optional<std::span<const uint8_t>> scan_for_header(std::span<const uint8_t>
   return std::nullopt;
 }
 
+// The table's bytes and the virtual address they are loaded at.
+struct Located {
+  std::span<const uint8_t> bytes;
+  uint64_t address = 0;
+};
+
 // The internal linker writes a .gopclntab section (.data.rel.ro.gopclntab for PIE); an external
-// link (cgo, -linkmode=external) merges it into .data.rel.ro or .rodata: find its header there.
-std::optional<std::span<const uint8_t>> pclntab_bytes(const elf::ElfFile& elf) {
+// link (cgo, -linkmode=external) before Go 1.26 merges it into .data.rel.ro or .rodata: find its
+// header there.
+std::optional<Located> pclntab_bytes(const elf::ElfFile& elf) {
   for (const char* name : {".gopclntab", ".data.rel.ro.gopclntab"})
-    if (auto s = elf.section(name); s && !s->bytes.empty()) return s->bytes;
+    if (auto s = elf.section(name); s && !s->bytes.empty()) return Located{s->bytes, s->address};
   for (const char* name : {".data.rel.ro", ".rodata"})
     if (auto s = elf.section(name))
-      if (auto found = scan_for_header(s->bytes)) return found;
+      if (auto found = scan_for_header(s->bytes))
+        return Located{*found, s->address + static_cast<uint64_t>(found->data() - s->bytes.data())};
+  return std::nullopt;
+}
+
+// ---- Go >= 1.26: the header no longer holds textStart ----------------------------------------
+// The runtime reads runtime.text from its moduledata instead (runtime/symtab.go): the first
+// module's moduledata starts with a pointer to the pclntab header, and its `text` field sits after
+// that pointer, six slices, findfunctab, minpc and maxpc; `etext` follows.
+constexpr uint64_t kModuledataText = 8 + 6 * 24 + 3 * 8;
+
+struct TextRange {
+  uint64_t text = 0, etext = 0;
+};
+
+// Pointers as the file holds them: literally (ET_EXEC), or, in PIE builds, as the addends of
+// R_*_RELATIVE dynamic relocations (the file's own bytes there may be zero).
+std::optional<TextRange> moduledata_by_value(const elf::ElfFile& elf, uint64_t header) {
+  for (const auto& s : elf.sections()) {
+    if (s.bytes.size() < kModuledataText + 16 || !(s.flags & SHF_WRITE)) continue;
+    for (uint64_t off = 0; off + kModuledataText + 16 <= s.bytes.size(); off += 8)
+      if (load_le(&s.bytes[off], 8) == header)
+        return TextRange{load_le(&s.bytes[off + kModuledataText], 8), load_le(&s.bytes[off + kModuledataText + 8], 8)};
+  }
+  return std::nullopt;
+}
+
+std::optional<TextRange> moduledata_by_relocation(const elf::ElfFile& elf, uint64_t header) {
+  std::map<uint64_t, uint64_t> relative;  // relocated address -> addend (the pointer's value)
+  uint64_t at = UINT64_MAX;
+  for (const auto& s : elf.sections()) {
+    if (s.type != SHT_RELA) continue;
+    for (uint64_t off = 0; off + 24 <= s.bytes.size(); off += 24) {
+      const uint32_t type = static_cast<uint32_t>(load_le(&s.bytes[off + 8], 4));
+      if (type != R_X86_64_RELATIVE && type != R_AARCH64_RELATIVE) continue;
+      const uint64_t where = load_le(&s.bytes[off], 8), addend = load_le(&s.bytes[off + 16], 8);
+      relative[where] = addend;
+      if (addend == header && at == UINT64_MAX) at = where;
+    }
+  }
+  if (at == UINT64_MAX) return std::nullopt;
+  auto text = relative.find(at + kModuledataText), etext = relative.find(at + kModuledataText + 8);
+  if (text == relative.end() || etext == relative.end()) return std::nullopt;
+  return TextRange{text->second, etext->second};
+}
+
+bool in_executable_segment(const elf::ElfFile& elf, uint64_t address) {
+  const auto& segs = elf.load_segments();
+  return std::any_of(segs.begin(), segs.end(), [&](const elf::LoadSegment& s) {
+    return s.executable && address >= s.vaddr && address - s.vaddr < s.memsz;
+  });
+}
+
+// runtime.text for a header without textStart. Go's own tools (cmd/internal/objfile) take the
+// .text section's address, which is wrong after an external link: the C start-up code comes first.
+std::optional<uint64_t> text_start_from_moduledata(const elf::ElfFile& elf, uint64_t header) {
+  for (auto found : {moduledata_by_value(elf, header), moduledata_by_relocation(elf, header)})
+    if (found && found->etext > found->text && in_executable_segment(elf, found->text)) return found->text;
   return std::nullopt;
 }
 
@@ -230,22 +297,29 @@ Pclntab read_pclntab(const elf::ElfFile& elf) {
     throw Error::make(elf.path(), "no .gopclntab: not a Go binary (or its section headers were removed)",
                       "point gate at a Go executable built by `go build`");
   // The byte order is whichever one makes the magic a known value.
-  const auto b = *found;
+  const auto b = found->bytes;
   const bool big_endian = b.size() >= 4 && (b[0] == 0xff && b[1] == 0xff && b[2] == 0xff) && b[3] != 0xff;
   TableReader r(b, big_endian, elf.path());
   Layout l = read_layout(r, b, elf);
-  // Some linkers leave textStart unrelocated (0): .text starts at runtime.text then.
-  if (l.version != PclntabVersion::kGo116 && l.text_start == 0)
-    if (auto text = elf.section(".text")) l.text_start = text->address;
+  // 0: Go >= 1.26 (the field is unused) or a linker that left it unrelocated. The moduledata
+  // knows; failing that, .text starts at runtime.text in an internal link.
+  if (l.version != PclntabVersion::kGo116 && l.text_start == 0) {
+    if (auto text = text_start_from_moduledata(elf, found->address))
+      l.text_start = *text;
+    else if (auto section = elf.section(".text"))
+      l.text_start = section->address;
+  }
 
   Pclntab t{l.version, l.text_start, {}};
   t.functions.reserve(l.nfunc);
-  for (uint64_t i = 0; i < l.nfunc; ++i) t.functions.push_back(read_function(r, l, i));
-  const auto& segs = elf.load_segments();
-  const uint64_t entry = t.functions.front().address;
-  if (std::none_of(segs.begin(), segs.end(), [&](const elf::LoadSegment& s) {
-        return s.executable && entry >= s.vaddr && entry - s.vaddr < s.memsz;
-      }))
+  for (uint64_t i = 0; i < l.nfunc; ++i) {
+    Function f = read_function(r, l, i);
+    // Go >= 1.24 brackets the FIPS 140 module's code with one-byte markers that the table lists
+    // like functions (with no pc-to-SP table, so no size of their own): they are not code to probe.
+    if (f.name == "go:textfipsstart" || f.name == "go:textfipsend") continue;
+    t.functions.push_back(std::move(f));
+  }
+  if (!in_executable_segment(elf, t.functions.front().address))
     throw layout_error(elf, "its first function entry is not in executable code");
   return t;
 }

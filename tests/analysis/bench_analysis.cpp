@@ -111,7 +111,7 @@ void BM_ProbeSitesPerFunction(benchmark::State& state) {
   set_counters(state, elf, table);
 }
 
-// Inlined calls from DWARF (inflate + libdwarf walk): what `gate run` and `gate functions` add
+// Inlined calls from DWARF (inflate + libdw walk): what `gate run` and `gate functions` add
 // when the binary has DWARF (only the unstripped build does).
 void BM_LoadInlineIndex(benchmark::State& state) {
   const ElfFile elf = ElfFile::open(compile_binary(false));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 
 #include "analysis/reference_tools.hpp"
 #include "common/error.hpp"
@@ -209,6 +210,34 @@ TEST_P(ResolveGoTest, GoNamingForms) {
   EXPECT_GE(names(pkg + ".*").size(), 8u);
   EXPECT_THROW(names("example.com/*.F"), gate::Error);  // '*' does not cross the '/' in the path
   EXPECT_EQ(names("example.com/**.F"), std::vector<std::string>{pkg + ".F"});
+}
+
+// Generic instantiations are named by GC shape, and the spelling moved between releases
+// (go.shape.int_0 up to 1.20, go.shape.int since; stripped 1.18-1.19 binaries say only "[...]").
+// On every version, with and without .symtab, gate's names and entries are those `go tool objdump`
+// prints for the unstripped binary (it refuses stripped ones), elided where Go 1.18-1.19 elide.
+TEST_P(ResolveGoTest, GenericShapeNamesAgreeWithGoObjdump) {
+  const std::string pkg = "example.com/analysis/v2";
+  const std::string full = gate::testing::build_targets(GetParam());
+  std::set<std::pair<std::string, uint64_t>> reference;
+  for (const auto& f : gate::testing::go_objdump_functions(GetParam(), full, R"(analysis/v2\.(Map|\(\*Stack)\[)"))
+    if (!f.insns.empty()) reference.emplace(f.name, f.insns.front().address);
+  const std::string int_shape = GetParam().minor() <= 20 ? "[go.shape.int_0]" : "[go.shape.int]";
+  EXPECT_TRUE(std::any_of(reference.begin(), reference.end(),
+                          [&](const auto& r) { return r.first == pkg + ".Map" + int_shape; }))
+      << ::testing::PrintToString(reference);
+  EXPECT_EQ(reference.size(), 3u) << ::testing::PrintToString(reference);
+  for (const bool stripped : {false, true}) {
+    const std::string bin = stripped ? gate::testing::build_targets(GetParam(), {"-ldflags=-s -w"}) : full;
+    const auto table = FunctionTable::from_elf(elf::ElfFile::open(bin));
+    std::set<std::pair<std::string, uint64_t>> ours, expected;
+    for (const char* pattern : {".Map[...]", ".(*Stack[...]).Push"})
+      for (const auto& f : resolve(table, {pkg + pattern})) ours.emplace(f.name, f.address);
+    const bool elided = stripped && GetParam().minor() <= 19;
+    for (const auto& [name, address] : reference)
+      expected.emplace(elided ? name.substr(0, name.find('[')) + "[...]" + name.substr(name.find(']') + 1) : name, address);
+    EXPECT_EQ(ours, expected) << (stripped ? "stripped" : "with .symtab");
+  }
 }
 
 TEST_P(ResolveGoTest, TypoSuggestsTheRealName) {

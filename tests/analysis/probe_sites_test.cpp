@@ -242,7 +242,7 @@ TEST_P(ProbeSitesGoTest, CostClassOfTheFirstInstruction) {
 // Every function of the binary (runtime included): RETs and the entry jump equal objdump's.
 void expect_whole_binary_agrees(const Binary& b) {
   const auto all = gate::testing::objdump_all(b.path);
-  size_t checked = 0, jumps = 0;
+  size_t checked = 0, jumps = 0, avx512_refused = 0;
   std::vector<std::string> mismatches;
   for (const auto& f : b.table.all()) {
     if (f.size == 0) continue;
@@ -256,6 +256,19 @@ void expect_whole_binary_agrees(const Binary& b) {
       if (ps.reason.find("undecodable") == std::string::npos) mismatches.push_back(f.name + ": objdump (bad), we decoded");
       continue;
     }
+    if (const auto at = ps.reason.find("undecodable bytes at 0x"); !ps.measurable && at != std::string::npos) {
+      // Capstone 4.0.2 (Debian 12, Ubuntu 24.04) predates AVX-512 VBMI/GFNI and some opmask moves,
+      // which Go 1.26's runtime uses (internal/runtime/gc/scan, asyncPreempt saving k0-k7): gate must
+      // refuse such a body, never probe a wrong decode.
+      const uint64_t where = std::stoull(ps.reason.substr(at + 21), nullptr, 16);
+      auto insn = std::find_if(ref.begin(), ref.end(), [&](const RefInsn& in) { return in.address == where; });
+      static const std::regex avx512_register(R"(%(zmm[0-9]+|k[0-7])\b)");  // vector or opmask (kmovq)
+      if (insn == ref.end() || !std::regex_search(insn->text, avx512_register))
+        mismatches.push_back(f.name + ": " + ps.reason + ", objdump decodes it");
+      else
+        ++avx512_refused;
+      continue;
+    }
     if (ret_addresses(ps) != ret_addresses(ref)) mismatches.push_back(f.name + ": RETs differ");
     if (ps.entry.address != reference_entry(ref)) mismatches.push_back(f.name + ": entry differs (" + ps.entry.instruction + ")");
     jumps += ps.placement == EntryPlacement::kStackCheckJump;
@@ -266,11 +279,83 @@ void expect_whole_binary_agrees(const Binary& b) {
   EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches:" << listed;
   EXPECT_GT(checked, 1000u);
   EXPECT_GT(jumps, checked / 3);
+  EXPECT_LT(avx512_refused, 100u) << "AVX-512 bodies gate cannot decode";
 }
 
 TEST_P(ProbeSitesGoTest, WholeBinaryAgreesWithObjdump) { expect_whole_binary_agrees(bin()); }
 
 TEST_P(ProbeSitesGoTest, WholePieBinaryAgreesWithObjdump) { expect_whole_binary_agrees(bin({"-buildmode=pie"})); }
+
+// The prologue and epilogue forms of every function in the binary, as Go's own disassembler
+// prints them, with the entry and RETs gate chooses for each: the stack check in its three sizes,
+// functions without one (PUSHQ BP first from 1.21), CPU-feature dispatch (CMPB internal/cpu.X86),
+// and from Go 1.26 runtime bodies that start with an AVX-512 (EVEX, 0x62) instruction, which Go's
+// disassembler prints as "?". The epilogue moved from ADDQ $N, SP; RET (1.19, BP restored by a
+// MOVQ before) to POPQ BP; RET (1.21 on); the counts are printed so that the next change shows.
+TEST_P(ProbeSitesGoTest, PrologueAndEpilogueFormsAgreeWithGoObjdump) {
+  const Binary& b = bin();
+  static const std::regex check(R"(^CMPQ ((SP|R12), 0x1[08]\(R14\)|0x1[08]\(R14\), (SP|R12))$)");
+  std::map<std::string, size_t> forms;
+  std::vector<std::string> mismatches;
+  for (const auto& gf : gate::testing::go_objdump_functions(GetParam(), b.path)) {
+    const auto& ref = gf.insns;
+    const Function* f = ref.empty() ? nullptr : b.table.find_containing(ref.front().address);
+    if (!f || f->address != ref.front().address) continue;
+    uint64_t entry = ref.front().address;
+    std::string form;
+    for (size_t i = 0; i + 1 < ref.size() && i < 8; ++i)
+      if (std::regex_match(ref[i].text, check) && ref[i + 1].mnemonic() == "JBE") {
+        entry = ref[i + 1].address;
+        form = i == 0 ? "stack check" : ref[0].mnemonic() == "LEAQ" ? "stack check, big frame" : "stack check, huge frame";
+      }
+    if (form.empty()) {
+      const RefInsn& first = ref.front();
+      form = first.text.starts_with("CMPB internal/cpu.X86+") ? "CPU-feature dispatch"
+             : !first.bytes.empty() && first.bytes[0] == 0x62 ? "AVX-512 first"
+             : first.text == "PUSHQ BP"                         ? "no check, PUSHQ BP"
+                                                                : "no check, other";
+    }
+    ++forms[form];
+    std::set<uint64_t> rets;
+    for (size_t i = 0; i < ref.size(); ++i)
+      if (ref[i].text == "RET") {
+        rets.insert(ref[i].address);
+        if (i > 0) ++forms["epilogue " + ref[i - 1].mnemonic() + "; RET"];
+      }
+    const auto ps = find_probe_sites(b.elf, b.table, *f);
+    // Bodies Capstone 4 cannot decode (AVX-512 VBMI/GFNI) are refused: WholeBinaryAgreesWithObjdump
+    // checks that against binutils, which decodes them.
+    if (!ps.measurable && ps.reason.find("undecodable") != std::string::npos) continue;
+    if (ps.entry.address != entry) mismatches.push_back(gf.name + " (" + form + "): entry " + ps.entry.instruction);
+    // Go's disassembler can lose its way in VEX/EVEX code ("?" for EVEX up to 1.26; 1.27 reads
+    // VZEROUPPER as 5 bytes): its RETs are no reference there (binutils' are, and
+    // WholeBinaryAgreesWithObjdump checks every function against them).
+    const bool go_lost = std::any_of(ref.begin(), ref.end(), [](const RefInsn& in) {
+      return in.text == "?" || (!in.bytes.empty() && (in.bytes[0] == 0xc4 || in.bytes[0] == 0xc5 || in.bytes[0] == 0x62));
+    });
+    if (!go_lost && ret_addresses(ps) != rets) mismatches.push_back(gf.name + " (" + form + "): RETs differ");
+  }
+  std::string listed;
+  for (size_t i = 0; i < mismatches.size() && i < 10; ++i) listed += "\n  " + mismatches[i];
+  EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches:" << listed;
+  const std::string all = ::testing::PrintToString(forms);
+  for (const char* form : {"stack check", "stack check, big frame", "stack check, huge frame"})
+    EXPECT_GT(forms[form], 0u) << form << " in go" << GetParam().version << ": " << all;
+  EXPECT_GT(forms[minor() <= 20 ? "epilogue ADDQ; RET" : "epilogue POPQ; RET"], 1000u) << all;
+  if (minor() >= 21) {
+    EXPECT_GT(forms["no check, PUSHQ BP"], 0u) << all;
+    EXPECT_GT(forms["CPU-feature dispatch"], 0u) << all;
+  }
+  if (minor() >= 26) {
+    EXPECT_GT(forms["AVX-512 first"], 0u) << all;
+  }
+  std::printf("[ forms ] go%s: stack check %zu (big %zu, huge %zu), no check %zu (PUSHQ BP %zu), CPU dispatch %zu, "
+              "AVX-512 %zu; epilogues POPQ %zu, ADDQ %zu\n",
+              GetParam().version.c_str(), forms["stack check"], forms["stack check, big frame"],
+              forms["stack check, huge frame"], forms["no check, other"] + forms["no check, PUSHQ BP"],
+              forms["no check, PUSHQ BP"], forms["CPU-feature dispatch"], forms["AVX-512 first"],
+              forms["epilogue POPQ; RET"], forms["epilogue ADDQ; RET"]);
+}
 
 INSTANTIATE_TEST_SUITE_P(AllGo, ProbeSitesGoTest, ::testing::ValuesIn(gate::testing::go_toolchains()),
                          [](const auto& info) { return gate::testing::toolchain_name(info.param); });

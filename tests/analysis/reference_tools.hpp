@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,24 +77,44 @@ inline std::vector<RefInsn> objdump_function(const std::string& binary, const st
                        address, address + size);
 }
 
-// `go tool objdump` (Go's own disassembler: works for arm64, which binutils here cannot read).
-inline std::vector<RefInsn> go_objdump_function(const GoToolchain& tc, const std::string& binary,
-                                                const std::string& symbol_regex) {
-  const std::string out = run_stdout(tc.go + " tool objdump -s " + shell_quote(symbol_regex) + " " + shell_quote(binary));
+// `go tool objdump -s REGEX`, function by function ("TEXT pkg.Map[go.shape.int](SB) file" opens
+// each), in Go's syntax. Go reads its own names: from .symtab, or from .gopclntab when stripped
+// (where stripped 1.18-1.19 binaries repeat "pkg.Map[...]": hence a list, not a map).
+struct GoObjdumpFunction {
+  std::string name;
   std::vector<RefInsn> insns;
+};
+
+inline std::vector<GoObjdumpFunction> go_objdump_functions(const GoToolchain& tc, const std::string& binary,
+                                                           const std::string& symbol_regex = ".") {
+  const std::string out = run_stdout(tc.go + " tool objdump -s " + shell_quote(symbol_regex) + " " + shell_quote(binary));
+  std::vector<GoObjdumpFunction> fns;
   std::istringstream lines(out);
   for (std::string line; std::getline(lines, line);) {
-    // "  main.go:17\t\t0xa11e0\t\t\tf9400b90\t\tMOVD 16(R28), R16\t\t\t"
-    std::istringstream fields(line);
+    if (line.starts_with("TEXT ")) {
+      fns.push_back({line.substr(5, line.find("(SB)") - 5), {}});
+      continue;
+    }
+    std::istringstream fields(line);  // "  main.go:17\t\t0x491380\t\t493b6610\t\tCMPQ SP, 0x10(R14)"
     std::string where, addr, code;
-    if (!(fields >> where >> addr >> code) || !addr.starts_with("0x")) continue;
+    if (fns.empty() || !(fields >> where >> addr >> code) || !addr.starts_with("0x")) continue;
     RefInsn in;
     in.address = std::stoull(addr, nullptr, 16);
+    for (size_t i = 0; i + 1 < code.size(); i += 2) in.bytes.push_back(static_cast<uint8_t>(std::stoul(code.substr(i, 2), nullptr, 16)));
     std::getline(fields, in.text);
     in.text.erase(0, in.text.find_first_not_of(" \t"));
     in.text.erase(in.text.find_last_not_of(" \t") + 1);
-    insns.push_back(in);
+    fns.back().insns.push_back(in);
   }
+  return fns;
+}
+
+// `go tool objdump` (Go's own disassembler: works for arm64, which binutils here cannot read): the
+// instructions of every function matching the regex, in address order of the listing.
+inline std::vector<RefInsn> go_objdump_function(const GoToolchain& tc, const std::string& binary,
+                                                const std::string& symbol_regex) {
+  std::vector<RefInsn> insns;
+  for (auto& f : go_objdump_functions(tc, binary, symbol_regex)) insns.insert(insns.end(), f.insns.begin(), f.insns.end());
   return insns;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the CI integrations under ci/: the YAML parses, the keys each CI system needs are there,
-the shell inside them is valid bash, exit codes 1, 2 and 3 are told apart, and the Jenkinsfile uses
-`junit` and `archiveArtifacts`. Usage: check_templates.py GATE_SOURCE_DIR (exit 0 when all pass)."""
+the shell inside them is valid bash, exit codes 1, 2 and 3 are told apart, the Jenkinsfile uses
+`junit` and `archiveArtifacts`, and the packages the templates install are exactly what CMake
+requires. Usage: check_templates.py GATE_SOURCE_DIR (exit 0 when all pass)."""
 import os
 import re
 import subprocess
@@ -47,6 +48,97 @@ def tells_exit_codes_apart(rel, text):
               f"{rel}: no branch for gate exit code {code}")
 
 
+# --- packages: what CMake requires vs what the templates install ---
+# CMake requirement -> Debian/Ubuntu package (the same name on Debian 12, Ubuntu 24.04 and 26.04).
+# None: satisfied by what every template installs anyway (libc's threads).
+PACKAGE_OF = {
+    "pkg:libbpf": "libbpf-dev", "pkg:libelf": "libelf-dev", "pkg:capstone": "libcapstone-dev",
+    "pkg:libdw": "libdw-dev", "find:PkgConfig": "pkg-config", "find:nlohmann_json": "nlohmann-json3-dev",
+    "find:yaml-cpp": "libyaml-cpp-dev", "find:CLI11": "libcli11-dev", "find:ZLIB": "zlib1g-dev",
+    "find:Threads": None, "prog:clang": "clang", "prog:bpftool": "bpftool",
+    "find:GTest": "libgtest-dev", "find:benchmark": "libbenchmark-dev",
+}
+# One DWARF library (libdw): a second one must not come back through a template.
+FORBIDDEN = {"libdwarf-dev"}
+
+
+def cmakelists_under(*dirs):
+    for d in dirs:
+        for base, _, files in os.walk(os.path.join(ROOT, d)):
+            if "CMakeLists.txt" in files:
+                yield os.path.join(base, "CMakeLists.txt")
+
+
+def cmake_requirements(paths):
+    """REQUIRED pkg_check_modules / find_package / find_program of these CMakeLists files."""
+    reqs = set()
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            text = re.sub(r"#.*", "", f.read())
+        for m in re.finditer(r"pkg_check_modules\(\s*\w+\s+([^)]*)\)", text):
+            words = m.group(1).split()
+            if "REQUIRED" in words:
+                reqs |= {"pkg:" + w for w in words if w not in ("REQUIRED", "IMPORTED_TARGET", "QUIET")}
+        for m in re.finditer(r"find_package\(\s*([\w-]+)([^)]*)\)", text):
+            if "REQUIRED" in m.group(2).split():
+                reqs.add("find:" + m.group(1))
+        for m in re.finditer(r"find_program\(\s*\w+\s+NAMES\s+([\w+.-]+)([^)]*)\)", text):
+            if "REQUIRED" in m.group(2).split():
+                reqs.add("prog:" + m.group(1))
+    return reqs
+
+
+def packages_for(reqs, what):
+    out = set()
+    for r in sorted(reqs):
+        if check(r in PACKAGE_OF, f"{what}: CMake requires {r}, which tests/ci/check_templates.py cannot map to a "
+                                  "package: add it to PACKAGE_OF and to the templates' install lists"):
+            if PACKAGE_OF[r]:
+                out.add(PACKAGE_OF[r])
+    return out
+
+
+# The action builds gate alone (GATE_BUILD_TESTS=OFF); ci/setup.sh also serves the test suite.
+build_reqs = cmake_requirements([os.path.join(ROOT, "CMakeLists.txt"), *cmakelists_under("bpf", "gate")])
+test_reqs = cmake_requirements(cmakelists_under("tests"))
+check("pkg:libdw" in build_reqs, "CMakeLists.txt: libdw (the DWARF library) is not a REQUIRED dependency")
+build_pkgs = packages_for(build_reqs, "gate's build")
+test_pkgs = packages_for(test_reqs, "the tests' build")
+
+
+def apt_install_words(script):
+    """Package names of every `apt-get install` in a shell script (continuation lines joined)."""
+    words = set()
+    for m in re.finditer(r"apt-get install((?:[^\n]*\\\n)*[^\n]*)", script):
+        for w in m.group(1).replace("\\\n", " ").split():
+            if re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", w) and not w.startswith("-"):
+                words.add(w)
+    return words
+
+
+with open(os.path.join(ROOT, "ci/setup.sh"), encoding="utf-8") as f:
+    setup_text = f.read()
+
+
+def setup_list(name):
+    m = re.search(rf"^{name}=\((.*?)^\)", setup_text, re.M | re.S)
+    check(m is not None, f"ci/setup.sh: no {name}=( ... ) list")
+    return set(re.sub(r"#.*", "", m.group(1)).split()) if m else set()
+
+
+setup_build, setup_test = setup_list("build_pkgs"), setup_list("test_pkgs")
+# --build-only (what the templates run) installs build_pkgs: exactly CMake's build requirements.
+dev = {p for p in setup_build if p.endswith("-dev")}
+want_dev = {p for p in build_pkgs if p.endswith("-dev")}
+check(dev == want_dev, f"ci/setup.sh: build_pkgs' libraries differ from CMake's requirements: "
+                       f"missing {sorted(want_dev - dev)}, not required {sorted(dev - want_dev)}")
+check(not build_pkgs - setup_build, f"ci/setup.sh: build_pkgs misses {sorted(build_pkgs - setup_build)}")
+check(not test_pkgs - setup_build - setup_test,
+      f"ci/setup.sh: misses packages the tests' CMake requires: {sorted(test_pkgs - setup_build - setup_test)}")
+check(not (setup_build | setup_test) & FORBIDDEN,
+      f"ci/setup.sh: installs {sorted((setup_build | setup_test) & FORBIDDEN)}: gate reads DWARF with libdw only")
+check(re.search(r"--build-only\)", setup_text) is not None, "ci/setup.sh: no --build-only option")
+
 # --- GitHub: the composite action ---
 rel = "ci/github/action.yml"
 action, text = load(rel)
@@ -75,6 +167,14 @@ if action:
     check(re.search(r"\bcheck -c\b", scripts) is not None, f"{rel}: gate check is not run")
     check("--report-dir" in scripts, f"{rel}: reports are not written")
     check("apt-get install" in scripts, f"{rel}: installs nothing")
+    install = next((st.get("run", "") for st in steps if "apt-get install" in st.get("run", "")), "")
+    check("setup.sh\" --build-only" in install, f"{rel}: a Debian 12 runner should install through ci/setup.sh --build-only")
+    got = apt_install_words(install)
+    dev = {p for p in got if p.endswith("-dev")}
+    want_dev = {p for p in build_pkgs if p.endswith("-dev")}
+    check(dev == want_dev, f"{rel}: the Ubuntu install list's libraries differ from CMake's requirements: "
+                           f"missing {sorted(want_dev - dev)}, not required {sorted(dev - want_dev)}")
+    check(not (build_pkgs - got), f"{rel}: the Ubuntu install list misses {sorted(build_pkgs - got)}")
     check("cmake --build" in scripts, f"{rel}: does not build gate")
     upload = next((s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")), {})
     check("always()" in str(upload.get("if", "")), f"{rel}: the report upload must run even when gate failed (if: always())")
@@ -127,6 +227,12 @@ if gl:
     check("--report-dir gate-report" in body, f"{rel}: the script does not write the reports to gate-report")
     check("--baseline-ref" in body, f"{rel}: the script does not use a trusted baseline")
     tells_exit_codes_apart(rel, body)
+    # The job's image is Debian 12: it installs through ci/setup.sh (checked above against CMake)
+    # and nothing else that builds against gate.
+    check(job.get("image") == "debian:bookworm", f"{rel}: .gate image must be debian:bookworm (ci/setup.sh's system)")
+    check("ci/setup.sh\" --build-only" in body, f"{rel}: does not install gate's packages through ci/setup.sh --build-only")
+    extra_dev = {p for p in apt_install_words(body) if p.endswith("-dev")}
+    check(not extra_dev, f"{rel}: installs libraries beside ci/setup.sh: {sorted(extra_dev)}")
 
 # --- Jenkins ---
 rel = "ci/jenkins/Jenkinsfile"
@@ -141,6 +247,7 @@ check(re.search(r"\barchiveArtifacts\s+(artifacts:\s*)?'gate-report/\*\*'", code
 check(re.search(r"post\s*\{\s*always\s*\{", code) is not None, f"{rel}: reports must be published in post {{ always {{ }} }}")
 check("returnStatus: true" in code, f"{rel}: gate's exit code is not captured (returnStatus: true)")
 check("--report-dir gate-report" in code and "--baseline-ref" in code, f"{rel}: gate check does not write reports or use a trusted baseline")
+check("ci/setup.sh --build-only" in code, f"{rel}: does not install exactly gate's build packages (ci/setup.sh --build-only)")
 tells_exit_codes_apart(rel, code)
 
 # --- the pre-merge script ---

@@ -7,10 +7,11 @@ SHF_COMPRESSED or .zdebug_*, for x86-64 and arm64, fixed-address and PIE. A few 
 few KB each, so the fuzzer runs thousands of them a second.
 
 With --toolchains it also builds, with the compilers installed here (the committed files were
-made by gcc 12 and Go 1.19/1.23 on Debian 12): C programs with inlined calls in DWARF 5 and
-zlib-compressed DWARF 4 (gcc -O2), a tiny Go program stripped (-s -w, functions from .gopclntab
-only; ~1 MB) and the .debug_* sections of the same program built with DWARF (a real Go runtime's
-DWARF, ~0.2 MB).
+made by gcc 12 and Go 1.19/1.23/1.25/1.27 on Debian 12, the last two from /opt/gate-go): C programs
+with inlined calls in DWARF 5 and zlib-compressed DWARF 4 (gcc -O2), a tiny Go program stripped
+(-s -w, functions from .gopclntab only; ~1 MB; Go 1.23 and 1.27) and the .debug_* sections of the
+same program built with DWARF (a real Go runtime's DWARF, ~0.2 MB: DWARF 4 from Go 1.19, DWARF 5
+from Go 1.25).
 
 Usage: tests/fuzz/make_corpus.py [--toolchains] [OUT_DIR]   (default: tests/fuzz/corpus)
 Deterministic for the hand-made seeds: rerunning rewrites the same bytes.
@@ -161,8 +162,9 @@ def arm64_code(base):
 
 # ---- .gopclntab --------------------------------------------------------------------------------
 def pclntab(functions, text_start, layout):
-    """layout: "1.20" (magic fffffff1), "1.18" (fffffff0) or "1.16" (fffffffa)."""
-    magic = {"1.20": 0xFFFFFFF1, "1.18": 0xFFFFFFF0, "1.16": 0xFFFFFFFA}[layout]
+    """layout: "1.20" (magic fffffff1), "1.26" (the same magic, textStart written as 0: the reader
+    must find runtime.text in the moduledata), "1.18" (fffffff0) or "1.16" (fffffffa)."""
+    magic = {"1.20": 0xFFFFFFF1, "1.26": 0xFFFFFFF1, "1.18": 0xFFFFFFF0, "1.16": 0xFFFFFFFA}[layout]
     old = layout == "1.16"
     nwords = 7 if old else 8
     hdr_size = 8 + 8 * nwords
@@ -203,7 +205,7 @@ def pclntab(functions, text_start, layout):
     functab += b"\0" * (func_base - len(functab))
     words = [n, 1]
     if not old:
-        words.append(text_start)
+        words.append(0 if layout == "1.26" else text_start)
     words += [funcnametab_off, cutab_off, filetab_off, pctab_off, functab_off]
     hdr = struct.pack("<IBBBB", magic, 0, 0, 1, 8) + b"".join(struct.pack("<Q", w) for w in words)
     body = bytearray(hdr + funcnames + cutab + filetab + pctab)
@@ -416,11 +418,18 @@ def image(path, arch="x86", pie=False, with_symtab=True, layout="1.20", dwarf_mo
         ro.append(Section(".note.go.buildid", SHT_NOTE, SHF_ALLOC, note("Go", 4, b"fuzz/buildid"), addralign=4))
         ro.append(Section(".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, note("GNU", 3, bytes(range(20))),
                           addralign=4))
+    if layout == "1.26":
+        # runtime.firstmoduledata: a pointer to the pclntab header, ..., then text and etext at
+        # offsets 176 and 184 (where a 1.26 reader takes runtime.text from). Filled in below.
+        ro.append(Section(".noptrdata", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, bytes(256), addralign=32))
     addr = ro_base
     for s in ro:
         addr = align(addr, s.addralign)
         s.addr = addr
         addr += len(s.data)
+    if layout == "1.26":
+        moduledata = struct.pack("<Q", ro[0].addr) + bytes(168) + struct.pack("<QQ", base, base + len(code))
+        ro[-1].data = moduledata + bytes(256 - len(moduledata))
     sections += ro
     if dwarf_mode != "none":
         for name, data in dwarf(fns).items():
@@ -481,6 +490,21 @@ def toolchain_seeds(out):
         subprocess.run(["objcopy", *keep, "--compress-debug-sections=zlib-gabi", full, dwarf_only], check=True,
                        stderr=subprocess.DEVNULL)  # warnings about the now empty PT_LOADs
         print(f"go119_tiny_dwarf_only.elf: {os.path.getsize(dwarf_only)} bytes")
+        # Current Go (ci/setup.sh unpacks it into /opt/gate-go): a 1.27 stripped binary (pclntab
+        # without textStart, runtime.text only in the moduledata) and Go 1.25's DWARF 5
+        # (.debug_rnglists, .debug_addr, DW_FORM_addrx/rnglistx), the sections the reader reads.
+        go = lambda v: f"/opt/gate-go/{v}/usr/lib/go-{v}/bin/go"
+        stripped = os.path.join(out, "go127_tiny_stripped.elf")
+        subprocess.run([go("1.27"), "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", stripped, "."],
+                       check=True, cwd=tmp, env=env)
+        print(f"go127_tiny_stripped.elf: {os.path.getsize(stripped)} bytes")
+        subprocess.run([go("1.25"), "build", "-trimpath", "-buildvcs=false", "-o", full, "."], check=True, cwd=tmp,
+                       env=env)
+        dwarf_only = os.path.join(out, "go125_tiny_dwarf5_only.elf")
+        keep = [f"--only-section=.debug_{s}" for s in ("abbrev", "info", "line", "rnglists", "addr")]
+        subprocess.run(["objcopy", *keep, "--compress-debug-sections=zlib-gabi", full, dwarf_only], check=True,
+                       stderr=subprocess.DEVNULL)
+        print(f"go125_tiny_dwarf5_only.elf: {os.path.getsize(dwarf_only)} bytes")
 
 
 def main():
@@ -498,6 +522,8 @@ def main():
         "go120_arm64_symtab.elf": dict(arch="arm64"),
         "go120_arm64_pclntab.elf": dict(arch="arm64", with_symtab=False, dwarf_mode="none"),
         "go120_bare.elf": dict(notes=False, go_version="", dwarf_mode="none"),
+        "go126_pclntab_moduledata.elf": dict(with_symtab=False, layout="1.26", dwarf_mode="compressed",
+                                             go_version="go1.26.11"),
     }
     for name, kw in seeds.items():
         n = image(os.path.join(out, name), **kw)

@@ -19,7 +19,7 @@ GoToolchain probe_toolchain() {
     for (const auto& t : go_toolchains())
       if (t.version == want) return t;
     throw Error::make("GATE_TEST_GO_VERSION=" + std::string(want), "no such Go toolchain is installed",
-                      "run ci/setup.sh (installs Go 1.19 and 1.21-1.23)");
+                      "run ci/setup.sh (installs Go 1.19, 1.21-1.23, and 1.24-1.27 into /opt/gate-go)");
   }
   return default_go();
 }

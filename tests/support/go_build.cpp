@@ -48,12 +48,6 @@ std::string hex16(uint64_t v) {
   return buf;
 }
 
-// Go toolchains are compared by minor version: "1.9" < "1.19" < "1.21".
-int minor_of(const std::string& version) {
-  auto dot = version.find('.');
-  return dot == std::string::npos ? 0 : std::atoi(version.c_str() + dot + 1);
-}
-
 fs::path source_dir_of(const std::string& src_dir) {
   fs::path p(src_dir);
   return p.is_absolute() ? p : fs::path(GATE_SOURCE_DIR) / p;
@@ -89,7 +83,9 @@ std::map<std::string, std::string> build_environment(const std::vector<std::stri
   const std::string bin = GATE_BINARY_DIR;
   env["GOTOOLCHAIN"] = "local";  // never download another toolchain: tests run offline
   env["GOFLAGS"] = "-mod=mod";
-  env["GOCACHE"] = bin + "/gocache";
+  // ci/env.sh points GOCACHE at $HOME/.cache/go-build: compiled standard libraries (minutes per
+  // toolchain and configuration) then outlive a fresh build directory. Else: inside the build tree.
+  if (env["GOCACHE"].empty()) env["GOCACHE"] = bin + "/gocache";
   env["GOPATH"] = bin + "/gopath";
   if (!env.count("HOME") || env["HOME"].empty()) env["HOME"] = bin;
   for (const auto& kv : extra) {
@@ -145,20 +141,45 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+// Debian's own toolchains live in /usr/lib/go-1.XX; those of later suites, which ci/setup.sh
+// unpacks rather than installs, in GATE_GO_PREFIX/1.XX/usr/lib/go-1.XX (tests/CMakeLists.txt
+// globs the same two places to make one ctest entry per version).
 std::vector<GoToolchain> go_toolchains() {
-  std::vector<GoToolchain> found;
+  std::map<int, GoToolchain> found;  // by minor version: the system's copy wins over the prefix's
   static const std::regex dir_re(R"(go-(1\.[0-9]+))");
+  auto scan = [&](const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::smatch m;
+      const std::string name = entry.path().filename().string();
+      if (!std::regex_match(name, m, dir_re)) continue;
+      const fs::path go = entry.path() / "bin" / "go";
+      if (access(go.c_str(), X_OK) == 0) {
+        GoToolchain tc{m[1].str(), go.string()};
+        found.emplace(tc.minor(), tc);
+      }
+    }
+  };
+  scan("/usr/lib");
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/usr/lib", ec)) {
-    std::smatch m;
-    std::string name = entry.path().filename().string();
-    if (!std::regex_match(name, m, dir_re)) continue;
-    fs::path go = entry.path() / "bin" / "go";
-    if (access(go.c_str(), X_OK) == 0) found.push_back({m[1].str(), go.string()});
-  }
-  std::sort(found.begin(), found.end(),
-            [](const GoToolchain& a, const GoToolchain& b) { return minor_of(a.version) < minor_of(b.version); });
-  return found;
+  for (const auto& v : fs::directory_iterator(GATE_GO_PREFIX, ec)) scan(v.path() / "usr" / "lib");
+  std::vector<GoToolchain> out;
+  for (auto& [minor, tc] : found) out.push_back(std::move(tc));
+  return out;
+}
+
+bool is_representative(const GoToolchain& tc) {
+  const char* full = std::getenv("GATE_TEST_GO_FULL");
+  if (full && std::string(full) == "1") return true;
+  const auto all = go_toolchains();
+  return !all.empty() && (tc.minor() == all.front().minor() || tc.minor() == all.back().minor() || tc.minor() == 26);
+}
+
+std::vector<GoToolchain> representative_toolchains() {
+  std::vector<GoToolchain> out;
+  for (const auto& tc : go_toolchains())
+    if (is_representative(tc)) out.push_back(tc);
+  return out;
 }
 
 GoToolchain default_go() {
@@ -176,7 +197,7 @@ GoToolchain default_go() {
     if (r.status == 0 && std::regex_search(r.output, m, ver_re)) return {m[1].str(), configured};
   }
   if (all.empty())
-    throw Error::make("Go toolchain", "none found under /usr/lib/go-1.*/bin/go",
+    throw Error::make("Go toolchain", "none found under /usr/lib/go-1.*/bin/go or " GATE_GO_PREFIX "/1.*",
                       "run ci/setup.sh, or configure with -DGATE_GO=/path/to/go");
   return all.back();
 }
