@@ -1,0 +1,165 @@
+// Scale benchmark (figures, not pass/fail; root): for 100, 1,000 and 10,000 traced functions of
+// a generated Go program, attach and detach time, kernel memory, added cost per call with 1, 2 and
+// all CPUs of goroutines calling at once, and the time to read and reset the maps after a run.
+// Usage: bench_scale [--funcs 100,1000,10000] [--calls N] [--reps R]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/error.hpp"
+#include "probe/many_funcs.hpp"
+#include "probe/probe_engine.hpp"
+#include "runner/process.hpp"
+#include "runner/target.hpp"
+
+using namespace gate;
+using namespace gate::testing;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Loop {
+  uint64_t wall_ns = 0;  // GATE_LOOP_NS: what the program feels
+  uint64_t cpu_ns = 0;   // GATE_LOOP_CPU_NS: less disturbed by other processes on a shared machine,
+                         // but blind to time the hypervisor takes (a VM's single-step traps)
+};
+
+uint64_t field(const std::string& text, const std::string& tag) {
+  const auto pos = text.find(tag + " ");
+  if (pos == std::string::npos) throw std::runtime_error("no " + tag + " line");
+  return std::stoull(text.substr(pos + tag.size() + 1));
+}
+
+// Runs the program once (tracked by `engine` when given) and returns its loop's times.
+Loop run_loop(const std::string& binary, const std::string& args, probe::ProbeEngine* engine) {
+  const std::string out = fs::temp_directory_path() / ("gate-bench-scale-" + std::to_string(getpid()) + ".out");
+  runner::SpawnOptions so{binary + " " + args, "/", {}, out, "", true};
+  auto child = runner::Child::spawn(so, [&](pid_t pid) {
+    if (engine) engine->track(pid);
+  });
+  child.wait(600, nullptr);
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove(out);
+  const std::string text = ss.str();
+  if (child.status() != 0) throw std::runtime_error(binary + " " + args + " failed");
+  return {field(text, "GATE_LOOP_NS"), field(text, "GATE_LOOP_CPU_NS")};
+}
+
+// Glob that matches exactly the first n functions main.f00000 ... (n a power of ten <= 10^5).
+std::string glob_for(int n) {
+  std::string digits = std::to_string(n - 1);  // "99" -> main.f000??
+  return "main.f" + std::string(5 - digits.size(), '0') + std::string(digits.size(), '?');
+}
+
+struct Costs {
+  std::vector<double> wall_ns, cpu_ns;  // added per call, by goroutine count
+  double read_reset_ms = 0;         // the last run's
+  probe::KernelMemory memory;       // after the last run, before its read-and-reset
+};
+
+// Added time per call for each goroutine count, best of `reps` each (the least disturbed run on
+// a shared machine): wall time per call of one goroutine (they run side by side), CPU time per
+// call of all. Contention between CPUs on shared map values shows as higher figures with more
+// goroutines.
+Costs per_call(const std::string& binary, int n, int calls, int reps, const std::vector<int>& goroutines,
+               probe::ProbeEngine& engine) {
+  Costs c;
+  const int per_fn = std::max(1, calls / n);
+  const uint64_t per_goroutine = uint64_t(per_fn) * n;
+  for (int g : goroutines) {
+    const std::string args = "-count " + std::to_string(n) + " -n " + std::to_string(per_fn) + " -goroutines " +
+                             std::to_string(g);
+    Loop plain{UINT64_MAX, UINT64_MAX}, probed{UINT64_MAX, UINT64_MAX};
+    for (int r = 0; r < reps; ++r) {
+      const Loop l = run_loop(binary, args, nullptr);
+      plain = {std::min(plain.wall_ns, l.wall_ns), std::min(plain.cpu_ns, l.cpu_ns)};
+    }
+    for (int r = 0; r < reps; ++r) {
+      const Loop l = run_loop(binary, args, &engine);
+      probed = {std::min(probed.wall_ns, l.wall_ns), std::min(probed.cpu_ns, l.cpu_ns)};
+      c.memory = engine.kernel_memory();
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto counters = engine.collect_and_reset();
+      c.read_reset_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      uint64_t total = 0;
+      for (const auto& f : counters) total += f.calls;
+      if (total != per_goroutine * g) {
+        throw std::runtime_error("traced " + std::to_string(total) + " calls, the program made " +
+                                 std::to_string(per_goroutine * g));
+      }
+    }
+    c.wall_ns.push_back((double(probed.wall_ns) - double(plain.wall_ns)) / double(per_goroutine));
+    c.cpu_ns.push_back((double(probed.cpu_ns) - double(plain.cpu_ns)) / double(per_goroutine * g));
+  }
+  return c;
+}
+
+std::string mib(uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f MiB", bytes / 1048576.0);
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int calls = 20000, reps = 3;
+  std::vector<int> counts = {100, 1000, 10000};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--calls")) calls = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--funcs")) {
+      counts.clear();
+      std::stringstream ss(argv[i + 1]);
+      for (std::string t; std::getline(ss, t, ',');) counts.push_back(std::stoi(t));
+    }
+  }
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "bench_scale: needs root (BPF)\n");
+    return 2;
+  }
+  try {
+    const int ncpu = static_cast<int>(std::thread::hardware_concurrency());
+    const std::vector<int> goroutines = ncpu > 2 ? std::vector<int>{1, 2, ncpu} : std::vector<int>{1, 2};
+    const std::string binary = manyfuncs_binary(*std::max_element(counts.begin(), counts.end()));
+    std::printf("gate scale benchmark (%s, %d CPUs; %d calls per goroutine, best of %d)\n", binary.c_str(), ncpu,
+                calls, reps);
+    std::printf("%7s %7s %10s %10s %12s %12s %12s", "funcs", "sites", "attach ms", "detach ms", "kernel mem",
+                "histograms", "reset ms");
+    for (int g : goroutines) std::printf("  wall/call %dg", g);
+    std::printf("  all/1");
+    for (int g : goroutines) std::printf("  cpu/call %dg", g);
+    std::printf("  all/1\n");
+    for (int n : counts) {
+      const auto target = runner::prepare_target(binary, {glob_for(n)});
+      probe::ProbeEngine engine(target.binary, static_cast<uint32_t>(target.functions.size()), target.sites, {});
+      const Costs c = per_call(binary, n, calls, reps, goroutines, engine);
+      const double attach = engine.attach_seconds() * 1000;
+      const double detach = engine.detach() * 1000;
+      std::printf("%7zu %7zu %10.1f %10.1f %12s %12s %12.1f", target.functions.size(), target.sites.size(), attach,
+                  detach, mib(c.memory.total_bytes).c_str(), mib(c.memory.histogram_bytes).c_str(), c.read_reset_ms);
+      for (double v : c.wall_ns) std::printf("  %9.0f ns", v);
+      std::printf("  %5.2f", c.wall_ns.back() / c.wall_ns.front());
+      for (double v : c.cpu_ns) std::printf("  %8.0f ns", v);
+      std::printf("  %5.2f\n", c.cpu_ns.back() / c.cpu_ns.front());
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_scale: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}
