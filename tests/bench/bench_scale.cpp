@@ -1,7 +1,8 @@
 // Scale benchmark (figures, not pass/fail; root): for 100, 1,000 and 10,000 traced functions of
-// a generated Go program, attach and detach time, kernel memory, added cost per call with 1, 2 and
-// all CPUs of goroutines calling at once, and the time to read and reset the maps after a run.
-// Usage: bench_scale [--funcs 100,1000,10000] [--calls N] [--reps R]
+// a generated Go program, 1. attach and detach time, kernel memory, added cost per call with 1, 2
+// and all CPUs of goroutines calling at once, and the time to read and reset the maps after a run;
+// 2. the size of a result file of the largest count over --runs runs, and `gate compare` on it.
+// Usage: bench_scale [--funcs 100,1000,10000] [--calls N] [--reps R] [--runs 20]
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +18,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "results/result.hpp"
+#include "support/gate_cli.hpp"
 #include "probe/many_funcs.hpp"
+#include "probe/probe_fixture.hpp"
 #include "probe/probe_engine.hpp"
 #include "runner/process.hpp"
 #include "runner/target.hpp"
@@ -113,14 +117,34 @@ std::string mib(uint64_t bytes) {
   return b;
 }
 
+// Part 2: `runs` runs of the whole program (every function called 2-8 times per run) measured as
+// gate run does, written as a result file; then `gate compare` of the file against itself (the
+// comparison does the same work whatever the numbers are).
+void result_file_figures(const std::string& binary, int n, int runs) {
+  const auto m = measure_workload(
+      {.binary = binary, .args = "-count " + std::to_string(n) + " -n 2 -vary", .functions = {glob_for(n)}, .runs = runs});
+  const fs::path dir = fs::temp_directory_path() / ("gate-bench-scale-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string file = (dir / "result.json").string();
+  save_result_file(file, m.result);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cmp = run_gate({"compare", file, file, "-q"});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (cmp.code != 0) throw std::runtime_error("gate compare exited " + std::to_string(cmp.code) + ": " + cmp.err);
+  std::printf("\n2. Result file: %zu functions x %d runs: %.1f MiB; `gate compare` on it: %.2f s wall\n",
+              m.result.functions.size(), runs, fs::file_size(file) / 1048576.0, secs);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 20000, reps = 3;
+  int calls = 20000, reps = 3, runs = 20;
   std::vector<int> counts = {100, 1000, 10000};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--calls")) calls = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--funcs")) {
       counts.clear();
       std::stringstream ss(argv[i + 1]);
@@ -135,8 +159,8 @@ int main(int argc, char** argv) {
     const int ncpu = static_cast<int>(std::thread::hardware_concurrency());
     const std::vector<int> goroutines = ncpu > 2 ? std::vector<int>{1, 2, ncpu} : std::vector<int>{1, 2};
     const std::string binary = manyfuncs_binary(*std::max_element(counts.begin(), counts.end()));
-    std::printf("gate scale benchmark (%s, %d CPUs; %d calls per goroutine, best of %d)\n", binary.c_str(), ncpu,
-                calls, reps);
+    std::printf("gate scale benchmark (%s, %d CPUs)\n", binary.c_str(), ncpu);
+    std::printf("1. Traced functions (added time per call: %d calls per goroutine, best of %d)\n", calls, reps);
     std::printf("%7s %7s %10s %10s %12s %12s %12s", "funcs", "sites", "attach ms", "detach ms", "kernel mem",
                 "histograms", "reset ms");
     for (int g : goroutines) std::printf("  wall/call %dg", g);
@@ -157,6 +181,7 @@ int main(int argc, char** argv) {
       std::printf("  %5.2f\n", c.cpu_ns.back() / c.cpu_ns.front());
       std::fflush(stdout);
     }
+    if (runs > 0) result_file_figures(binary, *std::max_element(counts.begin(), counts.end()), runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_scale: %s\n", e.what());
     return 3;
