@@ -3,6 +3,7 @@
 // and all CPUs of goroutines calling at once, and the time to read and reset the maps after a run;
 // 2. the size of a result file of the largest count over --runs runs, and `gate compare` on it.
 // Usage: bench_scale [--funcs 100,1000,10000] [--calls N] [--reps R] [--runs 20]
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,6 +46,13 @@ uint64_t field(const std::string& text, const std::string& tag) {
   return std::stoull(text.substr(pos + tag.size() + 1));
 }
 
+// CPU time of this thread: the read-and-reset without the time other processes took the CPU.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 // Runs the program once (tracked by `engine` when given) and returns its loop's times.
 Loop run_loop(const std::string& binary, const std::string& args, probe::ProbeEngine* engine) {
   const std::string out = fs::temp_directory_path() / ("gate-bench-scale-" + std::to_string(getpid()) + ".out");
@@ -70,7 +78,8 @@ std::string glob_for(int n) {
 
 struct Costs {
   std::vector<double> wall_ns, cpu_ns;  // added per call, by goroutine count
-  double read_reset_ms = 0;         // the last run's
+  double read_reset_ms = 0;         // the last run's, wall
+  double read_reset_cpu_ms = 0;     // and CPU time of the reading thread (syscalls included)
   probe::KernelMemory memory;       // after the last run, before its read-and-reset
 };
 
@@ -96,7 +105,9 @@ Costs per_call(const std::string& binary, int n, int calls, int reps, const std:
       probed = {std::min(probed.wall_ns, l.wall_ns), std::min(probed.cpu_ns, l.cpu_ns)};
       c.memory = engine.kernel_memory();
       const auto t0 = std::chrono::steady_clock::now();
+      const double cpu0 = thread_cpu_ms();
       const auto counters = engine.collect_and_reset();
+      c.read_reset_cpu_ms = thread_cpu_ms() - cpu0;
       c.read_reset_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       uint64_t total = 0;
       for (const auto& f : counters) total += f.calls;
@@ -127,12 +138,17 @@ void result_file_figures(const std::string& binary, int n, int runs) {
   fs::create_directories(dir);
   const std::string file = (dir / "result.json").string();
   save_result_file(file, m.result);
+  const auto l0 = std::chrono::steady_clock::now();
+  const ResultFile loaded = load_result_file(file);  // the part of compare that reads the file
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count();
   const auto t0 = std::chrono::steady_clock::now();
   const auto cmp = run_gate({"compare", file, file, "-q"});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (cmp.code != 0) throw std::runtime_error("gate compare exited " + std::to_string(cmp.code) + ": " + cmp.err);
-  std::printf("\n2. Result file: %zu functions x %d runs: %.1f MiB; `gate compare` on it: %.2f s wall\n",
-              m.result.functions.size(), runs, fs::file_size(file) / 1048576.0, secs);
+  std::printf("\n2. Result file: %zu functions x %d runs: %.1f MiB as written (%.1f MiB without indentation); "
+              "loading it: %.2f s; `gate compare` of it with itself: %.2f s wall\n",
+              loaded.functions.size(), runs, fs::file_size(file) / 1048576.0,
+              result_to_json_text(loaded, -1).size() / 1048576.0, load_s, secs);
   fs::remove_all(dir);
 }
 
@@ -161,8 +177,8 @@ int main(int argc, char** argv) {
     const std::string binary = manyfuncs_binary(*std::max_element(counts.begin(), counts.end()));
     std::printf("gate scale benchmark (%s, %d CPUs)\n", binary.c_str(), ncpu);
     std::printf("1. Traced functions (added time per call: %d calls per goroutine, best of %d)\n", calls, reps);
-    std::printf("%7s %7s %10s %10s %12s %12s %12s", "funcs", "sites", "attach ms", "detach ms", "kernel mem",
-                "histograms", "reset ms");
+    std::printf("%7s %7s %10s %10s %12s %12s %17s", "funcs", "sites", "attach ms", "detach ms", "kernel mem",
+                "histograms", "reset ms wall/cpu");
     for (int g : goroutines) std::printf("  wall/call %dg", g);
     std::printf("  all/1");
     for (int g : goroutines) std::printf("  cpu/call %dg", g);
@@ -173,8 +189,9 @@ int main(int argc, char** argv) {
       const Costs c = per_call(binary, n, calls, reps, goroutines, engine);
       const double attach = engine.attach_seconds() * 1000;
       const double detach = engine.detach() * 1000;
-      std::printf("%7zu %7zu %10.1f %10.1f %12s %12s %12.1f", target.functions.size(), target.sites.size(), attach,
-                  detach, mib(c.memory.total_bytes).c_str(), mib(c.memory.histogram_bytes).c_str(), c.read_reset_ms);
+      std::printf("%7zu %7zu %10.1f %10.1f %12s %12s %8.1f / %5.1f", target.functions.size(), target.sites.size(),
+                  attach, detach, mib(c.memory.total_bytes).c_str(), mib(c.memory.histogram_bytes).c_str(),
+                  c.read_reset_ms, c.read_reset_cpu_ms);
       for (double v : c.wall_ns) std::printf("  %9.0f ns", v);
       std::printf("  %5.2f", c.wall_ns.back() / c.wall_ns.front());
       for (double v : c.cpu_ns) std::printf("  %8.0f ns", v);
