@@ -83,25 +83,47 @@ struct Costs {
   probe::KernelMemory memory;       // after the last run, before its read-and-reset
 };
 
+// How the goroutines call: how many, and whether each starts at its own part of the function
+// list (spread: no two update the same function's map values at once) or all in step (the
+// worst case for shared values).
+struct Setting {
+  int goroutines = 1;
+  bool spread = false;
+};
+
+std::string loop_args(int n, int per_fn, const Setting& s) {
+  return "-count " + std::to_string(n) + " -n " + std::to_string(per_fn) + " -goroutines " +
+         std::to_string(s.goroutines) + (s.spread ? " -spread" : "");
+}
+
+// The loop's best times without probes, per goroutine count. Run before attaching: a uprobe traps
+// in every process that maps the binary, tracked or not.
+std::vector<Loop> plain_loops(const std::string& binary, int n, int per_fn, int reps, const std::vector<Setting>& settings) {
+  std::vector<Loop> out;
+  for (const Setting& g : settings) {
+    Loop best{UINT64_MAX, UINT64_MAX};
+    for (int r = 0; r < reps; ++r) {
+      const Loop l = run_loop(binary, loop_args(n, per_fn, g), nullptr);
+      best = {std::min(best.wall_ns, l.wall_ns), std::min(best.cpu_ns, l.cpu_ns)};
+    }
+    out.push_back(best);
+  }
+  return out;
+}
+
 // Added time per call for each goroutine count, best of `reps` each (the least disturbed run on
 // a shared machine): wall time per call of one goroutine (they run side by side), CPU time per
 // call of all. Contention between CPUs on shared map values shows as higher figures with more
-// goroutines.
-Costs per_call(const std::string& binary, int n, int calls, int reps, const std::vector<int>& goroutines,
-               probe::ProbeEngine& engine) {
+// goroutines. Every run's traced calls must equal the calls made.
+Costs per_call(const std::string& binary, int n, int per_fn, int reps, const std::vector<Setting>& settings,
+               const std::vector<Loop>& plain, probe::ProbeEngine& engine) {
   Costs c;
-  const int per_fn = std::max(1, calls / n);
   const uint64_t per_goroutine = uint64_t(per_fn) * n;
-  for (int g : goroutines) {
-    const std::string args = "-count " + std::to_string(n) + " -n " + std::to_string(per_fn) + " -goroutines " +
-                             std::to_string(g);
-    Loop plain{UINT64_MAX, UINT64_MAX}, probed{UINT64_MAX, UINT64_MAX};
+  for (size_t i = 0; i < settings.size(); ++i) {
+    const int g = settings[i].goroutines;
+    Loop probed{UINT64_MAX, UINT64_MAX};
     for (int r = 0; r < reps; ++r) {
-      const Loop l = run_loop(binary, args, nullptr);
-      plain = {std::min(plain.wall_ns, l.wall_ns), std::min(plain.cpu_ns, l.cpu_ns)};
-    }
-    for (int r = 0; r < reps; ++r) {
-      const Loop l = run_loop(binary, args, &engine);
+      const Loop l = run_loop(binary, loop_args(n, per_fn, settings[i]), &engine);
       probed = {std::min(probed.wall_ns, l.wall_ns), std::min(probed.cpu_ns, l.cpu_ns)};
       c.memory = engine.kernel_memory();
       const auto t0 = std::chrono::steady_clock::now();
@@ -116,8 +138,8 @@ Costs per_call(const std::string& binary, int n, int calls, int reps, const std:
                                  std::to_string(per_goroutine * g));
       }
     }
-    c.wall_ns.push_back((double(probed.wall_ns) - double(plain.wall_ns)) / double(per_goroutine));
-    c.cpu_ns.push_back((double(probed.cpu_ns) - double(plain.cpu_ns)) / double(per_goroutine * g));
+    c.wall_ns.push_back((double(probed.wall_ns) - double(plain[i].wall_ns)) / double(per_goroutine));
+    c.cpu_ns.push_back((double(probed.cpu_ns) - double(plain[i].cpu_ns)) / double(per_goroutine * g));
   }
   return c;
 }
@@ -173,29 +195,39 @@ int main(int argc, char** argv) {
   }
   try {
     const int ncpu = static_cast<int>(std::thread::hardware_concurrency());
-    const std::vector<int> goroutines = ncpu > 2 ? std::vector<int>{1, 2, ncpu} : std::vector<int>{1, 2};
+    std::vector<Setting> settings = {{1, false}, {2, false}};
+    if (ncpu > 2) settings.push_back({ncpu, false});
+    settings.push_back({std::max(ncpu, 2), true});
     const std::string binary = manyfuncs_binary(*std::max_element(counts.begin(), counts.end()));
     std::printf("gate scale benchmark (%s, %d CPUs)\n", binary.c_str(), ncpu);
     std::printf("1. Traced functions (added time per call: %d calls per goroutine, best of %d)\n", calls, reps);
     std::printf("%7s %7s %10s %10s %12s %12s %17s", "funcs", "sites", "attach ms", "detach ms", "kernel mem",
                 "histograms", "reset ms wall/cpu");
-    for (int g : goroutines) std::printf("  wall/call %dg", g);
-    std::printf("  all/1");
-    for (int g : goroutines) std::printf("  cpu/call %dg", g);
-    std::printf("  all/1\n");
+    auto head = [&](const char* what) {
+      for (const Setting& g : settings) std::printf("  %s/call %d%s", what, g.goroutines, g.spread ? "s" : "g");
+      std::printf("  all/1 all/s");
+    };
+    head("wall");
+    head("cpu");
+    std::printf("\n");
     for (int n : counts) {
+      const int per_fn = std::max(1, calls / n);
+      const auto plain = plain_loops(binary, n, per_fn, reps, settings);
       const auto target = runner::prepare_target(binary, {glob_for(n)});
       probe::ProbeEngine engine(target.binary, static_cast<uint32_t>(target.functions.size()), target.sites, {});
-      const Costs c = per_call(binary, n, calls, reps, goroutines, engine);
+      const Costs c = per_call(binary, n, per_fn, reps, settings, plain, engine);
       const double attach = engine.attach_seconds() * 1000;
       const double detach = engine.detach() * 1000;
       std::printf("%7zu %7zu %10.1f %10.1f %12s %12s %8.1f / %5.1f", target.functions.size(), target.sites.size(),
                   attach, detach, mib(c.memory.total_bytes).c_str(), mib(c.memory.histogram_bytes).c_str(),
                   c.read_reset_ms, c.read_reset_cpu_ms);
-      for (double v : c.wall_ns) std::printf("  %9.0f ns", v);
-      std::printf("  %5.2f", c.wall_ns.back() / c.wall_ns.front());
-      for (double v : c.cpu_ns) std::printf("  %8.0f ns", v);
-      std::printf("  %5.2f\n", c.cpu_ns.back() / c.cpu_ns.front());
+      // all/1: every CPU busy in step vs one goroutine; all/s: in step vs spread (the sharing alone).
+      const size_t all = c.wall_ns.size() - 2, spread = c.wall_ns.size() - 1;
+      for (const auto* v : {&c.wall_ns, &c.cpu_ns}) {
+        for (double x : *v) std::printf("  %9.0f ns", x);
+        std::printf("  %5.2f %5.2f", (*v)[all] / (*v)[0], (*v)[all] / (*v)[spread]);
+      }
+      std::printf("\n");
       std::fflush(stdout);
     }
     if (runs > 0) result_file_figures(binary, *std::max_element(counts.begin(), counts.end()), runs);
