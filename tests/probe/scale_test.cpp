@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/error.hpp"
 #include "probe/kernel_memory.hpp"
 #include "probe/many_funcs.hpp"
 #include "probe/probe_engine.hpp"
@@ -137,6 +138,25 @@ TEST_F(Scale, KernelMemoryFollowsCalledFunctionsAsModelled) {
               kFunctions, static_cast<unsigned long long>(used.functions), static_cast<unsigned long long>(used.groups),
               used.histogram_bytes / 1024.0, empty.histogram_bytes / 1024.0);
   t.engine->collect_and_reset();
+}
+
+// A configuration whose maps could outgrow the limit fails before anything is loaded, with the
+// size and the fix, as a configuration error (exit 2).
+TEST_F(Scale, MapsAboveTheLimitFailBeforeLoading) {
+  const auto target = runner::prepare_target(manyfuncs_binary(kFunctions, probe_toolchain()), {"main.f*"});
+  probe::EngineOptions o;
+  o.max_kernel_memory = uint64_t{32} << 20;  // 3,000 functions need up to ~70 MiB
+  try {
+    probe::ProbeEngine e(target.binary, static_cast<uint32_t>(target.functions.size()), target.sites, o);
+    FAIL() << "attached although the maps may need more than the limit";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(e.exit_code(), ExitCode::kUsage);
+    EXPECT_NE(m.find("BPF maps: need up to"), std::string::npos) << m;
+    EXPECT_NE(m.find("3000 functions"), std::string::npos) << m;
+    EXPECT_NE(m.find("limit of 32.0 MiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("fix: declare fewer functions"), std::string::npos) << m;
+  }
 }
 
 }  // namespace
