@@ -103,11 +103,8 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["thresholds"] = thresholds_line(c);
   j["options"] = options(in.options);
 
-  Json fns = Json::array();
-  for (const auto& f : c.functions) {
-    Json qs = Json::array();
-    for (const auto& q : f.quantiles) {
-      qs.push_back(Json{{"name", q.name},
+  auto quantile = [&](const stats::QuantileComparison& q) {
+    return Json{{"name", q.name},
                         {"verdict", std::string(stats::to_string(q.verdict))},
                         {"threshold", band(q.band)},
                         {"base_ns", q.tested() || q.base_ns > 0 ? number(q.base_ns) : Json(nullptr)},
@@ -122,8 +119,21 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"base_runs_used", q.base_runs_used},
                         {"head_runs_used", q.head_runs_used},
                         {"more_runs_would_help", q.more_runs_would_help},
-                        {"reason", q.reason}});
-    }
+                        {"paired", q.paired},
+                        {"units", q.units},
+                        {"noise", number(q.noise)},
+                        {"detectable_ratio", number(q.detectable)},
+                        {"units_to_decide", q.units_to_decide},
+                        {"reason", q.reason}};
+  };
+  j["paired"] = c.paired;
+  j["speed_normalized"] = c.speed_normalized;
+  j["common_shift"] = c.common_shift.tested() ? quantile(c.common_shift) : Json(nullptr);
+  j["common_shift_tested"] = c.common_shift_tested;
+  Json fns = Json::array();
+  for (const auto& f : c.functions) {
+    Json qs = Json::array();
+    for (const auto& q : f.quantiles) qs.push_back(quantile(q));
     fns.push_back(Json{{"name", f.name},
                        {"package", go_package(f.name)},
                        {"verdict", std::string(stats::to_string(f.verdict))},

@@ -93,6 +93,10 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
          "; base: " + md_escape(in.base_label) + ", head: " + md_escape(in.head_label) + ".";
   if (c.exit_code == ExitCode::kMeasure) out += " **Could not measure enough: the gate exits 3.**";
   out += "\n\n";
+  if (const std::string cs = common_shift_line(c); !cs.empty())
+    out += (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression ? "**" + md_escape(cs) + "**"
+                                                                                            : md_escape(cs)) +
+           "\n\n";
 
   const auto quantiles = quantile_names(c);
   std::vector<const stats::FunctionComparison*> attention, rest;

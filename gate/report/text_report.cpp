@@ -124,8 +124,20 @@ std::string summary_line(const stats::Comparison& c) {
   const std::string runs = c.base_runs == c.head_runs
                                ? plural(c.base_runs, "run", "runs") + " a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  if (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression)
+    s += ", every function slower together (" + fmt("%.2fx", c.common_shift.ratio) + ")";
   s += " (" + plural(static_cast<int>(c.functions.size()), "function", "functions") + ", " + runs + "; " +
        c.method_short + ")";
+  return s;
+}
+
+std::string common_shift_line(const stats::Comparison& c) {
+  const auto& q = c.common_shift;
+  if (!q.tested()) return "";
+  std::string s = std::string("all functions together (the runs' speed, head/base): ") + format_ratio(q) + " " +
+                  std::string(stats::to_string(q.verdict));
+  if (!c.common_shift_tested) s += " (shown, not tested: the base runs were not measured beside the head's)";
+  else if (!q.reason.empty()) s += ": " + q.reason;
   return s;
 }
 
@@ -200,6 +212,7 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
     out += text + "\n";
   }
 
+  if (const std::string cs = common_shift_line(c); !cs.empty()) out += "\n" + cs + "\n";
   if (!c.warnings.empty()) {
     out += "\nwarnings:\n";
     for (const auto& w : c.warnings) out += "  " + w + "\n";

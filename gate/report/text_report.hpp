@@ -34,6 +34,8 @@ std::string format_ratio(const stats::QuantileComparison& q);
 // "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a
 // side; hierarchical bootstrap 95% CI, Holm)"; insufficient data is listed when there is any.
 std::string summary_line(const stats::Comparison& c);
+// "all functions together (...): 1.02x [0.98, 1.06] unchanged", or "" when not computed.
+std::string common_shift_line(const stats::Comparison& c);
 // "1000 -> 2000 (2.00x)": calls per run, base -> head, with the ratio when it changed.
 std::string calls_cell(const stats::FunctionComparison& f);
 // "thresholds: +3% / -3%", then the quantiles with a band of their own ("p99 +25% / -25%"), then

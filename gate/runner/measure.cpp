@@ -2,6 +2,9 @@
 #include "runner/measure.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 namespace gate::runner {
 
@@ -18,10 +21,57 @@ void run_build(const Config& cfg, const std::function<void(const std::string&)>&
   }
 }
 
+namespace {
+
+// True when every command that starts the program under test visibly starts `binary`: its
+// first word is the config's binary or `binary` (gate substitutes the side's binary there), or
+// it reads $GATE_BINARY. A probe on a copy of the binary only sees a workload that runs the copy.
+bool starts_binary_under_test(const Config& cfg, const std::string& binary) {
+  namespace fs = std::filesystem;
+  auto starts = [&](const std::string& cmd) {
+    if (cmd.find("GATE_BINARY") != std::string::npos) return true;
+    const size_t start = cmd.find_first_not_of(" \t");
+    if (start == std::string::npos) return false;
+    const size_t end = cmd.find_first_of(" \t", start);
+    const fs::path prog(cmd.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    const fs::path resolved = (prog.is_absolute() ? prog : fs::path(cfg.dir) / prog).lexically_normal();
+    return resolved == fs::path(cfg.binary).lexically_normal() || resolved == fs::path(binary).lexically_normal();
+  };
+  return cfg.service ? starts(cfg.service->command) : starts(cfg.workload);
+}
+
+}  // namespace
+
+// Copies the original binary to copy_dir_/run-N/NAME (same file name: the program sees the same
+// argv[0] basename) and points the target at it; the previous copy is removed.
+void Measurer::use_fresh_copy(int run) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(copy_dir_) / ("run-" + std::to_string(run));
+  const fs::path copy = dir / fs::path(original_binary_).filename();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec) fs::copy_file(original_binary_, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    throw Error::make("copy of " + original_binary_ + " in " + dir.string(), ec.message(),
+                      "free space in " + copy_dir_ + " (or set TMPDIR elsewhere)", ExitCode::kMeasure);
+  }
+  if (target_.binary != original_binary_) fs::remove_all(fs::path(target_.binary).parent_path(), ec);
+  target_.binary = copy.string();
+}
+
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  const Target target = prepare_target(opts.binary_override.empty() ? cfg.binary : opts.binary_override,
-                                       cfg.patterns(), opts.entry);
+  target_ = prepare_target(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
+                           opts.entry);
+  const Target& target = target_;
+  original_binary_ = target_.binary;
+  if (opts_.fresh_copy_each_run && starts_binary_under_test(cfg, original_binary_)) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gate-binary-XXXXXX").string();
+    if (mkdtemp(tmpl.data())) {
+      copy_dir_ = tmpl;
+      use_fresh_copy(1);
+    }
+  }
   const std::string who = opts_.variant.empty() ? "" : opts_.variant + ": ";
   for (const auto& w : target.warnings)
     if (log) log(who + "warning: " + w);
@@ -35,7 +85,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   }
   ResultFile& r = m_.result;
   r.context = host_context();
-  r.context.binary_path = target.binary;
+  r.context.binary_path = original_binary_;
   r.context.build_id = target.build_id;
   r.context.go_version = target.go_version;
   r.context.config_path = cfg.path;
@@ -49,7 +99,13 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   if (!opts_.variant.empty()) r.extra["variant"] = opts_.variant;
 }
 
-Measurer::~Measurer() = default;
+Measurer::~Measurer() {
+  session_.reset();  // detach before the copy it probes goes
+  if (!copy_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(copy_dir_, ec);
+  }
+}
 
 bool Measurer::run(int count, SignalWatch* signals) {
   if (failed()) return false;
@@ -58,6 +114,12 @@ bool Measurer::run(int count, SignalWatch* signals) {
   try {
     for (int k = 0; k < count; ++k) {
       const int i = runs_done() + 1;
+      if (opts_.reattach_each_run && i > 1 && session_->engine().attach_mode() == probe::AttachMode::kMulti) {
+        session_->engine().detach();
+        session_.reset();
+        if (!copy_dir_.empty()) use_fresh_copy(i);
+        session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
+      }
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
       if (log) {
@@ -102,6 +164,11 @@ Measurement Measurer::finish() {
       opts_.session.log(b);
     }
     session_.reset();
+  }
+  if (!copy_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(copy_dir_, ec);
+    copy_dir_.clear();
   }
   m_.result.context.ended_at = iso_now();
   return m_;

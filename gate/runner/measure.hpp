@@ -19,6 +19,21 @@ struct MeasureOptions {
   std::string variant;          // "" or "base"/"head" (labels runs and output files)
   analysis::EntryPolicy entry = analysis::EntryPolicy::kAuto;
   SessionOptions session;
+  // Attach the probes afresh (new BPF maps, new kernel uprobe objects) before every run, when the
+  // attach is cheap (uprobe_multi). Why: some costs are fixed for as long as one attach lives and
+  // differ from one attach to the next; measured in gate ab A/A on the shop example, a ~0.9 us
+  // function read +14%, then +0%, then +9% head/base in three gate invocations, steady within each
+  // (every one of 30 pairs within +-0.1). Replicating runs alone never sees that level of
+  // variance, so it becomes a false regression once the run-to-run noise is taken out; one attach
+  // per run turns it into run-to-run noise, which the statistics do see.
+  bool reattach_each_run = true;
+  // Probe a fresh copy of the binary (a new inode) in every run. Why: two byte-identical copies
+  // of one binary measured side by side (gate ab A/A) differ steadily by up to 14% on ~1 us
+  // functions, for as long as the files live, while one file on both sides shows no offset
+  // (tests/bench/noise_lab.py). The cause is tied to the inode (kernel objects keyed by it), so a
+  // new copy per run makes it run-to-run noise. Only when gate knows the workload starts the
+  // binary it probes: the command's program is the binary, or the command uses $GATE_BINARY.
+  bool fresh_copy_each_run = true;
 };
 
 struct Measurement {
@@ -51,7 +66,11 @@ class Measurer {
  private:
   const Config& cfg_;
   MeasureOptions opts_;
+  Target target_;
+  std::string original_binary_;
+  std::string copy_dir_;  // fresh copies live here ("" when not copying)
   std::unique_ptr<RunSession> session_;
+  void use_fresh_copy(int run);
   Measurement m_;
 };
 

@@ -204,12 +204,13 @@ double welch_df(const PreparedSide& b, const PreparedSide& h) {
 
 }  // namespace
 
-void RunSamples::add(double point_ns, std::span<const double> strata_ns) {
-  points_.push_back(log_ns(point_ns));
-  for (double v : strata_ns) strata_.push_back(log_ns(v));
+void RunSamples::add(double point_ns, std::span<const double> strata_ns, size_t run_id, double log_offset) {
+  points_.push_back(log_ns(point_ns) - log_offset);
+  ids_.push_back(run_id);
+  for (double v : strata_ns) strata_.push_back(log_ns(v) - log_offset);
 }
 
-void RunSamples::add_quantile_run(HistogramCursor& h, double q) {
+void RunSamples::add_quantile_run(HistogramCursor& h, double q, size_t run_id, double log_offset) {
   const double n1 = static_cast<double>(h.count()) + 1;
   // Beta(q(n+1), (1-q)(n+1)): its mean is exactly q, so the strata are centred on the point
   // estimate G^-1(q) rather than on the k-th order statistic's slightly different rank.
@@ -224,10 +225,10 @@ void RunSamples::add_quantile_run(HistogramCursor& h, double q) {
     values[i] = h.at(level);
   }
   if (std::isnan(point)) point = h.at(q);
-  add(point, values);
+  add(point, values, run_id, log_offset);
 }
 
-void RunSamples::add_mean_run(const FunctionRun& f) {
+void RunSamples::add_mean_run(const FunctionRun& f, size_t run_id, double log_offset) {
   const auto& h = f.histogram;
   const double n = static_cast<double>(h.count());
   const double mean = f.calls && f.sum_ns ? f.mean_ns() : h.approx_mean();
@@ -245,13 +246,13 @@ void RunSamples::add_mean_run(const FunctionRun& f) {
   std::array<double, kWithinRunStrata> values{};
   const auto& z = normal_levels();
   for (uint32_t i = 0; i < kWithinRunStrata; ++i) values[i] = mean + z[i] * se;
-  add(mean, values);
+  add(mean, values, run_id, log_offset);
 }
 
-void RunSamples::add_point_run(double ns) {
+void RunSamples::add_point_run(double ns, size_t run_id, double log_offset) {
   std::array<double, kWithinRunStrata> values{};
   values.fill(ns);
-  add(ns, values);
+  add(ns, values, run_id, log_offset);
 }
 
 std::pair<ClipBounds, ClipBounds> winsorizing_bounds(const RunSamples& base, const RunSamples& head,
@@ -333,6 +334,62 @@ RatioInterval bootstrap_ratio(const RunSamples& base, const RunSamples& head, co
   r.ci_high = std::exp(hi);
   r.log_center = (lo + hi) / 2;
   r.log_scale = (hi - lo) / (2 * t_crit);
+  return r;
+}
+
+RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& o, int* pairs) {
+  RatioInterval r;
+  std::vector<double> d, b_points, h_points;
+  double within = 0;  // mean over pairs of the two runs' within-run variances
+  auto within_var = [](std::span<const double> s) {
+    double mu = 0, var = 0;
+    for (double x : s) mu += x / kWithinRunStrata;
+    for (double x : s) var += (x - mu) * (x - mu) / kWithinRunStrata;
+    return var;
+  };
+  for (size_t i = 0, j = 0; i < base.runs() && j < head.runs();) {
+    if (base.run_id(i) < head.run_id(j)) { ++i; continue; }
+    if (head.run_id(j) < base.run_id(i)) { ++j; continue; }
+    d.push_back(head.point_log_ns(j) - base.point_log_ns(i));
+    b_points.push_back(base.point_log_ns(i));
+    h_points.push_back(head.point_log_ns(j));
+    within += within_var(base.strata_log_ns(i)) + within_var(head.strata_log_ns(j));
+    ++i;
+    ++j;
+  }
+  const size_t n = d.size();
+  *pairs = static_cast<int>(n);
+  if (n < 2) return r;
+  within /= static_cast<double>(n);
+  // Winsorize the differences around their median at outlier_sigmas robust SDs (floored by the
+  // within-run sd, as winsorizing_bounds does): one pair caught by a GC storm moves little.
+  std::vector<double> sorted = d;
+  const double med = median_of(sorted);
+  std::vector<double> abs_dev;
+  for (double x : d) abs_dev.push_back(std::abs(x - med));
+  const double sd = std::max(robust_sd(abs_dev), std::sqrt(within));
+  double mean = 0;
+  for (double& x : d) {
+    x = std::clamp(x, med - o.outlier_sigmas * sd, med + o.outlier_sigmas * sd);
+    mean += x / static_cast<double>(n);
+  }
+  double var = 0;
+  for (double x : d) var += (x - mean) * (x - mean) / static_cast<double>(n - 1);
+  const double se = std::sqrt(std::max(var, within) / static_cast<double>(n));
+  double b_mean = 0, h_mean = 0;
+  for (size_t k = 0; k < n; ++k) {
+    b_mean += b_points[k] / static_cast<double>(n);
+    h_mean += h_points[k] / static_cast<double>(n);
+  }
+  r.df = static_cast<double>(n - 1);
+  r.base_ns = std::exp(b_mean);
+  r.head_ns = std::exp(b_mean + mean);
+  r.ratio = std::exp(mean);
+  const double t_crit = student_t_quantile(1 - (1 - o.confidence) / 2, r.df);
+  r.ci_low = std::exp(mean - t_crit * se);
+  r.ci_high = std::exp(mean + t_crit * se);
+  r.log_center = mean;
+  r.log_scale = se;
   return r;
 }
 

@@ -47,16 +47,21 @@ class HistogramCursor {
 // estimate and of the kWithinRunStrata strata of its sampling distribution.
 class RunSamples {
  public:
+  // Every add_* takes the run's id (its index among the side's runs: paired_ratio matches base
+  // and head runs by it) and a log-space offset subtracted from the run's values (the run's
+  // speed factor, see stats/speed.hpp; 0 for none).
+  //
   // The q-quantile (0 < q < 1) of a run's calls; the histogram must not be empty. Reading the
   // quantiles of one run in ascending q through one cursor makes one pass over its buckets.
-  void add_quantile_run(HistogramCursor& h, double q);
+  void add_quantile_run(HistogramCursor& h, double q, size_t run_id = 0, double log_offset = 0);
   // The mean of a run's calls: exact sum_ns / calls, spread sd / sqrt(n) from the histogram (the
   // central limit theorem; the caller asks for enough calls that it applies).
-  void add_mean_run(const FunctionRun& f);
+  void add_mean_run(const FunctionRun& f, size_t run_id = 0, double log_offset = 0);
   // A value known exactly: no within-run spread (plain per-run data, and tests).
-  void add_point_run(double ns);
+  void add_point_run(double ns, size_t run_id = 0, double log_offset = 0);
 
   size_t runs() const { return points_.size(); }
+  size_t run_id(size_t run) const { return ids_[run]; }
   double point_log_ns(size_t run) const { return points_[run]; }
   std::span<const double> strata_log_ns(size_t run) const {
     return {strata_.data() + run * kWithinRunStrata, kWithinRunStrata};
@@ -64,8 +69,9 @@ class RunSamples {
   const std::vector<double>& all_strata() const { return strata_; }
 
  private:
-  void add(double point_ns, std::span<const double> strata_ns);
+  void add(double point_ns, std::span<const double> strata_ns, size_t run_id, double log_offset);
   std::vector<double> points_;
+  std::vector<size_t> ids_;
   std::vector<double> strata_;  // runs() x kWithinRunStrata, row-major
 };
 
@@ -112,6 +118,16 @@ struct RatioInterval {
 
 // Both sides need >= 2 runs. Deterministic: the same inputs and seed give the same result.
 RatioInterval bootstrap_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& options);
+
+// The ratio from paired runs (gate ab runs base and head back to back, so run i of each side
+// met the same state of the machine): per pair the log difference head - base, winsorized as
+// winsorized_log_mean does, its mean, and a Student t interval with pairs - 1 degrees of freedom.
+// The variance is the pairs' own, but never below the two runs' within-run sampling variance.
+// Why pairing: the machine's slow swings (seconds) hit both runs of a pair alike and cancel; in
+// the shop A/A it narrowed the per-unit log-sd by another 10-20% after speed normalization.
+// `pairs` receives the number of pairs used; the interval is meaningful only when it is >= 2.
+RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& options,
+                           int* pairs);
 
 // The statistic of one side, on log(ns) of the per-run values: their mean after clipping each to
 // the side's median +- outlier_sigmas * s. s is the robust sd of the runs' values: 1.4826 * MAD

@@ -18,7 +18,9 @@
 #include <unordered_map>
 
 #include "stats/bootstrap.hpp"
+#include "stats/distributions.hpp"
 #include "stats/rng.hpp"
+#include "stats/speed.hpp"
 
 namespace gate::stats {
 namespace {
@@ -124,9 +126,18 @@ Cursors cursors_of(const Side& s) {
   return c;
 }
 
-// The part of a QuantileComparison that needs no other test: data sufficiency and the bootstrap.
+// How one function's runs are compared: their speed factors (none: nullptr) and whether base run
+// i and head run i are a pair.
+struct TestPlan {
+  const SpeedFactors* speed = nullptr;
+  size_t function = 0;  // index of the function in the speed factors
+  bool paired = false;
+  double offset(int side, size_t run) const { return speed ? speed->leave_out(side, run, function) : 0.0; }
+};
+
+// The part of a QuantileComparison that needs no other test: data sufficiency and the interval.
 void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::string& function, const Side& base,
-              const Side& head, Cursors* cursors, const CompareOptions& o) {
+              const Side& head, Cursors* cursors, const TestPlan& plan, const CompareOptions& o) {
   for (const Side* s : {&base, &head}) {
     if (s->info && !s->info->measurable) {
       qc.reason = std::string("not measurable in ") + s->label +
@@ -146,9 +157,9 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
       total_calls += f->calls;
       if (f->calls < need_calls || f->histogram.count() < need_calls) continue;
       if (spec.is_mean)
-        samples[i].add_mean_run(*f);
+        samples[i].add_mean_run(*f, r, plan.offset(i, r));
       else
-        samples[i].add_quantile_run(*cursors[i][r], spec.q);
+        samples[i].add_quantile_run(*cursors[i][r], spec.q, r, plan.offset(i, r));
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (s.runs.empty() || total_calls == 0) {
@@ -173,7 +184,24 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
   bo.confidence = o.confidence;
   bo.outlier_sigmas = o.outlier_sigmas;
   bo.seed = test_seed(o.seed, function, spec.name);
-  const RatioInterval r = bootstrap_ratio(samples[0], samples[1], bo);
+  RatioInterval r;
+  if (plan.paired) {
+    int pairs = 0;
+    r = paired_ratio(samples[0], samples[1], bo, &pairs);
+    if (pairs < o.min_runs) {
+      qc.reason = spec.name + " needs >= " + std::to_string(o.min_runs) + " pairs of runs with >= " + num(need_calls) +
+                  " calls each, has " + std::to_string(pairs);
+      qc.more_runs_would_help = true;
+      return;
+    }
+    qc.units = pairs;
+  } else {
+    r = bootstrap_ratio(samples[0], samples[1], bo);
+    qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
+  }
+  qc.paired = plan.paired;
+  qc.df = r.df;
+  qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
   qc.base_ns = r.base_ns;
   qc.head_ns = r.head_ns;
   qc.ratio = r.ratio;
@@ -182,6 +210,29 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
   qc.p_regression = r.p_above(1 + qc.band.regression);
   qc.p_improvement = r.p_below(1 - qc.band.improvement);
   qc.verdict = Verdict::kUnchanged;  // provisional: "tested"; decided after the family is known
+}
+
+// What this test could see: the smallest slowdown caught with ~80% power at its units (the
+// first, strictest Holm step: one-sided alpha / tests), and for an inconclusive verdict roughly
+// how many units would decide it if the noise and the estimate stay as measured.
+void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
+  if (!(qc.noise > 0) || qc.units < 2 || !(qc.df >= 1)) return;
+  const double alpha = (1 - o.confidence) / 2;
+  const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
+  const double crit = student_t_quantile(1 - alpha / std::max(1, tests), qc.df);
+  qc.detectable = (1 + qc.band.regression) * std::exp((crit + student_t_quantile(0.8, qc.df)) * se);
+  if (qc.verdict != Verdict::kInconclusive) return;
+  const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
+  double se_needed;
+  if (c > up)
+    se_needed = (c - up) / crit;
+  else if (c < down)
+    se_needed = (down - c) / crit;
+  else
+    se_needed = std::min(up - c, c - down) / student_t_quantile(1 - alpha, qc.df);
+  if (!(se_needed > 0)) return;
+  const double units = std::ceil(qc.units * (se / se_needed) * (se / se_needed));
+  qc.units_to_decide = units < 1e6 ? static_cast<int>(units) : 1000000;
 }
 
 void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
@@ -216,6 +267,14 @@ void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
       if (qc.ci_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
       qc.reason = "interval " + ci + " straddles " + which + "; more runs would narrow it";
     }
+  }
+  describe_power(qc, o, tests);
+  if (qc.units_to_decide > 0) {
+    const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
+    qc.reason += qc.units_to_decide > 20 * qc.units
+                     ? " (the change is too close to the threshold to decide in a sensible number of runs)"
+                     : " (about " + std::to_string(qc.units_to_decide) + unit + " at the measured noise, " +
+                           fmt("%.1f%%", 100 * qc.noise) + " per " + (qc.paired ? "pair" : "run") + ")";
   }
 }
 
@@ -290,6 +349,74 @@ void for_each_parallel(size_t n, unsigned threads, const std::function<void(size
   work();
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+}
+
+bool runs_are_paired(const std::vector<RunResult>& base, const std::vector<RunResult>& head, Pairing pairing) {
+  if (pairing == Pairing::kOff || base.empty() || head.empty()) return false;
+  if (pairing == Pairing::kOn) return true;
+  for (const auto& r : base)
+    if (r.variant != "base") return false;
+  for (const auto& r : head)
+    if (r.variant != "head") return false;
+  return true;
+}
+
+// Per side, run and function: log p50 of the run's calls, NaN below the calls p50 needs (the
+// central statistic the speed factors are made of, whatever quantiles are compared).
+SpeedFactors speed_of(const RunIndex* index[2], const std::vector<std::string>& names, const CompareOptions& o) {
+  const uint64_t need = min_calls_per_run(QuantileSpec::parse("p50"), o.min_tail_calls);
+  std::vector<std::vector<double>> values[2];
+  for (int side = 0; side < 2; ++side)
+    for (const auto& run : *index[side]) {
+      std::vector<double> v(names.size(), kNaN);
+      for (size_t f = 0; f < names.size(); ++f) {
+        const auto it = run.find(names[f]);
+        if (it == run.end() || it->second->calls < need || it->second->histogram.count() < need) continue;
+        v[f] = std::log(std::max(it->second->histogram.quantile(0.5), 1.0));
+      }
+      values[side].push_back(std::move(v));
+    }
+  return estimate_speed(values);
+}
+
+// The common-mode shift: head/base of the runs' speed factors (scaled to 1 ms so that the
+// floor of log_ns never binds), paired or not like the functions.
+QuantileComparison common_shift_of(const SpeedFactors& sf, bool paired, const CompareOptions& o) {
+  QuantileComparison qc;
+  qc.name = "all functions";
+  qc.band = o.thresholds.defaults;
+  RunSamples samples[2];
+  for (int side = 0; side < 2; ++side)
+    for (size_t r = 0; r < sf.all[side].size(); ++r) samples[side].add_point_run(1e6 * std::exp(sf.all[side][r]), r);
+  BootstrapOptions bo;
+  bo.resamples = o.resamples;
+  bo.confidence = o.confidence;
+  bo.outlier_sigmas = o.outlier_sigmas;
+  bo.seed = test_seed(o.seed, "(all functions)", "speed");
+  RatioInterval r;
+  if (paired) {
+    r = paired_ratio(samples[0], samples[1], bo, &qc.units);
+  } else {
+    r = bootstrap_ratio(samples[0], samples[1], bo);
+    qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
+  }
+  if (qc.units < o.min_runs) {
+    qc.reason = "needs >= " + std::to_string(o.min_runs) + (paired ? " pairs of runs" : " runs a side");
+    qc.more_runs_would_help = true;
+    return qc;
+  }
+  qc.paired = paired;
+  qc.df = r.df;
+  qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
+  qc.base_ns = r.base_ns;
+  qc.head_ns = r.head_ns;
+  qc.ratio = r.ratio;
+  qc.ci_low = r.ci_low;
+  qc.ci_high = r.ci_high;
+  qc.p_regression = r.p_above(1 + qc.band.regression);
+  qc.p_improvement = r.p_below(1 - qc.band.improvement);
+  qc.verdict = Verdict::kUnchanged;  // provisional, as estimate() leaves it
+  return qc;
 }
 
 double key_ratio(const FunctionComparison& f) {
@@ -404,6 +531,7 @@ int& VerdictCounts::operator[](Verdict v) {
 int VerdictCounts::operator[](Verdict v) const { return const_cast<VerdictCounts&>(*this)[v]; }
 
 bool Comparison::need_more_runs() const {
+  if (common_shift_tested && common_shift.more_runs_would_help) return true;
   for (const auto& f : functions)
     for (const auto& q : f.quantiles)
       if (q.more_runs_would_help) return true;
@@ -437,6 +565,10 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     if (head_names.count(name)) names.push_back(name);
   std::vector<std::pair<Side, Side>> sides(names.size());
   c.functions.resize(names.size());
+  c.paired = runs_are_paired(base_runs, head_runs, o.pairing);
+  const RunIndex* indexes[2] = {&base_index, &head_index};
+  const SpeedFactors speed = o.normalize_speed ? speed_of(indexes, names, o) : SpeedFactors{};
+  c.speed_normalized = speed.usable;
   auto one_function = [&](size_t i) {
     const std::string& name = names[i];
     Side b = side_of("base", name, base_index, base_infos);
@@ -456,7 +588,7 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
       qc.band = o.thresholds.lookup(name, spec.name);
       qc.ratio = qc.ci_low = qc.ci_high = kNaN;
       qc.p_regression = qc.p_regression_adjusted = qc.p_improvement = qc.p_improvement_adjusted = kNaN;
-      estimate(qc, spec, name, b, h, cursors, o);
+      estimate(qc, spec, name, b, h, cursors, TestPlan{speed.usable ? &speed : nullptr, i, c.paired}, o);
     }
     sides[i] = {std::move(b), std::move(h)};
   };
@@ -471,9 +603,26 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
         p_reg.push_back(q.p_regression);
         p_imp.push_back(q.p_improvement);
       }
+  if (speed.usable) {
+    c.common_shift = common_shift_of(speed, c.paired, o);
+    c.common_shift_tested = c.paired && c.common_shift.tested();
+    if (c.common_shift_tested) {  // last in the family
+      p_reg.push_back(c.common_shift.p_regression);
+      p_imp.push_back(c.common_shift.p_improvement);
+    }
+  }
   c.tests = static_cast<int>(p_reg.size());
   const auto adj_reg = adjust_p_values(p_reg, o.multiplicity);
   const auto adj_imp = adjust_p_values(p_imp, o.multiplicity);
+  if (c.common_shift_tested) {
+    c.common_shift.p_regression_adjusted = adj_reg.back();
+    c.common_shift.p_improvement_adjusted = adj_imp.back();
+    decide(c.common_shift, o, c.tests);
+  } else if (c.common_shift.tested()) {  // shown, never counted: decided alone, unadjusted
+    c.common_shift.p_regression_adjusted = c.common_shift.p_regression;
+    c.common_shift.p_improvement_adjusted = c.common_shift.p_improvement;
+    decide(c.common_shift, o, 1);
+  }
   size_t t = 0;
   uint64_t base_calls = 0, head_calls = 0;
   for (size_t i = 0; i < c.functions.size(); ++i) {
@@ -508,6 +657,13 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   if (head_meta.partial) context.push_back("head result is partial" + why(head_meta.partial_reason));
   if (base_calls == 0) context.push_back("base recorded no calls of any compared function");
   if (head_calls == 0) context.push_back("head recorded no calls of any compared function");
+  if (speed.usable && !c.common_shift_tested && c.common_shift.tested() &&
+      (c.common_shift.ci_low > 1 + c.common_shift.band.regression ||
+       c.common_shift.ci_high < 1 - c.common_shift.band.improvement))
+    context.push_back("every function moved alike: " + fmt("%.2fx", c.common_shift.ratio) + " [" +
+                      fmt("%.2f", c.common_shift.ci_low) + ", " + fmt("%.2f", c.common_shift.ci_high) +
+                      "] against the base; the verdicts leave this out (a different machine or machine state, "
+                      "or a change that slows everything); gate ab, which runs both on one machine, tells them apart");
   c.warnings.insert(c.warnings.begin(), context.begin(), context.end());
 
   std::stable_sort(c.functions.begin(), c.functions.end(), [](const FunctionComparison& a, const FunctionComparison& b) {
@@ -526,15 +682,22 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   const std::string runs = c.base_runs == c.head_runs
                                ? std::to_string(c.base_runs) + " runs a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
-  c.method = "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " + runs +
-             ", winsorized at " + fmt("%g", o.outlier_sigmas) + " robust SDs, Welch-t calibrated), " + conf +
-             " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
+  const std::string speed_note =
+      speed.usable ? "each run divided by its speed factor (median shift of its other functions), "
+                   : (o.normalize_speed ? "no speed normalization (" + speed.why_not + "), " : std::string());
+  c.method = (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
+                             fmt("%g", o.outlier_sigmas) + " robust SDs), "
+                       : "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " +
+                             runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) +
+                             " robust SDs, Welch-t calibrated), ") +
+             speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
              fmt("%g", (1 - o.confidence) / 2) + " " + fam;
-  c.method_short = "hierarchical bootstrap " + conf + " CI, " +
+  c.method_short = std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + conf + " CI, " +
+                   (speed.usable ? "speed-normalized, " : "") +
                    (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")
                                                           : std::string(to_string(o.multiplicity)));
 
-  if (c.counts.regression > 0)
+  if (c.counts.regression > 0 || (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression))
     c.exit_code = ExitCode::kRegression;
   else if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
     c.exit_code = ExitCode::kMeasure;

@@ -66,6 +66,14 @@ struct Thresholds {
   Band lookup(const std::string& function, const std::string& quantile) const;
 };
 
+// Whether base run i and head run i form a pair (see paired_ratio in stats/bootstrap.hpp).
+enum class Pairing {
+  kAuto,  // pair when both sides came from one `gate ab` (every base run is variant "base",
+          // every head run "head"): its runs alternate, so run i of each met the same machine
+  kOff,   // never (runs recorded at different times: a stored baseline)
+  kOn,    // always, by run index
+};
+
 enum class CallsPolicy {
   kReport,          // a change in calls per run is shown, never fails (default)
   kFailOnIncrease,  // more calls per run than base by the ratio fails (total time grew)
@@ -94,6 +102,11 @@ struct CompareOptions {
   double calls_ratio_threshold = 1.5;  // calls per run changed when head/base >= this or <= 1/this
   CallsPolicy calls_policy = CallsPolicy::kReport;
   Multiplicity multiplicity = Multiplicity::kHolm;
+  // Take the machine's speed out of each run: subtract, in log space, the run's speed factor from
+  // its other functions (stats/speed.hpp). Needs >= 5 functions with enough calls in every run;
+  // otherwise the comparison runs without it and says so in `method`.
+  bool normalize_speed = true;
+  Pairing pairing = Pairing::kAuto;
   // When set, insufficient data for any function makes the exit code 3 (could not measure).
   bool require_sufficient_data = false;
   // Warn when a side lost more than this fraction of a function's calls (dropped or unmatched):
@@ -125,6 +138,13 @@ struct QuantileComparison {
   Verdict verdict = Verdict::kInsufficientData;
   bool more_runs_would_help = false;
   std::string reason;        // set when insufficient or inconclusive: what is missing, what would decide
+  // The noise behind the interval, so that a report can say what this comparison could see:
+  bool paired = false;       // pairs of runs (gate ab) rather than two independent sides
+  int units = 0;             // pairs, or the smaller side's runs
+  double df = 0;             // degrees of freedom of the interval
+  double noise = 0;          // log-sd of one unit's head/base difference (0.05: ~5% per pair)
+  double detectable = 0;     // smallest slowdown ratio caught with ~80% power at these units (e.g. 1.12)
+  int units_to_decide = 0;   // inconclusive: roughly how many units a side would decide it (0: unknown)
   bool tested() const { return verdict != Verdict::kInsufficientData; }
 };
 
@@ -163,6 +183,15 @@ struct VerdictCounts {
 
 struct Comparison {
   std::vector<FunctionComparison> functions;  // worst verdict first, then highest ratio, then name
+  // Every function moved alike: the head/base ratio of the runs' speed factors (stats/speed.hpp),
+  // which normalize_speed takes out of each function. Tested (a verdict that can fail the build)
+  // only when the runs are paired, i.e. measured back to back on one machine (gate ab); against a
+  // stored baseline the machine itself may differ, so it is a warning there. tested() false when
+  // speed normalization was off or not possible.
+  QuantileComparison common_shift;
+  bool common_shift_tested = false;
+  bool speed_normalized = false;
+  bool paired = false;
   std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
   std::vector<std::string> only_in_head;
   std::vector<std::string> warnings;          // context mismatches, lost calls, partial results
@@ -172,7 +201,7 @@ struct Comparison {
   int base_runs = 0;
   int head_runs = 0;
   int tests = 0;                              // function x quantile tests with enough data
-  // 1 if any regression (first: a definite failure); else 3 when a side recorded no calls of any
+  // 1 if any regression (or a tested common_shift regression: first, a definite failure); else 3 when a side recorded no calls of any
   // compared function, or some function lacks data and require_sufficient_data is set; else 0.
   ExitCode exit_code = ExitCode::kOk;
 

@@ -137,9 +137,11 @@ TEST(Compare, RegressionAndImprovementFoundAndSortedWorstFirst) {
   EXPECT_EQ(c.functions.front().name, "main.f01");
   EXPECT_EQ(c.functions.back().name, "main.f04");
   for (size_t i = 1; i < c.functions.size(); ++i) EXPECT_LE(c.functions[i - 1].verdict, c.functions[i].verdict);
-  EXPECT_EQ(c.tests, 12);
+  // 6 functions x 2 quantiles, and the common shift (the runs are paired: variants base/head).
+  EXPECT_EQ(c.tests, 13);
+  EXPECT_TRUE(c.common_shift_tested);
   EXPECT_EQ(c.exit_code, ExitCode::kRegression);
-  EXPECT_TRUE(contains(c.method, "Holm-adjusted over 12 tests")) << c.method;
+  EXPECT_TRUE(contains(c.method, "Holm-adjusted over 13 tests")) << c.method;
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles) {
       EXPECT_LE(q.ci_low, q.ratio);
@@ -282,11 +284,14 @@ TEST(Compare, DeterministicAndIndependentOfFunctionOrder) {
     o.threads = threads;
     EXPECT_EQ(report::render_text(run(s, o)), report::render_text(a)) << threads << " threads";
   }
-  // Another seed: other resamples, the same answer within Monte Carlo error.
+  // Another seed: other resamples, the same answer within Monte Carlo error (unpaired: the paired
+  // interval is a t interval, without resamples).
   CompareOptions o;
+  o.pairing = Pairing::kOff;
+  const auto unpaired = run(s, o);
   o.seed = 12345;
   const auto d = run(s, o);
-  const auto& qa = *fn(a, "main.f02").find("p50");
+  const auto& qa = *fn(unpaired, "main.f02").find("p50");
   const auto& qd = *fn(d, "main.f02").find("p50");
   EXPECT_NE(qa.ci_low, qd.ci_low);
   EXPECT_NEAR(qa.ci_low, qd.ci_low, 0.01);
@@ -381,7 +386,9 @@ TEST(Compare, HolmMakesBorderlineRegressionsInconclusive) {
       for (auto& r : *runs) r.functions = {*r.find("main.target")};
     alone.base_meta.functions = {*many.base_meta.find_function("main.target")};
     alone.head_meta.functions = {*many.head_meta.find_function("main.target")};
-    const Comparison ca = run(alone), cm = run(many);
+    CompareOptions o;  // Holm alone: speed normalization would make the target's runs differ
+    o.normalize_speed = false;
+    const Comparison ca = run(alone, o), cm = run(many, o);
     const auto& qa = *fn(ca, "main.target").find("p50");
     const auto& qm = *fn(cm, "main.target").find("p50");
     ASSERT_EQ(qa.ci_low, qm.ci_low);

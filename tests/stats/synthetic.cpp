@@ -78,13 +78,16 @@ std::vector<RunResult> synthetic_runs(const std::vector<SyntheticFunction>& func
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::vector<RunResult> out;
+  std::mt19937_64 machine(noise.machine_seed ? noise.machine_seed : seed ^ 0x6d616368696e65ULL);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int r = 0; r < runs; ++r) {
     RunResult run;
     run.index = r + 1;
     run.variant = variant;
     const double shared = noise.run_sigma * normal(rng);
+    const double state = unit(machine) < noise.slow_fraction ? noise.slow_factor : 1.0;
     for (const auto& f : functions) {
-      const double factor = std::exp(noise.shared_per_run ? shared : noise.run_sigma * normal(rng));
+      const double factor = state * std::exp(noise.shared_per_run ? shared : noise.run_sigma * normal(rng));
       const double mu = std::log(f.median_ns * f.scale * factor);
       const auto n = static_cast<uint64_t>(std::llround(f.calls_per_run * (1 + noise.calls_jitter * uniform(rng))));
       FunctionRun fr;

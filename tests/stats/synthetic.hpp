@@ -27,6 +27,14 @@ struct SyntheticNoise {
   // the tests of one split are then independent).
   bool shared_per_run = false;
   double calls_jitter = 0.05;  // calls per run vary uniformly by +-5%
+  // The machine's speed state per run, shared by every function of the run: with probability
+  // slow_fraction the run is slow_factor slower (a CI runner's two speed states, ~1.4x apart on
+  // this project's machine kind; see shared notes, noise-and-probe-cost.md).
+  double slow_fraction = 0;
+  double slow_factor = 1.4;
+  // Seed of the machine's states. Two sides generated with the same machine_seed (!= 0) meet the
+  // same state in run r, as gate ab's back-to-back runs do; 0 draws them from the side's seed.
+  uint64_t machine_seed = 0;
 };
 
 // `runs` runs of every function; deterministic for a seed. variant is stored in RunResult::variant.

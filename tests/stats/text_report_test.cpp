@@ -81,7 +81,7 @@ TEST(TextReport, SummaryLine) {
             "gate: 2 regressions, 1 improvement, 7 unchanged, 0 inconclusive, 2 insufficient data (12 functions, "
             "5 base / 6 head runs; hierarchical bootstrap 95% CI, Holm)");
   // compare() names its method the same way.
-  EXPECT_EQ(sample().method_short, "hierarchical bootstrap 95% CI, Holm");
+  EXPECT_EQ(sample().method_short, "hierarchical bootstrap 95% CI, speed-normalized, Holm");
 }
 
 TEST(TextReport, WorstFirstAlignedWithWarningsListsAndSummary) {
