@@ -1,6 +1,6 @@
 /* Kernel side of gate: uprobes on the entry (stack-check jump or first instruction) and on every
  * RET of traced Go functions pair entries with returns per goroutine frame and histogram the
- * latency in per-CPU maps. No per-call event reaches user space. */
+ * latency in maps shared by all CPUs. No per-call event reaches user space. */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
@@ -38,14 +38,41 @@ struct {
   __type(value, __u64);
 } frames SEC(".maps");
 
-/* key: function id (attach cookie low 32 bits); value: per-CPU stats and histogram.
+/* Kernel memory follows the functions actually called, not the functions declared nor the CPUs:
+ * the two maps below are hash maps without preallocation whose entries a function's first call
+ * creates and user space deletes when it reads them after a run. Their values are shared by all
+ * CPUs and updated with atomic adds; the per-call cost of that sharing is measured by
+ * tests/bench/bench_scale (goroutines on every CPU calling the same functions at once). */
+
+/* key: function id (attach cookie low 32 bits); value: its counters (struct gate_func_stats).
  * max_entries is set from user space to the number of traced functions. */
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, 1);
   __type(key, __u32);
   __type(value, struct gate_func_stats);
 } func_stats SEC(".maps");
+
+/* key: (function id, group of 16 adjacent histogram buckets); value: the 16 counts. Only groups
+ * that some call landed in exist. max_entries (set from user space) is functions x 76 groups, so
+ * the map can never be full: every group of every function fits. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 1);
+  __type(key, struct gate_hist_key);
+  __type(value, struct gate_hist_group);
+} func_hist SEC(".maps");
+
+/* Initial values of new entries (never written). min_ns starts high so that the first call's
+ * atomic minimum replaces it without a "first call" test that would race between CPUs. */
+struct gate_func_stats new_stats = {.min_ns = ~0ULL};
+struct gate_hist_group new_group = {};
+
+/* Calls that could not be counted at all because no statistics record could be created (kernel
+ * memory exhausted); read by user space next to the per-function counters. */
+__u64 lost_no_record = 0;
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
 struct task_struct {
@@ -53,17 +80,54 @@ struct task_struct {
   int tgid;
 } __attribute__((preserve_access_index));
 
-static __always_inline void record(struct gate_func_stats *st, __u64 delta) {
+/* The entry for key, created from init when missing. Two CPUs may create it at once: BPF_NOEXIST
+ * makes the second update fail harmlessly and both then use the one that exists. NULL only when
+ * the kernel has no memory for it (or the map is full, which its sizing rules out). */
+static __always_inline void *lookup_or_create(void *map, const void *key, const void *init) {
+  void *v = bpf_map_lookup_elem(map, key);
+  if (v)
+    return v;
+  bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+  return bpf_map_lookup_elem(map, key);
+}
+
+/* Atomic min/max by compare-and-swap. Bounded retries for the verifier; each retry means another
+ * CPU moved the value, and the loop ends as soon as the value no longer needs to move. Only 32
+ * lost races in a row could leave a min or max off by one concurrent call (never a count). */
+static __always_inline void atomic_min(__u64 *p, __u64 v) {
+  __u64 cur = *p;
+  for (int i = 0; i < 32 && v < cur; i++) {
+    __u64 seen = __sync_val_compare_and_swap(p, cur, v);
+    if (seen == cur)
+      return;
+    cur = seen;
+  }
+}
+static __always_inline void atomic_max(__u64 *p, __u64 v) {
+  __u64 cur = *p;
+  for (int i = 0; i < 32 && v > cur; i++) {
+    __u64 seen = __sync_val_compare_and_swap(p, cur, v);
+    if (seen == cur)
+      return;
+    cur = seen;
+  }
+}
+
+static __always_inline void record(struct gate_func_stats *st, __u32 func, __u64 delta) {
   __u32 b = gate_hist_bucket(delta);
   if (b >= GATE_HIST_BUCKETS) /* keeps the verifier sure of the bound */
     b = GATE_HIST_BUCKETS - 1;
-  st->buckets[b]++;
-  if (st->count == 0 || delta < st->min_ns)
-    st->min_ns = delta;
-  if (delta > st->max_ns)
-    st->max_ns = delta;
-  st->count++;
-  st->sum_ns += delta;
+  struct gate_hist_key hk = {.func = func, .group = b / GATE_HIST_GROUP};
+  struct gate_hist_group *grp = lookup_or_create(&func_hist, &hk, &new_group);
+  if (!grp) {
+    __sync_fetch_and_add(&st->dropped, 1);
+    return;
+  }
+  __sync_fetch_and_add(&grp->counts[b & (GATE_HIST_GROUP - 1)], 1);
+  __sync_fetch_and_add(&st->count, 1);
+  __sync_fetch_and_add(&st->sum_ns, delta);
+  atomic_min(&st->min_ns, delta);
+  atomic_max(&st->max_ns, delta);
 }
 
 static __always_inline int on_site(struct pt_regs *ctx) {
@@ -76,9 +140,11 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   __u32 func = (__u32)cookie;
   __u32 kind = (cookie >> 32) & 0xff;
   __u32 cond = (cookie >> 40) & 0xff;
-  struct gate_func_stats *st = bpf_map_lookup_elem(&func_stats, &func);
-  if (!st)
+  struct gate_func_stats *st = lookup_or_create(&func_stats, &func, &new_stats);
+  if (!st) {
+    __sync_fetch_and_add(&lost_no_record, 1);
     return 0;
+  }
 
   if (kind == GATE_SITE_ENTRY_JCC) {
     /* The probe fires before the jump executes, with the flags of the stack-check compare.
@@ -86,7 +152,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     __u64 flags = ctx->eflags;
     int taken = cond == GATE_JCC_B ? (flags & X86_CF) != 0 : (flags & (X86_CF | X86_ZF)) != 0;
     if (taken) {
-      st->diverted_entries++;
+      __sync_fetch_and_add(&st->diverted_entries, 1);
       return 0;
     }
   }
@@ -96,7 +162,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   __u64 sp = ctx->rsp;
   __u64 stack_hi = 0;
   if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
-    st->dropped++;
+    __sync_fetch_and_add(&st->dropped, 1);
     return 0;
   }
   struct gate_frame_key key = {.tgid = tgid, .func = func, .g = g, .depth = stack_hi - sp};
@@ -104,22 +170,22 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   if (kind == GATE_SITE_RETURN) {
     __u64 *start = bpf_map_lookup_elem(&frames, &key);
     if (!start) {
-      st->unmatched_returns++;
+      __sync_fetch_and_add(&st->unmatched_returns, 1);
       return 0;
     }
     __u64 delta = now - *start;
     bpf_map_delete_elem(&frames, &key);
-    record(st, delta);
+    record(st, func, delta);
     return 0;
   }
 
   /* An entry for a frame that already has one: the earlier call never returned (a panic unwound
    * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
   if (bpf_map_lookup_elem(&frames, &key))
-    st->abandoned_entries++;
+    __sync_fetch_and_add(&st->abandoned_entries, 1);
   __u64 ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
   if (bpf_map_update_elem(&frames, &key, &ts, BPF_ANY) != 0)
-    st->dropped++;
+    __sync_fetch_and_add(&st->dropped, 1);
   return 0;
 }
 

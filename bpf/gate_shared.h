@@ -1,5 +1,6 @@
 /* Plain C types and helpers shared by bpf/gate.bpf.c and the C++ loader (gate/probe): the
- * per-function statistics record, the attach cookie layout and the histogram bucketing. */
+ * per-function statistics record, the sparse histogram groups, the attach cookie layout and the
+ * histogram bucketing. */
 #ifndef GATE_SHARED_H
 #define GATE_SHARED_H
 
@@ -65,18 +66,35 @@ enum gate_jcc_cond {
 #define GATE_COOKIE(func, kind, cond) \
   (((__u64)(cond) << 40) | ((__u64)(kind) << 32) | (__u64)(__u32)(func))
 
-/* Per-function, per-CPU statistics (value of the func_stats map; key = function id). */
+/* Per-function statistics (value of the func_stats map; key = function id). One record shared by
+ * every CPU, updated with atomic adds; created by the function's first entry or return in a run
+ * and deleted when user space reads it, so kernel memory follows the functions actually called. */
 struct gate_func_stats {
-  __u64 count;             /* paired calls recorded in buckets */
+  __u64 count;             /* paired calls recorded in the histogram */
   __u64 sum_ns;
-  __u64 min_ns;            /* valid when count > 0 */
+  __u64 min_ns;            /* starts at ~0 (see gate.bpf.c): meaningful when count > 0 */
   __u64 max_ns;
   __u64 unmatched_returns; /* a return with no recorded entry (call began before attach) */
   __u64 abandoned_entries; /* an entry replaced by a newer one of the same frame: the older call
                               never returned (panic unwound it, runtime.Goexit) */
   __u64 diverted_entries;  /* stack-check jumps taken to morestack: a restart, not a call */
-  __u64 dropped;           /* entries lost: pairing map full, or g's stack bounds unreadable */
-  __u64 buckets[GATE_HIST_BUCKETS];
+  __u64 dropped;           /* calls lost: pairing map full, g's stack bounds unreadable, or no
+                              kernel memory for a histogram group */
+};
+
+/* The histogram is stored sparsely, in groups of 16 adjacent buckets (half a power of two): a
+ * function whose calls span k powers of two holds about 2k groups, never all 76. */
+#define GATE_HIST_GROUP_BITS 4
+#define GATE_HIST_GROUP (1u << GATE_HIST_GROUP_BITS)
+#define GATE_HIST_GROUPS (GATE_HIST_BUCKETS / GATE_HIST_GROUP) /* 76 */
+
+/* Key and value of the func_hist map: counts of buckets [group * 16, group * 16 + 16). */
+struct gate_hist_key {
+  __u32 func;
+  __u32 group;
+};
+struct gate_hist_group {
+  __u64 counts[GATE_HIST_GROUP];
 };
 
 /* Key of an in-flight call: the goroutine (g pointer) and the frame's distance from the top of

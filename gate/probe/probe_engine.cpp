@@ -1,5 +1,6 @@
-// ProbeEngine implementation: skeleton life cycle (open -> size maps -> load -> attach -> read ->
-// destroy), one uprobe_multi link when the kernel has it, one perf-event link per site otherwise.
+// ProbeEngine implementation: skeleton life cycle (check sizes -> decide attach mode -> open ->
+// size maps -> load -> attach -> read -> destroy), one uprobe_multi link when a feature probe says
+// the kernel has it, one perf-event link per site otherwise.
 #include "probe/probe_engine.hpp"
 
 #include <bpf/bpf.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <cstdarg>
 #include <cstring>
 #include <map>
@@ -20,11 +22,12 @@
 #include <thread>
 
 #include "common/error.hpp"
-#include "gate.skel.h"
+#include "probe/kernel_memory.hpp"
 
 extern "C" {
-#include "gate_shared.h"
+#include "gate_shared.h"  // before the skeleton: its .data/.bss fields have these types
 }
+#include "gate.skel.h"
 
 namespace gate::probe {
 
@@ -89,6 +92,104 @@ Error load_error(const std::string& what, int err) {
                      ExitCode::kMeasure);
 }
 
+long link_create_multi(int prog_fd, const char* path, const uint64_t* offsets, const uint64_t* cookies, size_t n) {
+  UprobeMultiLinkAttr attr{};
+  attr.prog_fd = static_cast<uint32_t>(prog_fd);
+  attr.attach_type = kBpfTraceUprobeMulti;
+  attr.path = reinterpret_cast<uint64_t>(path);
+  attr.offsets = reinterpret_cast<uint64_t>(offsets);
+  attr.cookies = reinterpret_cast<uint64_t>(cookies);
+  attr.cnt = static_cast<uint32_t>(n);
+  return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr);
+}
+
+// Does this kernel have uprobe_multi links? 0 if yes, else the errno that says no. Like libbpf's
+// and retsnoop's probe: a two-instruction program of that attach type, linked on "/", which a
+// kernel that knows the link rejects with EBADF (not a regular file) and any other with EINVAL.
+int probe_uprobe_multi() {
+  const bpf_insn insns[] = {
+      {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0, .imm = 0},
+      {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+  };
+  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  const int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_feature", "GPL", insns, 2, &opts);
+  if (prog < 0) return errno;
+  const uint64_t offset = 0;
+  const long link = link_create_multi(prog, "/", &offset, nullptr, 1);
+  const int err = link < 0 ? errno : 0;
+  if (link >= 0) ::close(static_cast<int>(link));
+  ::close(prog);
+  return err == EBADF ? 0 : (err ? err : EINVAL);
+}
+
+struct AttachDecision {
+  AttachMode mode;
+  std::string reason;
+};
+
+// The attach mode, decided once before anything is loaded: what was asked, else what the kernel
+// can do. Throws when uprobe_multi was asked for and the kernel has none, or BPF is not allowed.
+AttachDecision decide_attach_mode(AttachMode requested) {
+  if (requested == AttachMode::kPerProbe) return {AttachMode::kPerProbe, "requested"};
+  const int err = probe_uprobe_multi();
+  if (err == 0) {
+    return {AttachMode::kMulti, requested == AttachMode::kMulti ? "requested"
+                                                                 : "the kernel has uprobe_multi links (feature probe)"};
+  }
+  if (err == EPERM || err == EACCES) throw load_error("feature probe (uprobe_multi)", err);
+  if (requested == AttachMode::kMulti) {
+    throw Error::make("uprobe_multi", std::string("this kernel has no uprobe_multi links (feature probe: ") +
+                                          std::strerror(err) + ")",
+                      "use --attach-mode auto or perf_event (uprobe_multi needs Linux >= 6.6)", ExitCode::kMeasure);
+  }
+  return {AttachMode::kPerProbe,
+          std::string("the kernel has no uprobe_multi links (feature probe: ") + std::strerror(err) + ")"};
+}
+
+// The kernel's accounting of one map's memory (memlock: in /proc/self/fdinfo).
+uint64_t map_memlock(const bpf_map* map) {
+  std::ifstream in("/proc/self/fdinfo/" + std::to_string(bpf_map__fd(map)));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("memlock:", 0) == 0) return std::stoull(line.substr(8));
+  return 0;
+}
+
+// Keys of a hash map (user space walk; the maps are small when this is used).
+template <typename Key>
+std::vector<Key> map_keys(const bpf_map* map) {
+  std::vector<Key> keys;
+  Key key{}, next{};
+  for (int r = bpf_map__get_next_key(map, nullptr, &next, sizeof next); r == 0;
+       r = bpf_map__get_next_key(map, &key, &next, sizeof next)) {
+    keys.push_back(next);
+    key = next;
+  }
+  return keys;
+}
+
+// Reads and deletes every entry of a hash map in batches (one syscall per `chunk` entries, the
+// kernel walks its buckets), calling visit(key, value) for each.
+template <typename Key, typename Value, typename Visit>
+void drain(const bpf_map* map, const char* what, Visit visit) {
+  constexpr uint32_t kChunk = 8192;
+  std::vector<Key> keys(kChunk);
+  std::vector<Value> values(kChunk);
+  uint32_t in = 0, out = 0;
+  for (bool first = true;; first = false) {
+    uint32_t n = kChunk;
+    const int r = bpf_map_lookup_and_delete_batch(bpf_map__fd(map), first ? nullptr : &in, &out, keys.data(),
+                                                  values.data(), &n, nullptr);
+    const int err = r < 0 ? -r : 0;
+    if (err && err != ENOENT) {
+      throw Error::make(std::string("BPF map ") + what, std::string("cannot be read: ") + std::strerror(err), "",
+                        ExitCode::kMeasure);
+    }
+    for (uint32_t i = 0; i < n; ++i) visit(keys[i], values[i]);
+    if (err == ENOENT) return;  // every bucket visited
+    in = out;
+  }
+}
+
 }  // namespace
 
 const char* to_string(AttachMode m) {
@@ -124,6 +225,7 @@ struct ProbeEngine::Impl {
   EngineOptions opts;
   gate_bpf* skel = nullptr;
   AttachMode mode = AttachMode::kAuto;
+  std::string mode_reason;
   int multi_link_fd = -1;
   std::vector<bpf_link*> per_probe;
   bpf_link* fork_link = nullptr;
@@ -135,14 +237,17 @@ struct ProbeEngine::Impl {
     if (opts.progress) opts.progress(s);
   }
 
-  // open -> configure -> load. want_multi: also load the uprobe_multi copy of the program.
-  int open_and_load(bool want_multi) {
+  // open -> configure -> load, with the copy of the program the attach mode needs. Returns 0 or
+  // the error libbpf gave.
+  int open_and_load() {
     skel = gate_bpf::open();
     if (!skel) return errno ? errno : EINVAL;
     skel->rodata->g_stack_hi_offset = opts.g_stack_hi_offset;
-    bpf_map__set_max_entries(skel->maps.func_stats, std::max<uint32_t>(nfuncs, 1));
+    const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
+    bpf_map__set_max_entries(skel->maps.func_stats, funcs);
+    bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS);  // never full
     bpf_map__set_max_entries(skel->maps.frames, std::max<uint32_t>(opts.max_in_flight, 1024));
-    if (want_multi) {
+    if (mode == AttachMode::kMulti) {
       bpf_program__set_expected_attach_type(skel->progs.gate_site_multi,
                                             static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
       bpf_program__set_autoload(skel->progs.gate_site_single, false);
@@ -167,14 +272,8 @@ struct ProbeEngine::Impl {
       offsets.push_back(s.file_offset);
       cookies.push_back(s.cookie);
     }
-    UprobeMultiLinkAttr attr{};
-    attr.prog_fd = bpf_program__fd(skel->progs.gate_site_multi);
-    attr.attach_type = kBpfTraceUprobeMulti;
-    attr.path = reinterpret_cast<uint64_t>(binary.c_str());
-    attr.offsets = reinterpret_cast<uint64_t>(offsets.data());
-    attr.cookies = reinterpret_cast<uint64_t>(cookies.data());
-    attr.cnt = static_cast<uint32_t>(sites.size());
-    long fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr);
+    long fd = link_create_multi(bpf_program__fd(skel->progs.gate_site_multi), binary.c_str(), offsets.data(),
+                                cookies.data(), sites.size());
     if (fd < 0) return errno;
     multi_link_fd = static_cast<int>(fd);
     return 0;
@@ -263,40 +362,25 @@ ProbeEngine::ProbeEngine(const std::string& binary_path, uint32_t function_count
     throw Error::make(binary_path, std::string("cannot be read (") + std::strerror(errno) + ")",
                       "check the path in gate.yaml");
   }
+  check_maps_fit(plan_maps(function_count, options.max_in_flight), options.max_kernel_memory, cgroup_memory_room());
 
   auto t0 = std::chrono::steady_clock::now();
-  const bool try_multi = options.mode != AttachMode::kPerProbe;
-  int err = m.open_and_load(try_multi);
-  if (err && try_multi && options.mode == AttachMode::kAuto && err != EPERM && err != EACCES) {
-    err = m.open_and_load(false);  // this kernel does not know the uprobe_multi attach type
-  } else if (try_multi && !err) {
-    int lerr = m.attach_multi();
-    if (lerr == 0) {
-      m.mode = AttachMode::kMulti;
-    } else if (options.mode == AttachMode::kMulti || lerr == EPERM) {
-      gate_bpf::destroy(m.skel);
-      m.skel = nullptr;
-      throw Error::make("uprobe_multi link on " + binary_path, std::string("refused: ") + std::strerror(lerr),
-                        lerr == EPERM ? missing_bpf_privileges()
-                                      : "use --attach-mode perf_event (kernel < 6.6 has no uprobe_multi)",
-                        ExitCode::kMeasure);
-    } else {
-      gate_bpf::destroy(m.skel);  // reload with the per-probe copy of the program
-      m.skel = nullptr;
-      err = m.open_and_load(false);
-    }
-  }
-  if (err) throw load_error("load", err);
-  if (m.mode != AttachMode::kMulti) {
-    m.mode = AttachMode::kPerProbe;
-    try {
-      m.attach_per_probe();
-    } catch (...) {
-      m.detach_all();
-      throw;
-    }
-  }
+  const AttachDecision decision = decide_attach_mode(options.mode);
+  m.mode = decision.mode;
+  m.mode_reason = decision.reason;
+  if (int err = m.open_and_load()) throw load_error("load", err);
   try {
+    if (m.mode == AttachMode::kMulti) {
+      if (int err = m.attach_multi()) {
+        throw Error::make("uprobe_multi link on " + binary_path, std::string("refused: ") + std::strerror(err),
+                          err == EPERM ? missing_bpf_privileges()
+                                       : "check that the binary was not rebuilt between analysis and attach; "
+                                         "--attach-mode perf_event names the offset that fails",
+                          ExitCode::kMeasure);
+      }
+    } else {
+      m.attach_per_probe();
+    }
     m.attach_tree_tracking();
   } catch (...) {
     m.detach_all();
@@ -310,6 +394,7 @@ ProbeEngine::~ProbeEngine() { impl_->detach_all(); }
 double ProbeEngine::detach() { return impl_->detach_all(); }
 
 AttachMode ProbeEngine::attach_mode() const { return impl_->mode; }
+const std::string& ProbeEngine::attach_mode_reason() const { return impl_->mode_reason; }
 double ProbeEngine::attach_seconds() const { return impl_->attach_s; }
 size_t ProbeEngine::site_count() const { return impl_->sites.size(); }
 
@@ -340,54 +425,60 @@ std::vector<FunctionCounters> ProbeEngine::collect_and_reset() {
 
   // In-flight entries: calls that never returned before their process ended.
   bpf_map* frames = m.skel->maps.frames;
-  gate_frame_key key{}, next{};
-  std::vector<gate_frame_key> stale;
-  for (int r = bpf_map__get_next_key(frames, nullptr, &next, sizeof next); r == 0;
-       r = bpf_map__get_next_key(frames, &key, &next, sizeof next)) {
-    stale.push_back(next);
-    key = next;
-  }
-  for (const auto& k : stale) {
+  for (const auto& k : map_keys<gate_frame_key>(frames)) {
     if (k.func < m.nfuncs) out[k.func].open_entries++;
     bpf_map__delete_elem(frames, &k, sizeof k, 0);
   }
 
-  const size_t value_size = bpf_map__value_size(m.skel->maps.func_stats);
-  const size_t stride = (value_size + 7) / 8 * 8;
-  std::vector<uint8_t> buf(stride * m.ncpus);
-  std::vector<uint8_t> zeros(stride * m.ncpus, 0);
-  std::vector<uint64_t> merged(GATE_HIST_BUCKETS);
-  for (uint32_t f = 0; f < m.nfuncs; ++f) {
-    if (bpf_map__lookup_elem(m.skel->maps.func_stats, &f, sizeof f, buf.data(), buf.size(), 0) != 0) {
-      throw Error::make("statistics of function #" + std::to_string(f),
-                        std::string("cannot be read: ") + std::strerror(errno), "", ExitCode::kMeasure);
-    }
+  drain<uint32_t, gate_func_stats>(m.skel->maps.func_stats, "func_stats", [&](uint32_t f, const gate_func_stats& s) {
+    if (f >= m.nfuncs) return;
     FunctionCounters& c = out[f];
-    std::fill(merged.begin(), merged.end(), 0);
-    bool have_min = false;
-    for (int cpu = 0; cpu < m.ncpus; ++cpu) {
-      const auto* s = reinterpret_cast<const gate_func_stats*>(buf.data() + cpu * stride);
-      if (s->count) {
-        c.min_ns = have_min ? std::min<uint64_t>(c.min_ns, s->min_ns) : s->min_ns;
-        have_min = true;
-        c.max_ns = std::max<uint64_t>(c.max_ns, s->max_ns);
-      }
-      c.calls += s->count;
-      c.sum_ns += s->sum_ns;
-      c.unmatched_returns += s->unmatched_returns;
-      c.abandoned_entries += s->abandoned_entries;
-      c.diverted_entries += s->diverted_entries;
-      c.dropped += s->dropped;
-      for (uint32_t b = 0; b < GATE_HIST_BUCKETS; ++b) merged[b] += s->buckets[b];
-    }
-    for (uint32_t b = 0; b < GATE_HIST_BUCKETS; ++b)
-      if (merged[b]) c.buckets.emplace_back(b, merged[b]);
-    if (bpf_map__update_elem(m.skel->maps.func_stats, &f, sizeof f, zeros.data(), zeros.size(), BPF_ANY) != 0) {
-      throw Error::make("statistics of function #" + std::to_string(f),
-                        std::string("cannot be reset: ") + std::strerror(errno), "", ExitCode::kMeasure);
-    }
+    c.calls = s.count;
+    c.sum_ns = s.sum_ns;
+    c.min_ns = s.count ? s.min_ns : 0;
+    c.max_ns = s.max_ns;
+    c.unmatched_returns = s.unmatched_returns;
+    c.abandoned_entries = s.abandoned_entries;
+    c.diverted_entries = s.diverted_entries;
+    c.dropped = s.dropped;
+  });
+  drain<gate_hist_key, gate_hist_group>(m.skel->maps.func_hist, "func_hist",
+                                        [&](const gate_hist_key& k, const gate_hist_group& g) {
+                                          if (k.func >= m.nfuncs) return;
+                                          for (uint32_t i = 0; i < GATE_HIST_GROUP; ++i)
+                                            if (g.counts[i])
+                                              out[k.func].buckets.emplace_back(k.group * GATE_HIST_GROUP + i, g.counts[i]);
+                                        });
+  for (auto& c : out) std::sort(c.buckets.begin(), c.buckets.end());  // groups come in hash order
+
+  // Calls of a function whose record could not be created were counted nowhere else.
+  const uint64_t lost = __atomic_exchange_n(&m.skel->bss->lost_no_record, 0, __ATOMIC_SEQ_CST);
+  if (lost) {
+    throw Error::make("BPF maps", std::to_string(lost) + " probe hits found no kernel memory for a statistics record",
+                      "the cgroup's memory limit was reached during the run: raise memory.max or trace fewer functions",
+                      ExitCode::kMeasure);
   }
   return out;
+}
+
+KernelMemory ProbeEngine::kernel_memory() const {
+  const auto& maps = impl_->skel->maps;
+  KernelMemory k;
+  k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
+  k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.tracked) +
+                  map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
+  k.functions = map_keys<uint32_t>(maps.func_stats).size();
+  k.groups = map_keys<gate_hist_key>(maps.func_hist).size();
+  return k;
+}
+
+std::vector<uint32_t> ProbeEngine::functions_in_kernel() const {
+  const auto& maps = impl_->skel->maps;
+  std::vector<uint32_t> ids = map_keys<uint32_t>(maps.func_stats);
+  for (const auto& k : map_keys<gate_hist_key>(maps.func_hist)) ids.push_back(k.func);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 }  // namespace gate::probe

@@ -25,12 +25,16 @@ enum class AttachMode { kAuto, kMulti, kPerProbe };
 const char* to_string(AttachMode m);  // "auto", "uprobe_multi", "perf_event"
 
 struct EngineOptions {
+  // kAuto: uprobe_multi when a feature probe says this kernel has it, else per-probe links.
   AttachMode mode = AttachMode::kAuto;
   // Capacity of the in-flight call map (LRU). Every traced frame on every goroutine's stack at
   // once needs a slot: 40 goroutines 3,000 recursive frames deep need 120k. An evicted entry
   // shows up as an unmatched return, never as a wrong latency. ~40 bytes of kernel memory each.
   uint32_t max_in_flight = 262144;
   uint32_t g_stack_hi_offset = 8;  // offsetof(runtime.g, stack.hi)
+  // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
+  // above it, or above what the cgroup leaves, fails before anything is loaded.
+  uint64_t max_kernel_memory = uint64_t{512} << 20;
   // Progress lines for slow work ("attached 400/1000 probes"); may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -46,10 +50,20 @@ struct FunctionCounters {
   uint64_t dropped = 0;
 };
 
+// What the kernel holds for one engine now, by the kernel's own accounting (the memlock figure
+// of /proc/self/fdinfo, which follows the entries present in hash maps on kernels >= 6.4).
+struct KernelMemory {
+  uint64_t total_bytes = 0;      // every map of the engine, the in-flight pairing map included
+  uint64_t histogram_bytes = 0;  // statistics records and histogram groups
+  uint64_t functions = 0;        // functions with a statistics record: called since the last collect
+  uint64_t groups = 0;           // histogram groups of 16 buckets held
+};
+
 class ProbeEngine {
  public:
-  // Loads the BPF program and attaches every site on `binary_path`. Throws gate::Error: no
-  // permission (names the missing capability), kernel without uprobes/BTF, bad offsets.
+  // Checks that the maps fit (kernel_memory.hpp), decides the attach mode once, loads the BPF
+  // program and attaches every site on `binary_path`. Throws gate::Error: maps too large (exit
+  // 2), no permission (names the missing capability), kernel without uprobes/BTF, bad offsets.
   ProbeEngine(const std::string& binary_path, uint32_t function_count,
               const std::vector<SiteSpec>& sites, const EngineOptions& options);
   ~ProbeEngine();  // detaches everything (links are fds: the kernel also drops them if we die)
@@ -57,6 +71,7 @@ class ProbeEngine {
   ProbeEngine& operator=(const ProbeEngine&) = delete;
 
   AttachMode attach_mode() const;   // kMulti or kPerProbe: what was actually used
+  const std::string& attach_mode_reason() const;  // why: requested, or what the feature probe said
   double attach_seconds() const;    // wall time of the attach step
   size_t site_count() const;
 
@@ -64,9 +79,15 @@ class ProbeEngine {
   void track(pid_t pid);
   // Forgets every tracked process.
   void untrack_all();
-  // Reads and zeroes the statistics of every function; in-flight entries left in the map are
-  // counted as open_entries and removed. Call it after the workload's processes have exited.
+  // Reads and deletes the statistics of every function (functions never called have none);
+  // in-flight entries left in the map are counted as open_entries and removed. Call it after the
+  // workload's processes have exited. Throws gate::Error (exit 3) when calls could not be counted
+  // at all because the kernel had no memory for a function's record.
   std::vector<FunctionCounters> collect_and_reset();
+
+  KernelMemory kernel_memory() const;
+  // Ids of the functions that hold kernel memory now (called since the last collect), sorted.
+  std::vector<uint32_t> functions_in_kernel() const;
 
   // Detaches now (also done by the destructor); returns the wall time it took.
   double detach();

@@ -84,10 +84,10 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
     if (log) log(who + "warning: " + w);
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
   if (log) {
-    char b[200];
-    snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s)", who.c_str(), target.sites.size(),
-             target.measurable_count(), session_->engine().attach_seconds() * 1000,
-             probe::to_string(session_->engine().attach_mode()));
+    char b[400];
+    snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s: %s)", who.c_str(),
+             target.sites.size(), target.measurable_count(), session_->engine().attach_seconds() * 1000,
+             probe::to_string(session_->engine().attach_mode()), session_->engine().attach_mode_reason().c_str());
     log(b);
   }
   ResultFile& r = m_.result;
@@ -99,6 +99,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.context.config_hash = cfg.hash;
   r.context.started_at = iso_now();
   r.context.attach_mode = probe::to_string(session_->engine().attach_mode());
+  r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
   r.functions = target.functions;
   r.extra["config_name"] = cfg.name;
   r.extra["symbol_source"] = target.symbol_source;

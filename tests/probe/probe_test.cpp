@@ -140,14 +140,16 @@ TEST_F(Probe, PerProbeLinksCountTheSame) {
                              .functions = {"main.outer", "main.inner"},
                              .mode = probe::AttachMode::kPerProbe});
   EXPECT_EQ(m.result.context.attach_mode, "perf_event");
+  EXPECT_EQ(m.result.extra.at("attach_mode_reason"), "requested");
   EXPECT_EQ(m.fn("main.outer").calls, m.truth.at("main.outer"));
   EXPECT_EQ(m.fn("main.inner").calls, m.truth.at("main.inner"));
 }
 
 TEST_F(Probe, UprobeMultiIsUsedWhereTheKernelHasIt) {
   auto m = measure_workload({.args = "nested -n 10", .functions = {"main.outer"}});
-  // This kernel (>= 6.6) supports uprobe_multi; auto must pick it.
+  // This kernel (>= 6.6) supports uprobe_multi; auto must pick it, decided by the feature probe.
   EXPECT_EQ(m.result.context.attach_mode, "uprobe_multi");
+  EXPECT_EQ(m.result.extra.at("attach_mode_reason"), "the kernel has uprobe_multi links (feature probe)");
 }
 
 // A function that busy-waits a known time is measured within a tolerance derived from the probe's
