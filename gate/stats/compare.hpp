@@ -208,7 +208,8 @@ struct Comparison {
   // True when more runs (up to max_units a side, or pairs) could still change the outcome: no
   // regression yet (a found regression decides the gate: stop and fail fast), and some verdict is
   // inconclusive or lacks runs, and -- when max_units > 0 -- at least one of them could be
-  // decided within max_units at its measured noise (units_to_decide; unknown counts as could).
+  // decided within 4 x max_units at its measured noise (units_to_decide, a rough estimate; unknown
+  // counts as could).
   // Insufficient calls per run do not count: more runs would not add calls to a run. Each
   // re-comparison is one more chance for a false regression; the threshold band keeps that small
   // (an unchanged function sits a whole band away from the regression boundary).
