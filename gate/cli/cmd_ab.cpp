@@ -1,10 +1,12 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
 // order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
 #include <cstdio>
-#include <random>
 
 #include "cli/commands.hpp"
+#include "baselines/store.hpp"
 #include "cli/verdict.hpp"
+#include "verdict/options.hpp"
+#include "verdict/until_decided.hpp"
 
 namespace gate::cli {
 
@@ -45,28 +47,16 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     };
     auto base = side(a->base_binary, "base");
     auto head = side(a->head_binary, "head");
-    std::mt19937_64 rng(a->seed);
-    auto pair = [&](int n) {
-      for (int i = 0; i < n && !base->failed() && !head->failed(); ++i) {
-        if (rng() & 1) {
-          base->run(1, &signals) && head->run(1, &signals);
-        } else {
-          head->run(1, &signals) && base->run(1, &signals);
-        }
-      }
-    };
+    verdict::MeasuredSide base_side(*base, &signals), head_side(*head, &signals);
+    verdict::InterleavedPairs schedule(base_side, head_side, a->seed);
     const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
-    pair(runs);
-    stats::Comparison c;
-    while (!base->failed() && !head->failed()) {
-      c = stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
-                         compare_options(&cfg, head->result().functions));
-      if (!c.need_more_runs() || head->runs_done() >= max_runs) break;
-      g.log("some verdicts are inconclusive: one more pair of runs (" + std::to_string(head->runs_done() + 1) + "/" +
-            std::to_string(max_runs) + ")");
-      pair(1);
-    }
+    const stats::Comparison c = verdict::measure_until_decided(
+        schedule,
+        [&] {
+          return stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
+                                verdict::compare_options(&cfg, head->result().functions));
+        },
+        {runs, a->max_runs ? a->max_runs : cfg.max_runs}, [&g](const std::string& s) { g.log(s); });
     auto mb = base->finish();
     auto mh = head->finish();
     if (!a->out_base.empty()) save_result_file(a->out_base, mb.result);

@@ -3,7 +3,10 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "baselines/store.hpp"
 #include "cli/verdict.hpp"
+#include "verdict/options.hpp"
+#include "verdict/until_decided.hpp"
 
 namespace gate::cli {
 
@@ -31,29 +34,28 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
-    const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
+    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
 
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, mo.session.log, &signals);
     runner::Measurer head(cfg, mo);
+    head.warm_up(cfg.warmup_runs, &signals);
+    verdict::MeasuredSide side(head, &signals);
+    verdict::OneSide schedule(side);
     const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
-    head.warm_up(cfg.warmup_runs, &signals) && head.run(runs, &signals);
-    stats::Comparison c;
-    while (!head.failed()) {
-      c = stats::compare(base.runs, head.result().runs, base, head.result(),
-                         compare_options(&cfg, head.result().functions));
-      if (!c.need_more_runs() || head.runs_done() >= max_runs) break;
-      g.log("some verdicts are inconclusive: one more run (" + std::to_string(head.runs_done() + 1) + "/" +
-            std::to_string(max_runs) + ")");
-      head.run(1, &signals);
-    }
+    stats::Comparison c = verdict::measure_until_decided(
+        schedule,
+        [&] {
+          return stats::compare(base.runs, head.result().runs, base, head.result(),
+                                verdict::compare_options(&cfg, head.result().functions));
+        },
+        {runs, a->max_runs ? a->max_runs : cfg.max_runs}, [&g](const std::string& s) { g.log(s); });
     runner::Measurement m = head.finish();
     if (!a->out.empty()) save_result_file(a->out, m.result);
     if (m.failure) throw *m.failure;
-    require_common_functions(base, m.result, path);
+    baselines::require_common_functions(base, m.result, path);
     if (base.context.config_hash != m.result.context.config_hash) {
       c.warnings.push_back("the config changed since the baseline was recorded (" + base.context.config_path + ")");
     }

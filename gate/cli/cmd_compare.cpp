@@ -1,6 +1,8 @@
 // `gate compare BASE.json HEAD.json`: the verdict on two result files, offline (no root).
 #include "cli/commands.hpp"
+#include "baselines/store.hpp"
 #include "cli/verdict.hpp"
+#include "verdict/options.hpp"
 
 namespace gate::cli {
 
@@ -27,10 +29,10 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
       throw Error::make(a->head, "is a partial result (" + head.partial_reason + ")",
                         "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
     }
-    require_common_functions(base, head, a->base);
+    baselines::require_common_functions(base, head, a->base);
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
-    const auto opts = compare_options(cfg ? &*cfg : nullptr, head.functions);
+    const auto opts = verdict::compare_options(cfg ? &*cfg : nullptr, head.functions);
     const auto c = stats::compare(base.runs, head.runs, base, head, opts);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
     rc.rerun = {"compare", a->base, a->head};

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <map>
 
+#include "report/report_util.hpp"
+
 namespace gate::report {
 namespace {
 
@@ -34,10 +36,6 @@ std::vector<std::string> columns_for(const stats::Comparison& c, const TextOptio
     for (const auto& q : f.quantiles)
       if (std::find(names.begin(), names.end(), q.name) == names.end()) names.push_back(q.name);
   return names;
-}
-
-std::string band_text(const stats::Band& b) {
-  return "+" + fmt("%g", b.regression * 100) + "% / -" + fmt("%g", b.improvement * 100) + "%";
 }
 
 // ANSI colour of a verdict cell; unchanged stays plain.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/subprocess.hpp"
 
 extern char** environ;
 
@@ -228,30 +229,38 @@ std::string file_tail(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
   const auto size = static_cast<size_t>(in.tellg());
-  const size_t start = size > max_bytes ? size - max_bytes : 0;
+  // One byte more than asked: tail_lines then sees the cut and starts after a line break.
+  const size_t start = size > max_bytes ? size - max_bytes - 1 : 0;
   in.seekg(static_cast<std::streamoff>(start));
   std::string s(size - start, '\0');
   in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  if (start > 0) {
-    size_t nl = s.find('\n');
-    if (nl != std::string::npos) s = "..." + s.substr(nl);
-  }
-  return s;
+  return tail_lines(s, max_bytes);
 }
 
 int run_shell(const std::string& command, const std::string& cwd,
               const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals) {
-  char tmpl[] = "/tmp/gate-build-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd >= 0) ::close(fd);
-  SpawnOptions o{command, cwd, env, tmpl, tmpl, true};
-  Child c = Child::spawn(o, nullptr);
-  auto end = c.wait(0, signals);
-  if (end == Child::WaitEnd::kSignal) c.stop(SIGTERM, 2);
-  if (log) *log = file_tail(tmpl, 4000);
-  ::unlink(tmpl);
-  if (end == Child::WaitEnd::kSignal) return -1;
-  return c.status();
+  ProcessSpec spec;
+  spec.argv = has_shell_syntax(command) ? std::vector<std::string>{"/bin/sh", "-c", command} : split_words(command);
+  if (spec.argv.empty()) throw Error::make("command", "is empty", "set build: in gate.yaml");
+  spec.cwd = cwd;
+  spec.env = env;
+  spec.merge_stderr = true;
+  spec.own_group = true;
+  if (signals) {
+    spec.cancel_fd = signals->fd();
+    spec.cancelled = [signals] { return signals->poll_signal() != 0; };
+  }
+  const ProcessResult r = run_process(spec);
+  if (r.exec_errno) {
+    throw Error::make("command '" + command + "'",
+                      std::string("cannot be started: ") + std::strerror(r.exec_errno) + " (" + spec.argv[0] + ")",
+                      r.exec_errno == ENOENT ? "check the command and that the build step produced it"
+                                             : "check the working directory " + cwd,
+                      ExitCode::kMeasure);
+  }
+  if (log) *log = tail_lines(r.out, 4000);
+  if (r.cancelled) return -1;
+  return r.status;
 }
 
 bool wait_tcp_ready(const std::string& host_port, double timeout_s, const std::function<bool()>& alive) {
