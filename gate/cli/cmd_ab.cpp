@@ -1,12 +1,11 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
 // order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
+// The work is verdict::ab.
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "baselines/store.hpp"
-#include "cli/verdict.hpp"
-#include "verdict/options.hpp"
-#include "verdict/until_decided.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -37,33 +36,13 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
-    auto mo = measure_options(a->m, g);
-    mo.skip_build = true;
-    auto side = [&](const std::string& binary, const char* variant) {
-      auto o = mo;
-      o.binary_override = binary;
-      o.variant = variant;
-      return std::make_unique<runner::Measurer>(cfg, o);
-    };
-    auto base = side(a->base_binary, "base");
-    auto head = side(a->head_binary, "head");
-    verdict::MeasuredSide base_side(*base, &signals), head_side(*head, &signals);
-    verdict::InterleavedPairs schedule(base_side, head_side, a->seed);
-    const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    const stats::Comparison c = verdict::measure_until_decided(
-        schedule,
-        [&] {
-          return stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
-                                verdict::compare_options(&cfg, head->result().functions));
-        },
-        {runs, a->max_runs ? a->max_runs : cfg.max_runs}, [&g](const std::string& s) { g.log(s); });
-    auto mb = base->finish();
-    auto mh = head->finish();
-    if (!a->out_base.empty()) save_result_file(a->out_base, mb.result);
-    if (!a->out_head.empty()) save_result_file(a->out_head, mh.result);
-    if (mb.failure) throw *mb.failure;
-    if (mh.failure) throw *mh.failure;
-    ReportContext rc{"ab", &cfg, &mb.result, &mh.result};
+    const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, measure_options(a->m, g), a->seed,
+                                            a->max_runs, &signals);
+    if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
+    if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
+    verdict::throw_failure(j);
+    const stats::Comparison& c = j.comparison;
+    ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
     rc.rerun = {"ab"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});

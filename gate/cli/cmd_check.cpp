@@ -1,12 +1,11 @@
 // `gate check`: measure head, compare with the stored baseline, and while some verdict is
-// inconclusive run more (up to max_runs); exit 1 on a regression.
+// inconclusive run more (up to max_runs); exit 1 on a regression. The work is verdict::check.
 #include <cstdio>
 
 #include "cli/commands.hpp"
 #include "baselines/store.hpp"
-#include "cli/verdict.hpp"
-#include "verdict/options.hpp"
-#include "verdict/until_decided.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -38,28 +37,12 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
 
-    auto mo = measure_options(a->m, g);
-    if (!mo.skip_build) runner::run_build(cfg, mo.session.log, &signals);
-    runner::Measurer head(cfg, mo);
-    head.warm_up(cfg.warmup_runs, &signals);
-    verdict::MeasuredSide side(head, &signals);
-    verdict::OneSide schedule(side);
-    const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    stats::Comparison c = verdict::measure_until_decided(
-        schedule,
-        [&] {
-          return stats::compare(base.runs, head.result().runs, base, head.result(),
-                                verdict::compare_options(&cfg, head.result().functions));
-        },
-        {runs, a->max_runs ? a->max_runs : cfg.max_runs}, [&g](const std::string& s) { g.log(s); });
-    runner::Measurement m = head.finish();
-    if (!a->out.empty()) save_result_file(a->out, m.result);
-    if (m.failure) throw *m.failure;
-    baselines::require_common_functions(base, m.result, path);
-    if (base.context.config_hash != m.result.context.config_hash) {
-      c.warnings.push_back("the config changed since the baseline was recorded (" + base.context.config_path + ")");
-    }
-    ReportContext rc{"check", &cfg, &base, &m.result};
+    verdict::Checked checked = verdict::check(cfg, base, measure_options(a->m, g), a->max_runs, &signals);
+    if (!a->out.empty()) save_result_file(a->out, checked.head.result);
+    verdict::settle(checked, base, path);
+    const stats::Comparison& c = checked.comparison;
+    const ResultFile& head = checked.head.result;
+    ReportContext rc{"check", &cfg, &base, &head};
     rc.rerun = {"check"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});

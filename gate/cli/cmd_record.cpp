@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "baselines/store.hpp"
-#include "cli/verdict.hpp"
+#include "cli/report_flags.hpp"
 #include "verdict/options.hpp"
 #include "common/error.hpp"
 

@@ -26,13 +26,7 @@ namespace {
 struct ExecImage {
   std::vector<std::string> argv_store, env_store;
   std::vector<char*> argv, envp;
-  explicit ExecImage(const ProcessSpec& s) : argv_store(s.argv) {
-    if (!s.clear_env)
-      for (char** e = environ; *e; ++e) {
-        const std::string kv = *e;
-        if (!s.env.count(kv.substr(0, kv.find('=')))) env_store.push_back(kv);
-      }
-    for (const auto& [k, v] : s.env) env_store.push_back(k + "=" + v);
+  explicit ExecImage(const ProcessSpec& s) : argv_store(s.argv), env_store(environment_with(s.env, s.clear_env)) {
     for (auto& a : argv_store) argv.push_back(a.data());
     argv.push_back(nullptr);
     for (auto& e : env_store) envp.push_back(e.data());
@@ -132,6 +126,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
   if (read(errno_pipe[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) r.exec_errno = e;
   close(errno_pipe[0]);
   return r;
+}
+
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& env, bool clear) {
+  std::vector<std::string> out;
+  if (!clear)
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      if (!env.count(kv.substr(0, kv.find('=')))) out.push_back(kv);
+    }
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
 }
 
 std::string tail_lines(const std::string& s, size_t max_bytes) {

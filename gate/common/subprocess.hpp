@@ -39,6 +39,9 @@ struct ProcessResult {
 // gate::Error (exit 3) only when gate itself cannot create pipes or fork.
 ProcessResult run_process(const ProcessSpec& spec);
 
+// gate's environment with `env` set on top ("NAME=value" strings); only `env` when clear.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& env, bool clear = false);
+
 // The last max_bytes of s, starting after a line break when cut ("...\n" marks the cut).
 std::string tail_lines(const std::string& s, size_t max_bytes);
 

@@ -29,7 +29,7 @@ std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::vector<std::string> columns_for(const stats::Comparison& c, const TextOptions& o) {
+std::vector<std::string> columns_for(const stats::Comparison& c, const ReportInputs& o) {
   if (!o.quantiles.empty()) return o.quantiles;
   std::vector<std::string> names;
   for (const auto& f : c.functions)
@@ -127,7 +127,7 @@ std::string summary_line(const stats::Comparison& c) {
   return s;
 }
 
-std::string render_text(const stats::Comparison& c, const TextOptions& o) {
+std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   const auto quantiles = columns_for(c, o);
   // Rows of cells; a row with one cell is a free-form line (a reason) printed as is. colour[i]
   // is the ANSI colour of row i's first cell ("" for none).
@@ -146,7 +146,7 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
   rows.push_back(header);
   colour.push_back("");
   for (const auto& f : c.functions) {
-    if (!o.show_unchanged && f.verdict == stats::Verdict::kUnchanged) continue;
+    if (o.quiet && f.verdict == stats::Verdict::kUnchanged) continue;
     std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
     for (const auto& name : quantiles) {
       const auto* q = f.find(name);

@@ -10,7 +10,7 @@ void run_build(const Config& cfg, const std::function<void(const std::string&)>&
   if (log) log("building: " + cfg.build);
   std::string out;
   int rc = run_shell(cfg.build, cfg.dir, cfg.env, &out, signals);
-  if (rc == -1) throw Error("gate: interrupted during the build step", ExitCode::kMeasure);
+  if (rc == -1) throw Error("interrupted during the build step", ExitCode::kMeasure);
   if (rc != 0) {
     throw Error::make("build command '" + cfg.build + "'",
                       "exited with status " + std::to_string(rc) + "; its output ends with:\n" + out,
@@ -20,7 +20,7 @@ void run_build(const Config& cfg, const std::function<void(const std::string&)>&
 
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  const Target target = prepare_target(opts.binary_override.empty() ? cfg.binary : opts.binary_override,
+  const plan::ProbePlan target = plan::make_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override,
                                        cfg.patterns(), opts.entry);
   const std::string who = opts_.variant.empty() ? "" : opts_.variant + ": ";
   for (const auto& w : target.warnings)

@@ -24,8 +24,6 @@
 #include "common/error.hpp"
 #include "common/subprocess.hpp"
 
-extern char** environ;
-
 namespace gate::runner {
 
 namespace {
@@ -52,6 +50,39 @@ std::vector<std::string> split_words(const std::string& cmd) {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The child's side of Child::spawn: own process group, dies with gate, waits at the start gate
+// until gate has tracked it, then redirects and execs. Only async-signal-safe calls.
+[[noreturn]] void exec_held_child(const SpawnOptions& o, std::vector<char*>& argv, std::vector<char*>& envp,
+                                  const std::string& out, const std::string& errp, const int gate_pipe[2],
+                                  int errno_fd, pid_t parent) {
+  setpgid(0, 0);
+  if (o.die_with_gate) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+  }
+  sigset_t s = watched_signals();
+  sigprocmask(SIG_UNBLOCK, &s, nullptr);
+  char c;
+  ::close(gate_pipe[1]);
+  while (::read(gate_pipe[0], &c, 1) < 0 && errno == EINTR) {
+  }
+  int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fi = ::open("/dev/null", O_RDONLY);
+  if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
+    int e = errno;
+    (void)!::write(errno_fd, &e, sizeof e);
+    _exit(127);
+  }
+  dup2(fi, 0);
+  dup2(fo, 1);
+  dup2(fe, 2);
+  execvpe(argv[0], argv.data(), envp.data());
+  int e = errno;
+  (void)!::write(errno_fd, &e, sizeof e);
+  _exit(127);
 }
 
 }  // namespace
@@ -89,13 +120,7 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    std::string k = kv.substr(0, kv.find('='));
-    if (!o.env.count(k)) env_store.push_back(kv);
-  }
-  for (const auto& [k, v] : o.env) env_store.push_back(k + "=" + v);
+  std::vector<std::string> env_store = environment_with(o.env);
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -108,34 +133,7 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
     throw Error::make("workload '" + o.command + "'", std::string("fork failed: ") + std::strerror(errno), "",
                       ExitCode::kMeasure);
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    if (o.die_with_gate) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-    }
-    sigset_t s = watched_signals();
-    sigprocmask(SIG_UNBLOCK, &s, nullptr);
-    char c;
-    ::close(gate_pipe[1]);
-    while (::read(gate_pipe[0], &c, 1) < 0 && errno == EINTR) {
-    }
-    int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fi = ::open("/dev/null", O_RDONLY);
-    if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
-      int e = errno;
-      (void)!::write(err_pipe[1], &e, sizeof e);
-      _exit(127);
-    }
-    dup2(fi, 0);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    execvpe(argv[0], argv.data(), envp.data());
-    int e = errno;
-    (void)!::write(err_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
+  if (pid == 0) exec_held_child(o, argv, envp, out, errp, gate_pipe, err_pipe[1], parent);
   ::close(gate_pipe[0]);
   ::close(err_pipe[1]);
   setpgid(pid, pid);  // also from here: no race with the child's own call

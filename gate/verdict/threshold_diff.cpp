@@ -26,8 +26,6 @@ std::vector<std::string> names(const std::vector<stats::QuantileSpec>& qs) {
 
 bool same(const stats::Band& a, const stats::Band& b) { return report::band_text(a) == report::band_text(b); }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 }  // namespace
 
 bool ThresholdDiff::empty() const {
@@ -99,7 +97,7 @@ std::string config_change_notice(const std::string& ref, const runner::Config& c
     d = diff_thresholds(compare_options(&old_cfg, functions), compare_options(&cfg, functions), functions);
   } catch (const Error& e) {
     return "this branch changes the config " + f.repo_path + " and the version in " + ref +
-           " cannot be read to compare thresholds (" + first_line(e.what()) + ")";
+           " cannot be read to compare thresholds (" + e.summary() + ")";
   }
   if (d.empty()) return "";
   return "this branch changes the thresholds in " + f.repo_path + " (compared with " + ref + "): " + describe(d) +

@@ -1,5 +1,5 @@
-// Config -> statistics options; report flags and writing; baseline loading with errors that say the fix.
-#include "cli/verdict.hpp"
+// The report flags: what goes where, the baseline they name, and writing the reports.
+#include "cli/report_flags.hpp"
 
 #include <unistd.h>
 
@@ -110,8 +110,7 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
         const std::string notice = verdict::config_change_notice(f.baseline_ref, *ctx.cfg, ctx.head->functions);
         if (!notice.empty()) f.notices.push_back(notice);
       } catch (const Error& e) {  // after measuring, a report with a notice beats no report
-        const std::string why = e.what();
-        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + why.substr(0, why.find('\n')));
+        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + e.summary());
       }
     }
   }

@@ -1,6 +1,6 @@
-// Shared by check/compare/ab: the statistics options a config asks for, the report flags
-// (--format/--output/--report-dir/--baseline-ref), and writing the reports with the exit code the
-// comparison implies.
+// Shared by check/compare/ab: the report flags (--format/--output/--report-dir/--baseline-ref),
+// loading the baseline they name, the "reproduce"/"accept" commands, and printing the reports with
+// the exit code the comparison implies. Parsing and printing only: the work is in verdict/.
 #pragma once
 
 #include <string>
