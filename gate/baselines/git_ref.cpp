@@ -4,11 +4,10 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "baselines/store.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/subprocess.hpp"
 
 namespace gate::baselines {
@@ -32,15 +31,6 @@ fs::path existing_dir(fs::path p) {
 }
 
 }  // namespace
-
-bool read_working_file(const std::string& path, std::string& bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  bytes = ss.str();
-  return true;
-}
 
 GitOutput run_git(const std::vector<std::string>& args, const std::string& dir) {
   ProcessSpec spec;
@@ -117,11 +107,11 @@ ResultFile load_at_ref(const std::string& ref, const std::string& path, const st
   }
   ResultFile r = result_from_json_text(f.bytes, where);
   require_usable(r, where, "record it again with gate record and commit it to " + ref);
-  std::string local;
-  if (!read_working_file(path, local)) {
+  const auto local = read_file(path);
+  if (!local) {
     notices.push_back("the baseline " + f.repo_path + " is missing from the working tree; the gate used the one in " +
                       ref + " (" + short_commit + ")");
-  } else if (local != f.bytes) {
+  } else if (*local != f.bytes) {
     notices.push_back("this branch changes the baseline " + f.repo_path + "; the gate ignored that change and used the one in " +
                       ref + " (" + short_commit + ")");
   }

@@ -39,7 +39,4 @@ FileAtRef read_at_ref(const std::string& ref, const std::string& path);
 ResultFile load_at_ref(const std::string& ref, const std::string& path, const std::string& config_path,
                        std::vector<std::string>& notices);
 
-// The file's bytes in the working tree; false when it cannot be read.
-bool read_working_file(const std::string& path, std::string& bytes);
-
 }  // namespace gate::baselines

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/files.hpp"
 
 namespace gate::runner {
 
@@ -239,14 +240,12 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
 }  // namespace
 
 Config load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const auto text = read_file(path);
+  if (!text) {
     throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
                       "pass the path of your gate.yaml with --config (see examples/shop/gate.yaml)");
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_config(ss.str(), path);
+  return parse_config(*text, path);
 }
 
 Config parse_config(const std::string& text, const std::string& path, const std::string& label) {

@@ -5,6 +5,7 @@
 
 #include "baselines/git_ref.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "report/report_util.hpp"
 #include "verdict/options.hpp"
 
@@ -89,8 +90,8 @@ std::string config_change_notice(const std::string& ref, const runner::Config& c
     return "the config " + f.repo_path + " is new on this branch (not in " + ref +
            "): its thresholds cannot be checked against " + ref;
   }
-  std::string local;
-  if (baselines::read_working_file(cfg.path, local) && local == f.bytes) return "";
+  const auto local = read_file(cfg.path);
+  if (local && *local == f.bytes) return "";
   ThresholdDiff d;
   try {
     const runner::Config old_cfg = runner::parse_config(f.bytes, cfg.path, ref + ":" + f.repo_path);

@@ -24,14 +24,6 @@ const std::string kGate = GATE_BINARY_DIR "/gate/cli/gate";
 
 using Outcome = CliOutcome;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A directory for this test process, removed when it exits.
 struct Scratch {

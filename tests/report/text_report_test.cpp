@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "report_fixture.hpp"
 #include "synthetic.hpp"
 
 namespace gate::report {
 namespace {
+
+using gate::testing::contains;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -18,8 +21,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   return lines;
 }
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A comparison with a regression, an improvement, unchanged functions, a one-sided function and
 // a context warning.
