@@ -1,10 +1,11 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
 // order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
+// The work is verdict::ab.
 #include <cstdio>
-#include <random>
 
 #include "cli/commands.hpp"
-#include "cli/verdict.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -35,45 +36,13 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
-    auto mo = measure_options(a->m, g);
-    mo.skip_build = true;
-    auto side = [&](const std::string& binary, const char* variant) {
-      auto o = mo;
-      o.binary_override = binary;
-      o.variant = variant;
-      return std::make_unique<runner::Measurer>(cfg, o);
-    };
-    auto base = side(a->base_binary, "base");
-    auto head = side(a->head_binary, "head");
-    std::mt19937_64 rng(a->seed);
-    auto pair = [&](int n) {
-      for (int i = 0; i < n && !base->failed() && !head->failed(); ++i) {
-        if (rng() & 1) {
-          base->run(1, &signals) && head->run(1, &signals);
-        } else {
-          head->run(1, &signals) && base->run(1, &signals);
-        }
-      }
-    };
-    const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
-    pair(runs);
-    stats::Comparison c;
-    while (!base->failed() && !head->failed()) {
-      c = stats::compare(base->result().runs, head->result().runs, base->result(), head->result(),
-                         compare_options(&cfg, head->result().functions));
-      if (!c.need_more_runs(max_runs) || head->runs_done() >= max_runs) break;
-      g.log("some verdicts are inconclusive: one more pair of runs (" + std::to_string(head->runs_done() + 1) + "/" +
-            std::to_string(max_runs) + ")");
-      pair(1);
-    }
-    auto mb = base->finish();
-    auto mh = head->finish();
-    if (!a->out_base.empty()) save_result_file(a->out_base, mb.result);
-    if (!a->out_head.empty()) save_result_file(a->out_head, mh.result);
-    if (mb.failure) throw *mb.failure;
-    if (mh.failure) throw *mh.failure;
-    ReportContext rc{"ab", &cfg, &mb.result, &mh.result};
+    const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, measure_options(a->m, g), a->seed,
+                                            a->max_runs, &signals);
+    if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
+    if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
+    verdict::throw_failure(j);
+    const stats::Comparison& c = j.comparison;
+    ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
     rc.rerun = {"ab"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});

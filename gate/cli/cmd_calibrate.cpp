@@ -7,7 +7,9 @@
 #include <random>
 
 #include "cli/commands.hpp"
-#include "cli/verdict.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
+#include "verdict/options.hpp"
 #include "stats/power.hpp"
 
 namespace gate::cli {
@@ -93,31 +95,12 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->m.config);
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
-    mo.skip_build = true;
-    auto side = [&](const char* variant) {
-      auto o = mo;
-      o.binary_override = cfg.binary;
-      o.variant = variant;
-      return std::make_unique<runner::Measurer>(cfg, o);
-    };
-    auto base = side("base");
-    auto head = side("head");
     const int pairs = a->m.runs ? a->m.runs : std::max(10, cfg.runs);
-    std::mt19937_64 rng(a->seed);
-    for (int i = 0; i < pairs && !base->failed() && !head->failed(); ++i) {
-      g.log("calibration pair " + std::to_string(i + 1) + "/" + std::to_string(pairs));
-      if (rng() & 1)
-        base->run(1, &signals) && head->run(1, &signals);
-      else
-        head->run(1, &signals) && base->run(1, &signals);
-    }
-    auto mb = base->finish();
-    auto mh = head->finish();
-    if (mb.failure) throw *mb.failure;
-    if (mh.failure) throw *mh.failure;
-    const auto opts = compare_options(&cfg, mh.result.functions);
-    const auto c = stats::compare(mb.result.runs, mh.result.runs, mb.result, mh.result, opts);
-    return print_calibration(c, cfg, opts, a->slowdown, pairs);
+    mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
+    const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
+    verdict::throw_failure(j);
+    const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
+    return print_calibration(j.comparison, cfg, opts, a->slowdown, pairs);
   };
 }
 

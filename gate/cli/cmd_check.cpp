@@ -1,9 +1,11 @@
 // `gate check`: measure head, compare with the stored baseline, and while some verdict is
-// inconclusive run more (up to max_runs); exit 1 on a regression.
+// inconclusive run more (up to max_runs); exit 1 on a regression. The work is verdict::check.
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/verdict.hpp"
+#include "baselines/store.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -31,33 +33,16 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
-    const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
+    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
 
-    auto mo = measure_options(a->m, g);
-    if (!mo.skip_build) runner::run_build(cfg, mo.session.log, &signals);
-    runner::Measurer head(cfg, mo);
-    const int runs = a->m.runs ? a->m.runs : cfg.runs;
-    const int max_runs = std::max(runs, a->max_runs ? a->max_runs : cfg.max_runs);
-    head.warm_up(cfg.warmup_runs, &signals) && head.run(runs, &signals);
-    stats::Comparison c;
-    while (!head.failed()) {
-      c = stats::compare(base.runs, head.result().runs, base, head.result(),
-                         compare_options(&cfg, head.result().functions));
-      if (!c.need_more_runs(max_runs) || head.runs_done() >= max_runs) break;
-      g.log("some verdicts are inconclusive: one more run (" + std::to_string(head.runs_done() + 1) + "/" +
-            std::to_string(max_runs) + ")");
-      head.run(1, &signals);
-    }
-    runner::Measurement m = head.finish();
-    if (!a->out.empty()) save_result_file(a->out, m.result);
-    if (m.failure) throw *m.failure;
-    require_common_functions(base, m.result, path);
-    if (base.context.config_hash != m.result.context.config_hash) {
-      c.warnings.push_back("the config changed since the baseline was recorded (" + base.context.config_path + ")");
-    }
-    ReportContext rc{"check", &cfg, &base, &m.result};
+    verdict::Checked checked = verdict::check(cfg, base, measure_options(a->m, g), a->max_runs, &signals);
+    if (!a->out.empty()) save_result_file(a->out, checked.head.result);
+    verdict::settle(checked, base, path);
+    const stats::Comparison& c = checked.comparison;
+    const ResultFile& head = checked.head.result;
+    ReportContext rc{"check", &cfg, &base, &head};
     rc.rerun = {"check"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});

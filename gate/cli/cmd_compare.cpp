@@ -1,6 +1,7 @@
 // `gate compare BASE.json HEAD.json`: the verdict on two result files, offline (no root).
 #include "cli/commands.hpp"
-#include "cli/verdict.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -23,15 +24,9 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     validate_report_flags(a->report, nullptr);  // usage errors first
     const ResultFile base = load_baseline(a->base, a->config, a->report);
     const ResultFile head = load_result_file(a->head);
-    if (head.partial) {
-      throw Error::make(a->head, "is a partial result (" + head.partial_reason + ")",
-                        "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
-    }
-    require_common_functions(base, head, a->base);
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
-    const auto opts = compare_options(cfg ? &*cfg : nullptr, head.functions);
-    const auto c = stats::compare(base.runs, head.runs, base, head, opts);
+    const auto c = verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
     rc.rerun = {"compare", a->base, a->head};
     if (!a->config.empty()) rc.rerun.insert(rc.rerun.end(), {"-c", a->config});

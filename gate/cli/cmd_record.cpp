@@ -4,7 +4,9 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "cli/verdict.hpp"
+#include "baselines/store.hpp"
+#include "cli/report_flags.hpp"
+#include "verdict/options.hpp"
 #include "common/error.hpp"
 
 namespace gate::cli {
@@ -26,21 +28,8 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
-    const std::string path = a->baseline.empty() ? default_baseline(cfg) : a->baseline;
-    std::string replaced;
-    if (std::filesystem::exists(path)) {
-      if (!a->force) {
-        std::string when;
-        try {
-          when = " (recorded " + load_result_file(path).context.started_at + ")";
-        } catch (const Error&) {
-          when = " (unreadable)";
-        }
-        throw Error::make("baseline " + path, "already exists" + when,
-                          "pass --force to replace it, or --baseline to write another file");
-      }
-      replaced = " (replaced the previous baseline)";
-    }
+    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
+    const std::string replaced = baselines::check_overwrite(path, a->force) ? " (replaced the previous baseline)" : "";
     runner::Measurement m = runner::measure(cfg, measure_options(a->m, g), &signals);
     if (m.failure) {
       std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");

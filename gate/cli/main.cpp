@@ -39,21 +39,25 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok / no regression, 1 regression, 2 usage or config error,\n"
       "            3 could not measure (workload failed, BPF refused, interrupted).");
 
+  struct Command {
+    const char* name;
+    const char* what;
+    std::function<int()> (*add)(CLI::App&, const cli::Globals&);
+  };
+  static constexpr Command kCommands[] = {
+      {"run", "Run the workload with probes attached; write latency distributions", cli::add_run},
+      {"record", "Measure and store a baseline (atomically; never from a failed run)", cli::add_record},
+      {"check", "Measure and compare with the baseline; exit 1 on a regression", cli::add_check},
+      {"compare", "Compare two result files offline", cli::add_compare},
+      {"ab", "Measure base and head binaries interleaved in one job and compare", cli::add_ab},
+      {"calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch", cli::add_calibrate},
+      {"functions", "List a binary's functions with their probe sites (to write gate.yaml)", cli::add_functions},
+  };
   std::map<CLI::App*, std::function<int()>> handlers;
-  auto* run = app.add_subcommand("run", "Run the workload with probes attached; write latency distributions");
-  handlers[run] = cli::add_run(*run, g);
-  auto* rec = app.add_subcommand("record", "Measure and store a baseline (atomically; never from a failed run)");
-  handlers[rec] = cli::add_record(*rec, g);
-  auto* chk = app.add_subcommand("check", "Measure and compare with the baseline; exit 1 on a regression");
-  handlers[chk] = cli::add_check(*chk, g);
-  auto* cmp = app.add_subcommand("compare", "Compare two result files offline");
-  handlers[cmp] = cli::add_compare(*cmp, g);
-  auto* ab = app.add_subcommand("ab", "Measure base and head binaries interleaved in one job and compare");
-  handlers[ab] = cli::add_ab(*ab, g);
-  auto* cal = app.add_subcommand("calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch");
-  handlers[cal] = cli::add_calibrate(*cal, g);
-  auto* fns = app.add_subcommand("functions", "List a binary's functions with their probe sites (to write gate.yaml)");
-  handlers[fns] = cli::add_functions(*fns, g);
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.what);
+    handlers[sub] = c.add(*sub, g);
+  }
 
   try {
     app.parse(argc, argv);

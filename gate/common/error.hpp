@@ -1,5 +1,6 @@
-// The one error type of gate: a message that names the object, the cause and the fix, plus the
+// The one error type of gate: the object it is about, the cause and the fix as fields, plus the
 // process exit code the CLI should end with. Library code throws it; only gate/cli catches it.
+// what() is the text users see: "OBJECT: CAUSE\n  fix: FIX".
 #pragma once
 
 #include <stdexcept>
@@ -17,21 +18,35 @@ enum class ExitCode : int {
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, ExitCode code = ExitCode::kUsage)
-      : std::runtime_error(message), code_(code) {}
+  // An error that is about gate itself (no object): the message is the cause.
+  explicit Error(const std::string& cause, ExitCode code = ExitCode::kUsage) : Error("", cause, "", code) {}
 
-  // "OBJECT: CAUSE\n  fix: FIX" -- the shape every gate error takes.
   static Error make(const std::string& object, const std::string& cause, const std::string& fix,
                     ExitCode code = ExitCode::kUsage) {
-    std::string m = object + ": " + cause;
-    if (!fix.empty()) m += "\n  fix: " + fix;
-    return Error(m, code);
+    return Error(object, cause, fix, code);
   }
 
   ExitCode exit_code() const { return code_; }
+  const std::string& object() const { return object_; }  // "baseline baselines/shop.json"; may be empty
+  const std::string& cause() const { return cause_; }    // "does not exist"
+  const std::string& fix() const { return fix_; }        // "record one first: ..."; may be empty
+  // "OBJECT: CAUSE" on one line (the cause's first line): for a notice that quotes the error.
+  std::string summary() const {
+    const std::string first = cause_.substr(0, cause_.find('\n'));
+    return object_.empty() ? first : object_ + ": " + first;
+  }
 
  private:
+  Error(const std::string& object, const std::string& cause, const std::string& fix, ExitCode code)
+      : std::runtime_error(compose(object, cause, fix)), code_(code), object_(object), cause_(cause), fix_(fix) {}
+  static std::string compose(const std::string& object, const std::string& cause, const std::string& fix) {
+    std::string m = object.empty() ? cause : object + ": " + cause;
+    if (!fix.empty()) m += "\n  fix: " + fix;
+    return m;
+  }
+
   ExitCode code_;
+  std::string object_, cause_, fix_;
 };
 
 }  // namespace gate

@@ -121,18 +121,8 @@ double level_of(const std::string& quantile) {
   }
 }
 
-std::string plot(const stats::FunctionComparison& f, const SideData& base, const SideData& head, size_t index) {
-  const std::string id = "plot-" + std::to_string(index);
-  std::string s = "<svg class=\"plot\" id=\"" + id + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) +
-                  "\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) + "\" role=\"img\" aria-labelledby=\"" +
-                  id + "-title\">\n<title id=\"" + id + "-title\">Latency distribution of " + xml_escape(f.name) +
-                  ": base (blue) and head (orange), cumulative, log time axis</title>\n";
-  if (base.pooled.empty() && head.pooled.empty()) {
-    s += "<text class=\"empty\" x=\"" + num(kWidth / 2) + "\" y=\"" + num(kHeight / 2) +
-         "\" text-anchor=\"middle\">no calls recorded on either side</text>\n</svg>\n";
-    return s;
-  }
-  // The axis spans every recorded call of both sides, plus a margin.
+// The time axis spans every recorded call of both sides, plus a margin.
+Axes axes_for(const SideData& base, const SideData& head) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const auto* side : {&base, &head}) {
     if (side->pooled.empty()) continue;
@@ -153,7 +143,13 @@ std::string plot(const stats::FunctionComparison& f, const SideData& base, const
   a.lo -= pad;
   a.hi += pad;
 
+  return a;
+}
+
+// The frame, the grid and the axis labels.
+std::string frame(const Axes& a) {
   const double left = kLeft, right = kWidth - kRight, top = kTop, bottom = kHeight - kBottom;
+  std::string s;
   s += "<rect class=\"frame\" x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(right - left) +
        "\" height=\"" + num(bottom - top) + "\" fill=\"#ffffff\" stroke=\"#9ca3af\"/>\n";
   s += "<g class=\"grid\" stroke=\"#e5e7eb\" stroke-width=\"1\">\n";
@@ -173,21 +169,27 @@ std::string plot(const stats::FunctionComparison& f, const SideData& base, const
   s += "<text transform=\"translate(14 " + num((top + bottom) / 2) +
        ") rotate(-90)\" text-anchor=\"middle\">fraction of calls &#8804; x (tail stretched)</text>\n</g>\n";
 
-  auto draw_side = [&](const SideData& d, const char* cls, const char* colour, const char* label) {
-    if (d.pooled.empty()) return;
-    s += "<g class=\"" + std::string(cls) + "\">\n";
-    for (const auto* h : d.runs)
-      s += "<path class=\"cdf run " + std::string(cls) + "\" d=\"" + cdf_path(*h, a) + "\" fill=\"none\" stroke=\"" +
-           colour + "\" stroke-width=\"1\" stroke-opacity=\"0.35\"/>\n";
-    s += "<path class=\"cdf pooled " + std::string(cls) + "\" d=\"" + cdf_path(d.pooled, a) +
-         "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2.2\"><title>" + label + ": " +
-         std::to_string(d.runs.size()) + " runs, " + std::to_string(d.pooled.count()) +
-         " calls pooled</title></path>\n</g>\n";
-  };
-  draw_side(base, "base", kBaseColour, "base");
-  draw_side(head, "head", kHeadColour, "head");
+  return s;
+}
 
-  // The compared estimates: where the statistics put each quantile (geometric mean of the runs').
+// One thin CDF per run and a thick one for the runs pooled.
+std::string side_paths(const SideData& d, const Axes& a, const char* cls, const char* colour, const char* label) {
+  if (d.pooled.empty()) return "";
+  std::string s = "<g class=\"" + std::string(cls) + "\">\n";
+  for (const auto* h : d.runs)
+    s += "<path class=\"cdf run " + std::string(cls) + "\" d=\"" + cdf_path(*h, a) + "\" fill=\"none\" stroke=\"" +
+         colour + "\" stroke-width=\"1\" stroke-opacity=\"0.35\"/>\n";
+  s += "<path class=\"cdf pooled " + std::string(cls) + "\" d=\"" + cdf_path(d.pooled, a) +
+       "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2.2\"><title>" + label + ": " +
+       std::to_string(d.runs.size()) + " runs, " + std::to_string(d.pooled.count()) +
+       " calls pooled</title></path>\n</g>\n";
+  return s;
+}
+
+// The compared estimates: where the statistics put each quantile (geometric mean of the runs').
+std::string quantile_markers(const stats::FunctionComparison& f, const Axes& a) {
+  const double left = kLeft, right = kWidth - kRight, top = kTop, bottom = kHeight - kBottom;
+  std::string s;
   for (const auto& q : f.quantiles) {
     if (!q.tested()) continue;
     const double level = level_of(q.name);
@@ -212,7 +214,13 @@ std::string plot(const stats::FunctionComparison& f, const SideData& base, const
     }
   }
 
-  // Legend, above the plot area.
+  return s;
+}
+
+// The legend, above the plot area.
+std::string legend(const SideData& base, const SideData& head) {
+  const double left = kLeft, right = kWidth - kRight;
+  std::string s;
   s += "<g class=\"legend\" font-size=\"12\" fill=\"#111827\">\n";
   double lx = left;
   for (int k = 0; k < 2; ++k) {
@@ -226,6 +234,26 @@ std::string plot(const stats::FunctionComparison& f, const SideData& base, const
   }
   s += "<text x=\"" + num(right) + "\" y=\"18\" text-anchor=\"end\" fill=\"#6b7280\">thin: one run; thick: all runs</text>\n";
   s += "</g>\n</svg>\n";
+  return s;
+}
+
+std::string plot(const stats::FunctionComparison& f, const SideData& base, const SideData& head, size_t index) {
+  const std::string id = "plot-" + std::to_string(index);
+  std::string s = "<svg class=\"plot\" id=\"" + id + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) +
+                  "\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) + "\" role=\"img\" aria-labelledby=\"" +
+                  id + "-title\">\n<title id=\"" + id + "-title\">Latency distribution of " + xml_escape(f.name) +
+                  ": base (blue) and head (orange), cumulative, log time axis</title>\n";
+  if (base.pooled.empty() && head.pooled.empty()) {
+    s += "<text class=\"empty\" x=\"" + num(kWidth / 2) + "\" y=\"" + num(kHeight / 2) +
+         "\" text-anchor=\"middle\">no calls recorded on either side</text>\n</svg>\n";
+    return s;
+  }
+  const Axes a = axes_for(base, head);
+  s += frame(a);
+  s += side_paths(base, a, "base", kBaseColour, "base");
+  s += side_paths(head, a, "head", kHeadColour, "head");
+  s += quantile_markers(f, a);
+  s += legend(base, head);
   return s;
 }
 
@@ -281,25 +309,11 @@ svg.plot { display: block; max-width: 100%; height: auto; background: #ffffff; }
 
 }  // namespace
 
-std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
-  std::string title = "gate " + (in.command.empty() ? std::string("compare") : in.command);
-  if (!in.subject.empty()) title += " (" + in.subject + ")";
-  const std::string outcome = c.exit_code == ExitCode::kRegression ? "regression"
-                              : c.exit_code == ExitCode::kOk       ? "pass"
-                                                                   : "measure";
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-                  xml_escape(title + ": " + headline_counts(c)) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  h += "<header>\n<h1>" + xml_escape(title) + "</h1>\n<p class=\"headline outcome-" + outcome + "\">" +
-       xml_escape(headline_counts(c)) +
-       (c.exit_code == ExitCode::kMeasure ? " &#8212; could not measure enough (exit 3)" : "") + "</p>\n";
-  for (const auto& n : in.notices) h += "<p class=\"notice\"><strong>Note:</strong> " + xml_escape(n) + "</p>\n";
-  const std::string runs = c.base_runs == c.head_runs
-                               ? std::to_string(c.base_runs) + " runs a side"
-                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
-  h += "<p class=\"meta\">" + std::to_string(c.functions.size()) + " functions, " + runs + "; base: " +
-       xml_escape(in.base_label) + ", head: " + xml_escape(in.head_label) + "</p>\n</header>\n";
+namespace {
 
+// The table of functions, with the why of a verdict under its row.
+std::string functions_table(const stats::Comparison& c, const ReportInputs& in) {
+  std::string h;
   const auto quantiles = quantile_names(c);
   h += "<h2>Functions</h2>\n<table class=\"results\">\n<thead><tr><th>verdict</th><th>function</th>";
   for (const auto& q : quantiles)
@@ -319,6 +333,12 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
   }
   h += "</tbody>\n</table>\n";
 
+  return h;
+}
+
+// What to do about each regression, then the warnings and the one-sided functions.
+std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInputs& in) {
+  std::string h;
   if (c.counts.regression && !in.next.empty()) {
     h += "<h2>What to do next</h2>\n<ul class=\"next\">\n";
     for (const auto& f : c.functions) {
@@ -348,6 +368,12 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
   list("base", c.only_in_base);
   list("head", c.only_in_head);
 
+  return h;
+}
+
+// Per function: its plot and a caption with the compared numbers.
+std::string distributions(const stats::Comparison& c, const ReportInputs& in) {
+  std::string h;
   h += "<h2>Distributions</h2>\n";
   if (!in.base || !in.head) {
     h += "<p>No run data was given: the distributions cannot be drawn.</p>\n";
@@ -376,6 +402,33 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
     }
   }
 
+  return h;
+}
+
+}  // namespace
+
+std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
+  std::string title = "gate " + (in.command.empty() ? std::string("compare") : in.command);
+  if (!in.subject.empty()) title += " (" + in.subject + ")";
+  const std::string outcome = c.exit_code == ExitCode::kRegression ? "regression"
+                              : c.exit_code == ExitCode::kOk       ? "pass"
+                                                                   : "measure";
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+                  xml_escape(title + ": " + headline_counts(c)) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<header>\n<h1>" + xml_escape(title) + "</h1>\n<p class=\"headline outcome-" + outcome + "\">" +
+       xml_escape(headline_counts(c)) +
+       (c.exit_code == ExitCode::kMeasure ? " &#8212; could not measure enough (exit 3)" : "") + "</p>\n";
+  for (const auto& n : in.notices) h += "<p class=\"notice\"><strong>Note:</strong> " + xml_escape(n) + "</p>\n";
+  const std::string runs = c.base_runs == c.head_runs
+                               ? std::to_string(c.base_runs) + " runs a side"
+                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  h += "<p class=\"meta\">" + std::to_string(c.functions.size()) + " functions, " + runs + "; base: " +
+       xml_escape(in.base_label) + ", head: " + xml_escape(in.head_label) + "</p>\n</header>\n";
+
+  h += functions_table(c, in);
+  h += next_steps_and_warnings(c, in);
+  h += distributions(c, in);
   std::string thresholds = thresholds_line(c);
   if (!thresholds.empty()) thresholds[0] = 'T';
   h += "<footer>\n<p class=\"method\">" + xml_escape(thresholds) + (thresholds.empty() ? "" : " &#183; ") +

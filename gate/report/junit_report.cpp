@@ -43,6 +43,46 @@ double measured_seconds(const ResultFile* r) {
   return s;
 }
 
+std::string properties(const stats::Comparison& c, const ReportInputs& in) {
+  std::string out = "    <properties>\n";
+  auto property = [&](const std::string& name, const std::string& value) {
+    out += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
+  };
+  property("gate.command", in.command);
+  if (!in.subject.empty()) property("gate.subject", in.subject);
+  property("gate.exit_code", std::to_string(static_cast<int>(c.exit_code)));
+  property("gate.headline", headline_counts(c));
+  property("gate.base", in.base_label);
+  property("gate.head", in.head_label);
+  property("gate.base_runs", std::to_string(c.base_runs));
+  property("gate.head_runs", std::to_string(c.head_runs));
+  property("gate.thresholds", thresholds_line(c));
+  property("gate.method", c.method);
+  for (size_t i = 0; i < in.notices.size(); ++i) property("gate.notice." + std::to_string(i + 1), in.notices[i]);
+  return out + "    </properties>\n";
+}
+
+// A function's testcase: a regression is a failure (with what to do next), missing data is skipped.
+std::string testcase(const stats::FunctionComparison& f, const NextSteps& next) {
+  std::string out = "    <testcase" + attr("name", f.name) + attr("classname", go_package(f.name)) + attr("time", "0");
+  const std::string numbers = details(f);
+  switch (f.verdict) {
+    case stats::Verdict::kRegression: {
+      std::string body = numbers;
+      if (!next.rerun.empty()) body += "reproduce: " + next.rerun + "\n";
+      if (!next.accept.empty()) body += "accept: " + next.accept + "\n";
+      if (!next.accept_note.empty()) body += "  (" + next.accept_note + ")\n";
+      return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true)) +
+             ">" + xml_escape(body) + "</failure>\n    </testcase>\n";
+    }
+    case stats::Verdict::kInsufficientData:
+      return out + ">\n      <skipped" + attr("message", "insufficient data: " + verdict_reason(f)) + "/>\n" +
+             "      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
+    default:
+      return out + ">\n      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
+  }
+}
+
 }  // namespace
 
 std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
@@ -74,44 +114,9 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   if (in.head && !in.head->context.hostname.empty()) out += attr("hostname", in.head->context.hostname);
   out += ">\n";
 
-  out += "    <properties>\n";
-  auto property = [&](const std::string& name, const std::string& value) {
-    out += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
-  };
-  property("gate.command", in.command);
-  if (!in.subject.empty()) property("gate.subject", in.subject);
-  property("gate.exit_code", std::to_string(static_cast<int>(c.exit_code)));
-  property("gate.headline", headline_counts(c));
-  property("gate.base", in.base_label);
-  property("gate.head", in.head_label);
-  property("gate.base_runs", std::to_string(c.base_runs));
-  property("gate.head_runs", std::to_string(c.head_runs));
-  property("gate.thresholds", thresholds_line(c));
-  property("gate.method", c.method);
-  for (size_t i = 0; i < in.notices.size(); ++i) property("gate.notice." + std::to_string(i + 1), in.notices[i]);
-  out += "    </properties>\n";
+  out += properties(c, in);
 
-  for (const auto& f : c.functions) {
-    out += "    <testcase" + attr("name", f.name) + attr("classname", go_package(f.name)) + attr("time", "0");
-    const std::string numbers = details(f);
-    switch (f.verdict) {
-      case stats::Verdict::kRegression: {
-        std::string body = numbers;
-        if (!in.next.rerun.empty()) body += "reproduce: " + in.next.rerun + "\n";
-        if (!in.next.accept.empty()) body += "accept: " + in.next.accept + "\n";
-        if (!in.next.accept_note.empty()) body += "  (" + in.next.accept_note + ")\n";
-        out += ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true)) +
-               ">" + xml_escape(body) + "</failure>\n    </testcase>\n";
-        break;
-      }
-      case stats::Verdict::kInsufficientData:
-        out += ">\n      <skipped" + attr("message", "insufficient data: " + verdict_reason(f)) + "/>\n" +
-               "      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
-        break;
-      default:
-        out += ">\n      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
-    }
-  }
+  for (const auto& f : c.functions) out += testcase(f, in.next);
   auto one_side = [&](const std::vector<std::string>& names, const char* where) {
     for (const auto& n : names)
       out += "    <testcase" + attr("name", n) + attr("classname", go_package(n)) + attr("time", "0") +

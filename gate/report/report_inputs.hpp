@@ -33,6 +33,10 @@ struct ReportInputs {
   std::string head_label = "head";
   bool quiet = false;  // text and Markdown: leave unchanged functions out (still counted)
   bool color = false;  // text: ANSI colours (the caller decides: a terminal, and NO_COLOR unset)
+  // Text: the quantile columns, by name, in this order (empty: every quantile compared), and the
+  // indented lines under a function that say why it is inconclusive, lacks data or changed calls.
+  std::vector<std::string> quantiles;
+  bool reasons = true;
 };
 
 }  // namespace gate::report

@@ -141,6 +141,8 @@ std::string format_number(const char* f, double v) {
 
 std::string percent(double fraction) { return format_number("%g", fraction * 100) + "%"; }
 
+std::string band_text(const stats::Band& b) { return "+" + percent(b.regression) + " / -" + percent(b.improvement); }
+
 std::string headline_counts(const stats::Comparison& c) {
   const auto& n = c.counts;
   auto count = [](int k, const char* one, const char* many) { return std::to_string(k) + " " + (k == 1 ? one : many); };

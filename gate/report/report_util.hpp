@@ -40,6 +40,9 @@ std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_
 std::string format_number(const char* printf_format, double v);
 // A threshold as a percentage: 0.03 -> "3%", 0.125 -> "12.5%".
 std::string percent(double fraction);
+// A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every
+// report and the threshold-change notice use.
+std::string band_text(const stats::Band& b);
 // The Go package of a symbol: "example.com/shop.(*Cart).Add" -> "example.com/shop".
 std::string go_package(std::string_view symbol);
 

@@ -44,14 +44,7 @@ std::string default_file_name(Format f) {
 
 std::string render(Format f, const stats::Comparison& c, const ReportInputs& in) {
   switch (f) {
-    case Format::kText: {
-      TextOptions t;
-      t.show_unchanged = !in.quiet;
-      t.color = in.color;
-      t.notices = in.notices;
-      t.next = in.next;
-      return render_text(c, t);
-    }
+    case Format::kText: return render_text(c, in);
     case Format::kMarkdown: return render_markdown(c, in);
     case Format::kJson: return render_json(c, in);
     case Format::kJunit: return render_junit(c, in);

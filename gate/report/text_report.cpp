@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <map>
 
+#include "report/report_util.hpp"
+
 namespace gate::report {
 namespace {
 
@@ -27,17 +29,13 @@ std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::vector<std::string> columns_for(const stats::Comparison& c, const TextOptions& o) {
+std::vector<std::string> columns_for(const stats::Comparison& c, const ReportInputs& o) {
   if (!o.quantiles.empty()) return o.quantiles;
   std::vector<std::string> names;
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles)
       if (std::find(names.begin(), names.end(), q.name) == names.end()) names.push_back(q.name);
   return names;
-}
-
-std::string band_text(const stats::Band& b) {
-  return "+" + fmt("%g", b.regression * 100) + "% / -" + fmt("%g", b.improvement * 100) + "%";
 }
 
 // ANSI colour of a verdict cell; unchanged stays plain.
@@ -136,82 +134,86 @@ std::string common_shift_line(const stats::Comparison& c) {
   if (!q.tested()) return "";
   std::string s = std::string("all functions together (the runs' speed, head/base): ") + format_ratio(q) + " " +
                   std::string(stats::to_string(q.verdict));
-  if (!c.common_shift_tested) s += " (shown, not tested: the base runs were not measured beside the head's)";
-  else if (!q.reason.empty()) s += ": " + q.reason;
+  if (!c.common_shift_tested)
+    s += " (shown, not tested: the base runs were not measured beside the head's)";
+  else if (!q.reason.empty())
+    s += ": " + q.reason;
   return s;
 }
 
-std::string render_text(const stats::Comparison& c, const TextOptions& o) {
-  const auto quantiles = columns_for(c, o);
-  // Rows of cells; a row with one cell is a free-form line (a reason) printed as is. colour[i]
-  // is the ANSI colour of row i's first cell ("" for none).
+namespace {
+
+// Rows of cells; a row with one cell is a free-form line (a reason) printed as is. colour[i] is the
+// ANSI colour of row i's first cell ("" for none).
+struct Table {
   std::vector<std::vector<std::string>> rows;
   std::vector<const char*> colour;
-  auto line = [&](std::string text) {
+  void line(std::string text) {
     rows.push_back({std::move(text)});
     colour.push_back("");
-  };
-  std::vector<std::string> header = {"verdict", "function"};
-  for (const auto& q : quantiles) {
-    header.push_back(q + " base -> head");
-    header.push_back(q + " head/base [CI]");
   }
-  header.push_back("calls/run base -> head");
-  rows.push_back(header);
-  colour.push_back("");
-  for (const auto& f : c.functions) {
-    if (!o.show_unchanged && f.verdict == stats::Verdict::kUnchanged) continue;
-    std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
-    for (const auto& name : quantiles) {
-      const auto* q = f.find(name);
-      if (q && q->tested()) {
-        row.push_back(format_duration(q->base_ns) + " -> " + format_duration(q->head_ns));
-        row.push_back(format_ratio(*q));
-      } else {
-        row.push_back("-");
-        row.push_back("-");
-      }
-    }
-    row.push_back(calls_cell(f));
-    rows.push_back(row);
-    colour.push_back(o.color ? verdict_colour(f.verdict) : "");
-    if (o.reasons) {
-      for (const auto& q : f.quantiles)
-        if (!q.reason.empty()) line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);
-      if (f.calls_changed)
-        line("    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run) +
-             (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)"));
-    }
-    if (f.verdict == stats::Verdict::kRegression) {
-      if (!o.next.rerun.empty()) line("    reproduce: " + o.next.rerun);
-      if (!o.next.accept.empty() || !o.next.accept_note.empty())
-        line("    accept:    " + o.next.accept +
-             (o.next.accept_note.empty() ? "" : (o.next.accept.empty() ? "" : "  # ") + o.next.accept_note));
-    }
-  }
+};
 
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& r : rows)
+std::vector<std::string> function_row(const stats::FunctionComparison& f, const std::vector<std::string>& quantiles) {
+  std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
+  for (const auto& name : quantiles) {
+    const auto* q = f.find(name);
+    if (q && q->tested()) {
+      row.push_back(format_duration(q->base_ns) + " -> " + format_duration(q->head_ns));
+      row.push_back(format_ratio(*q));
+    } else {
+      row.push_back("-");
+      row.push_back("-");
+    }
+  }
+  row.push_back(calls_cell(f));
+  return row;
+}
+
+// The lines under a function: why (reasons) and, for a regression, what to do next.
+void function_notes(const stats::FunctionComparison& f, const ReportInputs& o, Table& t) {
+  if (o.reasons) {
+    for (const auto& q : f.quantiles)
+      if (!q.reason.empty()) t.line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);
+    if (f.calls_changed)
+      t.line("    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run) +
+             (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)"));
+  }
+  if (f.verdict == stats::Verdict::kRegression) {
+    if (!o.next.rerun.empty()) t.line("    reproduce: " + o.next.rerun);
+    if (!o.next.accept.empty() || !o.next.accept_note.empty())
+      t.line("    accept:    " + o.next.accept +
+             (o.next.accept_note.empty() ? "" : (o.next.accept.empty() ? "" : "  # ") + o.next.accept_note));
+  }
+}
+
+// Columns padded to their widest cell; padding is counted on the plain cell (escape codes take no
+// columns on a terminal).
+std::string layout(const Table& t) {
+  std::vector<size_t> width(t.rows.front().size(), 0);
+  for (const auto& r : t.rows)
     if (r.size() > 1)
       for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
   std::string out;
-  for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
-  if (!o.notices.empty()) out += "\n";
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const auto& r = rows[k];
+  for (size_t k = 0; k < t.rows.size(); ++k) {
+    const auto& r = t.rows[k];
     std::string text;
     if (r.size() == 1) {
       text = r[0];
     } else {
       for (size_t i = 0; i < r.size(); ++i) {
-        // Padding is counted on the plain cell: escape codes take no columns on a terminal.
-        text += i == 0 && *colour[k] ? colour[k] + r[i] + "\x1b[0m" : r[i];
+        text += i == 0 && *t.colour[k] ? t.colour[k] + r[i] + "\x1b[0m" : r[i];
         if (i + 1 < r.size()) text += std::string(width[i] - r[i].size() + 2, ' ');
       }
     }
     out += text + "\n";
   }
+  return out;
+}
 
+// Warnings, one-sided functions, thresholds, method and the summary line.
+std::string footer(const stats::Comparison& c) {
+  std::string out;
   if (const std::string cs = common_shift_line(c); !cs.empty()) out += "\n" + cs + "\n";
   if (!c.warnings.empty()) {
     out += "\nwarnings:\n";
@@ -230,6 +232,31 @@ std::string render_text(const stats::Comparison& c, const TextOptions& o) {
   out += "method: " + c.method + "\n";
   out += summary_line(c) + "\n";
   return out;
+}
+
+}  // namespace
+
+std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
+  const auto quantiles = columns_for(c, o);
+  Table t;
+  std::vector<std::string> header = {"verdict", "function"};
+  for (const auto& q : quantiles) {
+    header.push_back(q + " base -> head");
+    header.push_back(q + " head/base [CI]");
+  }
+  header.push_back("calls/run base -> head");
+  t.rows.push_back(header);
+  t.colour.push_back("");
+  for (const auto& f : c.functions) {
+    if (o.quiet && f.verdict == stats::Verdict::kUnchanged) continue;
+    t.rows.push_back(function_row(f, quantiles));
+    t.colour.push_back(o.color ? verdict_colour(f.verdict) : "");
+    function_notes(f, o, t);
+  }
+  std::string out;
+  for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
+  if (!o.notices.empty()) out += "\n";
+  return out + layout(t) + footer(c);
 }
 
 }  // namespace gate::report

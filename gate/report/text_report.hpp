@@ -10,23 +10,6 @@
 
 namespace gate::report {
 
-struct TextOptions {
-  // Quantile columns, by name, in this order; empty: every quantile compared.
-  std::vector<std::string> quantiles;
-  // Print an indented line under a function for each quantile that is inconclusive or lacks
-  // data, and for a calls-per-run change (the "why" behind the verdict).
-  bool reasons = true;
-  // false: leave unchanged functions out of the table (they are still counted in the summary).
-  bool show_unchanged = true;
-  // ANSI colour on the verdicts. The caller decides (stdout is a terminal, NO_COLOR unset):
-  // a file or CI log must stay plain.
-  bool color = false;
-  // Printed first, one "NOTE:" line each (e.g. the branch changed its baseline or thresholds).
-  std::vector<std::string> notices;
-  // Printed under every regression: how to reproduce it and how to accept it.
-  NextSteps next;
-};
-
 // "812ns", "12.3us", "4.56ms", "1.23s": three significant digits, ASCII units (CI logs).
 std::string format_duration(double ns);
 // "1.31x [1.24, 1.38]"; "-" when the quantile was not tested.
@@ -43,7 +26,8 @@ std::string calls_cell(const stats::FunctionComparison& f);
 // was compared.
 std::string thresholds_line(const stats::Comparison& c);
 
-// The whole report, ending with the summary line and a newline.
-std::string render_text(const stats::Comparison& c, const TextOptions& options = {});
+// The whole report, ending with the summary line and a newline. Reads notices, next steps, quiet,
+// color, quantiles and reasons from `in`.
+std::string render_text(const stats::Comparison& c, const ReportInputs& in = {});
 
 }  // namespace gate::report

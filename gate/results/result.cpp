@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/files.hpp"
 
 namespace gate {
 
@@ -208,14 +209,12 @@ ResultFile result_from_json_text(const std::string& text, const std::string& ori
 }
 
 ResultFile load_result_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const auto text = read_file(path);
+  if (!text) {
     throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
                       "check the path; `gate record` creates baselines");
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return result_from_json_text(ss.str(), path);
+  return result_from_json_text(*text, path);
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {

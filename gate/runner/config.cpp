@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/files.hpp"
 
 namespace gate::runner {
 
@@ -30,15 +31,30 @@ struct Ctx {
   }
 };
 
+// A map key as text; a key that is itself a list or map is an error at its line.
+std::string key_text(const Ctx& c, const YAML::Node& k) {
+  if (!k.IsScalar()) throw c.err(k, "?", "is not a plain key", "keys are names, e.g. runs: 5");
+  return k.as<std::string>();
+}
+
 void check_keys(const Ctx& c, const YAML::Node& map, const std::string& what,
                 const std::set<std::string>& allowed) {
   for (const auto& kv : map) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(c, kv.first);
     if (!allowed.count(k)) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       throw c.err(kv.first, k, "is not a known key of " + what, "use one of: " + list);
     }
+  }
+}
+
+bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  try {
+    return n.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw c.err(n, key, "must be true or false, got '" + (n.IsScalar() ? n.as<std::string>() : "a list or map") + "'",
+                "write " + key + ": true or " + key + ": false");
   }
 }
 
@@ -109,7 +125,7 @@ std::map<std::string, double> quantile_map(const Ctx& c, const YAML::Node& n, co
   if (!n.IsMap()) throw c.err(n, key, "must be a map of quantile: threshold", "e.g. {p50: 5%, p99: 20%}");
   std::map<std::string, double> out;
   for (const auto& kv : n) {
-    std::string q = kv.first.as<std::string>();
+    std::string q = key_text(c, kv.first);
     check_quantile(c, kv.first, q);
     out[q] = threshold(c, kv.second, key + "." + q);
   }
@@ -128,60 +144,36 @@ std::vector<std::string> Config::patterns() const {
   return out;
 }
 
-Config load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
-                      "pass the path of your gate.yaml with --config (see examples/shop/gate.yaml)");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  Ctx c{path};
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw Error::make(path + ":" + std::to_string(e.mark.line + 1), "is not valid YAML: " + e.msg,
-                      "fix the syntax at that line (JSON is valid YAML too)");
-  }
-  if (!root.IsMap()) throw Error::make(path, "must be a YAML map of keys", "see examples/shop/gate.yaml");
-  check_keys(c, root, "the config",
-             {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
-              "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
-              "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing"});
+namespace {
 
-  Config cfg;
-  cfg.path = fs::absolute(path).lexically_normal().string();
-  cfg.dir = fs::path(cfg.path).parent_path().string();
-  cfg.hash = config_fingerprint(text);
-  cfg.name = root["name"] ? str(c, root["name"], "name") : fs::path(path).stem().string();
+ServiceSpec parse_service(const Ctx& c, const YAML::Node& s) {
+  if (!s.IsMap()) throw c.err(s, "service", "must be a map", "keys: command, ready_tcp, load");
+  check_keys(c, s, "service", {"command", "ready_tcp", "ready_timeout", "load", "stop_signal", "stop_timeout"});
+  ServiceSpec sv;
+  if (!s["command"]) throw c.err(s, "service.command", "is missing", "the command that starts the service");
+  if (!s["load"]) throw c.err(s, "service.load", "is missing", "the command that drives load against it");
+  sv.command = str(c, s["command"], "service.command");
+  sv.load = str(c, s["load"], "service.load");
+  if (s["ready_tcp"]) sv.ready_tcp = str(c, s["ready_tcp"], "service.ready_tcp");
+  if (s["ready_timeout"]) sv.ready_timeout_s = duration_s(c, s["ready_timeout"], "service.ready_timeout");
+  if (s["stop_timeout"]) sv.stop_timeout_s = duration_s(c, s["stop_timeout"], "service.stop_timeout");
+  if (s["stop_signal"]) {
+    sv.stop_signal = str(c, s["stop_signal"], "service.stop_signal");
+    if (sv.stop_signal != "SIGTERM" && sv.stop_signal != "SIGINT" && sv.stop_signal != "SIGKILL")
+      throw c.err(s["stop_signal"], "service.stop_signal", "must be SIGTERM, SIGINT or SIGKILL", "");
+  }
+  return sv;
+}
+
+// What runs and how: build, binary, workload or service, run counts, timeouts, environment.
+void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["build"]) cfg.build = str(c, root["build"], "build");
   if (!root["binary"]) {
     throw c.err(root, "binary", "is missing", "name the Go binary to probe, e.g. binary: bin/shop");
   }
   cfg.binary = absolute(cfg.dir, str(c, root["binary"], "binary"));
   if (root["workload"]) cfg.workload = str(c, root["workload"], "workload");
-  if (root["service"]) {
-    const auto& s = root["service"];
-    if (!s.IsMap()) throw c.err(s, "service", "must be a map", "keys: command, ready_tcp, load");
-    check_keys(c, s, "service", {"command", "ready_tcp", "ready_timeout", "load", "stop_signal", "stop_timeout"});
-    ServiceSpec sv;
-    if (!s["command"]) throw c.err(s, "service.command", "is missing", "the command that starts the service");
-    if (!s["load"]) throw c.err(s, "service.load", "is missing", "the command that drives load against it");
-    sv.command = str(c, s["command"], "service.command");
-    sv.load = str(c, s["load"], "service.load");
-    if (s["ready_tcp"]) sv.ready_tcp = str(c, s["ready_tcp"], "service.ready_tcp");
-    if (s["ready_timeout"]) sv.ready_timeout_s = duration_s(c, s["ready_timeout"], "service.ready_timeout");
-    if (s["stop_timeout"]) sv.stop_timeout_s = duration_s(c, s["stop_timeout"], "service.stop_timeout");
-    if (s["stop_signal"]) {
-      sv.stop_signal = str(c, s["stop_signal"], "service.stop_signal");
-      if (sv.stop_signal != "SIGTERM" && sv.stop_signal != "SIGINT" && sv.stop_signal != "SIGKILL")
-        throw c.err(s["stop_signal"], "service.stop_signal", "must be SIGTERM, SIGINT or SIGKILL", "");
-    }
-    cfg.service = sv;
-  }
+  if (root["service"]) cfg.service = parse_service(c, root["service"]);
   if (cfg.workload.empty() == !cfg.service.has_value()) {
     throw c.err(root, cfg.workload.empty() ? "workload" : "service",
                 cfg.workload.empty() ? "is missing: say how to drive the binary"
@@ -199,30 +191,35 @@ Config load_config(const std::string& path) {
   if (root["env"]) {
     const auto& e = root["env"];
     if (!e.IsMap()) throw c.err(e, "env", "must be a map of NAME: value", "e.g. env: {GOMAXPROCS: \"2\"}");
-    for (const auto& kv : e) cfg.env[kv.first.as<std::string>()] = str(c, kv.second, "env." + kv.first.as<std::string>());
-  }
-  const auto& fns = root["functions"];
-  if (!fns || !fns.IsSequence() || fns.size() == 0) {
-    throw c.err(fns ? fns : root, "functions", "must list at least one function",
-                "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"]; `gate functions BINARY` lists candidates");
-  }
-  for (const auto& f : fns) {
-    FunctionSpec spec;
-    if (f.IsScalar()) {
-      spec.pattern = f.as<std::string>();
-    } else if (f.IsMap()) {
-      check_keys(c, f, "a function entry", {"name", "threshold", "thresholds"});
-      if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
-      spec.pattern = str(c, f["name"], "name");
-      if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
-      if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
-    } else {
-      throw c.err(f, "functions[]", "must be a name or {name, threshold}", "");
+    for (const auto& kv : e) {
+      const std::string k = key_text(c, kv.first);
+      cfg.env[k] = str(c, kv.second, "env." + k);
     }
-    if (spec.pattern.empty()) throw c.err(f, "functions[]", "is an empty name", "");
-    cfg.functions.push_back(spec);
   }
+}
+
+FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
+  FunctionSpec spec;
+  if (f.IsScalar()) {
+    spec.pattern = f.as<std::string>();
+  } else if (f.IsMap()) {
+    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds"});
+    if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
+    spec.pattern = str(c, f["name"], "name");
+    if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
+    if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
+  } else {
+    throw c.err(f, "functions[]", "must be a name or {name, threshold}", "");
+  }
+  if (spec.pattern.empty()) throw c.err(f, "functions[]", "is an empty name", "");
+  return spec;
+}
+
+// The verdict settings: quantiles, thresholds, policies, the baseline file.
+void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["quantiles"]) {
+    if (!root["quantiles"].IsSequence())
+      throw c.err(root["quantiles"], "quantiles", "must be a list", "e.g. quantiles: [p50, p99]");
     cfg.quantiles.clear();
     for (const auto& q : root["quantiles"]) {
       std::string s = str(c, q, "quantiles[]");
@@ -234,15 +231,64 @@ Config load_config(const std::string& path) {
   if (root["threshold"]) cfg.threshold = threshold(c, root["threshold"], "threshold");
   if (root["thresholds"]) cfg.quantile_thresholds = quantile_map(c, root["thresholds"], "thresholds");
   if (root["calls_change"]) cfg.calls_change = threshold(c, root["calls_change"], "calls_change");
-  if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = root["fail_on_calls_change"].as<bool>();
-  if (root["fail_on_insufficient_data"]) cfg.fail_on_insufficient = root["fail_on_insufficient_data"].as<bool>();
-  if (root["speed_normalization"]) cfg.speed_normalization = root["speed_normalization"].as<bool>();
+  if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = boolean(c, root["fail_on_calls_change"], "fail_on_calls_change");
+  if (root["fail_on_insufficient_data"])
+    cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");
+  if (root["speed_normalization"])
+    cfg.speed_normalization = boolean(c, root["speed_normalization"], "speed_normalization");
   if (root["pairing"]) {
     cfg.pairing = str(c, root["pairing"], "pairing");
     if (cfg.pairing != "auto" && cfg.pairing != "off")
-      throw Error::make(path + ": pairing", "is \"" + cfg.pairing + "\"", "use auto (pair gate ab's runs) or off");
+      throw c.err(root["pairing"], "pairing", "is \"" + cfg.pairing + "\"", "use auto (pair gate ab's runs) or off");
   }
   if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
+}
+
+}  // namespace
+
+Config load_config(const std::string& path) {
+  const auto text = read_file(path);
+  if (!text) {
+    throw Error::make(path, std::string("cannot be read (") + std::strerror(errno) + ")",
+                      "pass the path of your gate.yaml with --config (see examples/shop/gate.yaml)");
+  }
+  return parse_config(*text, path);
+}
+
+Config parse_config(const std::string& text, const std::string& path, const std::string& label) {
+  const Ctx c{label.empty() ? path : label};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error::make(c.file + ":" + std::to_string(e.mark.line + 1), "is not valid YAML: " + e.msg,
+                      "fix the syntax at that line (JSON is valid YAML too)");
+  }
+  if (!root.IsMap()) throw Error::make(c.file, "must be a YAML map of keys", "see examples/shop/gate.yaml");
+  check_keys(c, root, "the config",
+             {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
+              "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
+              "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
+              "pairing"});
+  Config cfg;
+  cfg.path = fs::absolute(path).lexically_normal().string();
+  cfg.dir = fs::path(cfg.path).parent_path().string();
+  cfg.hash = config_fingerprint(text);
+  try {
+    cfg.name = root["name"] ? str(c, root["name"], "name") : fs::path(path).stem().string();
+    parse_workload(c, root, cfg);
+    const auto& fns = root["functions"];
+    if (!fns || !fns.IsSequence() || fns.size() == 0) {
+      throw c.err(fns ? fns : root, "functions", "must list at least one function",
+                  "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"]; `gate functions BINARY` lists candidates");
+    }
+    for (const auto& f : fns) cfg.functions.push_back(parse_function(c, f));
+    parse_verdict(c, root, cfg);
+  } catch (const YAML::Exception& e) {  // a shape yaml-cpp refused that no check above foresaw
+    const std::string line = e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : "";
+    throw Error::make(c.file + line, "has a value of the wrong type: " + e.msg,
+                      "see the gate.yaml reference in README.md");
+  }
   return cfg;
 }
 

@@ -56,6 +56,9 @@ struct Config {
 
 // Throws gate::Error (exit 2) naming the file, the key (with line) and the fix.
 Config load_config(const std::string& path);
+// The same from text: `path` places the config (its directory anchors relative paths), `label`
+// names it in errors (default: path), e.g. "origin/main:gate.yaml" for a config read from git.
+Config parse_config(const std::string& text, const std::string& path, const std::string& label = "");
 
 // "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.
 std::string config_fingerprint(const std::string& bytes);

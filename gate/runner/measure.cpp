@@ -13,7 +13,7 @@ void run_build(const Config& cfg, const std::function<void(const std::string&)>&
   if (log) log("building: " + cfg.build);
   std::string out;
   int rc = run_shell(cfg.build, cfg.dir, cfg.env, &out, signals);
-  if (rc == -1) throw Error("gate: interrupted during the build step", ExitCode::kMeasure);
+  if (rc == -1) throw Error("interrupted during the build step", ExitCode::kMeasure);
   if (rc != 0) {
     throw Error::make("build command '" + cfg.build + "'",
                       "exited with status " + std::to_string(rc) + "; its output ends with:\n" + out,
@@ -64,9 +64,9 @@ void Measurer::use_fresh_copy(int run) {
 
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  target_ = prepare_target(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
-                           opts.entry);
-  const Target& target = target_;
+  target_ = plan::make_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
+                            opts.entry);
+  const plan::ProbePlan& target = target_;
   original_binary_ = target_.binary;
   // For workload scripts: the file gate was given (GATE_BINARY is the copy that is probed), and
   // which side of gate ab this is.

@@ -68,7 +68,7 @@ class Measurer {
  private:
   const Config& cfg_;
   MeasureOptions opts_;
-  Target target_;
+  plan::ProbePlan target_;
   std::string original_binary_;
   std::string copy_dir_;  // fresh copies live here ("" when not copying)
   std::unique_ptr<RunSession> session_;

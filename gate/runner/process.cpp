@@ -22,8 +22,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-
-extern char** environ;
+#include "common/subprocess.hpp"
 
 namespace gate::runner {
 
@@ -51,6 +50,39 @@ std::vector<std::string> split_words(const std::string& cmd) {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The child's side of Child::spawn: own process group, dies with gate, waits at the start gate
+// until gate has tracked it, then redirects and execs. Only async-signal-safe calls.
+[[noreturn]] void exec_held_child(const SpawnOptions& o, std::vector<char*>& argv, std::vector<char*>& envp,
+                                  const std::string& out, const std::string& errp, const int gate_pipe[2],
+                                  int errno_fd, pid_t parent) {
+  setpgid(0, 0);
+  if (o.die_with_gate) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+  }
+  sigset_t s = watched_signals();
+  sigprocmask(SIG_UNBLOCK, &s, nullptr);
+  char c;
+  ::close(gate_pipe[1]);
+  while (::read(gate_pipe[0], &c, 1) < 0 && errno == EINTR) {
+  }
+  int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fi = ::open("/dev/null", O_RDONLY);
+  if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
+    int e = errno;
+    (void)!::write(errno_fd, &e, sizeof e);
+    _exit(127);
+  }
+  dup2(fi, 0);
+  dup2(fo, 1);
+  dup2(fe, 2);
+  execvpe(argv[0], argv.data(), envp.data());
+  int e = errno;
+  (void)!::write(errno_fd, &e, sizeof e);
+  _exit(127);
 }
 
 }  // namespace
@@ -88,13 +120,7 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    std::string k = kv.substr(0, kv.find('='));
-    if (!o.env.count(k)) env_store.push_back(kv);
-  }
-  for (const auto& [k, v] : o.env) env_store.push_back(k + "=" + v);
+  std::vector<std::string> env_store = environment_with(o.env);
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -107,34 +133,7 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
     throw Error::make("workload '" + o.command + "'", std::string("fork failed: ") + std::strerror(errno), "",
                       ExitCode::kMeasure);
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    if (o.die_with_gate) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-    }
-    sigset_t s = watched_signals();
-    sigprocmask(SIG_UNBLOCK, &s, nullptr);
-    char c;
-    ::close(gate_pipe[1]);
-    while (::read(gate_pipe[0], &c, 1) < 0 && errno == EINTR) {
-    }
-    int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fi = ::open("/dev/null", O_RDONLY);
-    if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
-      int e = errno;
-      (void)!::write(err_pipe[1], &e, sizeof e);
-      _exit(127);
-    }
-    dup2(fi, 0);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    execvpe(argv[0], argv.data(), envp.data());
-    int e = errno;
-    (void)!::write(err_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
+  if (pid == 0) exec_held_child(o, argv, envp, out, errp, gate_pipe, err_pipe[1], parent);
   ::close(gate_pipe[0]);
   ::close(err_pipe[1]);
   setpgid(pid, pid);  // also from here: no race with the child's own call
@@ -228,30 +227,38 @@ std::string file_tail(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
   const auto size = static_cast<size_t>(in.tellg());
-  const size_t start = size > max_bytes ? size - max_bytes : 0;
+  // One byte more than asked: tail_lines then sees the cut and starts after a line break.
+  const size_t start = size > max_bytes ? size - max_bytes - 1 : 0;
   in.seekg(static_cast<std::streamoff>(start));
   std::string s(size - start, '\0');
   in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  if (start > 0) {
-    size_t nl = s.find('\n');
-    if (nl != std::string::npos) s = "..." + s.substr(nl);
-  }
-  return s;
+  return tail_lines(s, max_bytes);
 }
 
 int run_shell(const std::string& command, const std::string& cwd,
               const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals) {
-  char tmpl[] = "/tmp/gate-build-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd >= 0) ::close(fd);
-  SpawnOptions o{command, cwd, env, tmpl, tmpl, true};
-  Child c = Child::spawn(o, nullptr);
-  auto end = c.wait(0, signals);
-  if (end == Child::WaitEnd::kSignal) c.stop(SIGTERM, 2);
-  if (log) *log = file_tail(tmpl, 4000);
-  ::unlink(tmpl);
-  if (end == Child::WaitEnd::kSignal) return -1;
-  return c.status();
+  ProcessSpec spec;
+  spec.argv = has_shell_syntax(command) ? std::vector<std::string>{"/bin/sh", "-c", command} : split_words(command);
+  if (spec.argv.empty()) throw Error::make("command", "is empty", "set build: in gate.yaml");
+  spec.cwd = cwd;
+  spec.env = env;
+  spec.merge_stderr = true;
+  spec.own_group = true;
+  if (signals) {
+    spec.cancel_fd = signals->fd();
+    spec.cancelled = [signals] { return signals->poll_signal() != 0; };
+  }
+  const ProcessResult r = run_process(spec);
+  if (r.exec_errno) {
+    throw Error::make("command '" + command + "'",
+                      std::string("cannot be started: ") + std::strerror(r.exec_errno) + " (" + spec.argv[0] + ")",
+                      r.exec_errno == ENOENT ? "check the command and that the build step produced it"
+                                             : "check the working directory " + cwd,
+                      ExitCode::kMeasure);
+  }
+  if (log) *log = tail_lines(r.out, 4000);
+  if (r.cancelled) return -1;
+  return r.status;
 }
 
 bool wait_tcp_ready(const std::string& host_port, double timeout_s, const std::function<bool()>& alive) {

@@ -71,7 +71,7 @@ RunContext host_context() {
   return c;
 }
 
-RunSession::RunSession(const Config& cfg, const Target& target, const SessionOptions& opts)
+RunSession::RunSession(const Config& cfg, const plan::ProbePlan& target, const SessionOptions& opts)
     : cfg_(cfg), target_(target), opts_(opts) {
   char tmpl[] = "/tmp/gate-run-XXXXXX";
   if (!mkdtemp(tmpl)) {
@@ -112,96 +112,111 @@ std::string RunSession::command_for(const std::string& cmd) const {
   return cmd.substr(0, start) + target_.binary + (end == std::string::npos ? "" : cmd.substr(end));
 }
 
+namespace {
+
+Error run_failure(const std::string& what, const std::string& label, const std::string& cause,
+                  const std::string& stderr_path, const std::string& fix) {
+  return Error::make(what + " (" + label + ")", cause + "; its stderr ends with:\n" + indent_tail(file_tail(stderr_path)),
+                     fix, ExitCode::kMeasure);
+}
+
+Error interrupted(int sig, const std::string& label) {
+  return Error(std::string("interrupted by ") + strsignal(sig) + " during " + label +
+                   "; the workload was stopped and the probes removed",
+               ExitCode::kMeasure);
+}
+
+}  // namespace
+
 RunResult RunSession::run_once(int index, const std::string& variant, SignalWatch* signals) {
   const double t0 = now_s();
   const std::string started_at = iso_now();
   engine_->untrack_all();
   engine_->collect_and_reset();  // nothing from before this run counts
-
-  auto track = [this](pid_t pid) { engine_->track(pid); };
-  const std::string out = output_path(index, variant, "stdout");
-  const std::string err = output_path(index, variant, "stderr");
-  last_stdout_ = out;
-  const std::string label = "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")");
-
-  auto fail = [&](const std::string& what, const std::string& cause, const std::string& stderr_path,
-                  const std::string& fix) {
-    return Error::make(what + " (" + label + ")", cause + "; its stderr ends with:\n" + indent_tail(file_tail(stderr_path)),
-                       fix, ExitCode::kMeasure);
-  };
-  auto interrupted = [&](int sig) {
-    return Error::make("gate", std::string("interrupted by ") + strsignal(sig) + " during " + label +
-                                   "; the workload was stopped and the probes removed",
-                       "", ExitCode::kMeasure);
-  };
-
-  if (!cfg_.service) {
-    SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, out, err, true};
-    Child child = Child::spawn(so, track);
-    switch (child.wait(cfg_.timeout_s, signals)) {
-      case Child::WaitEnd::kSignal:
-        child.stop(SIGTERM, 2);
-        throw interrupted(signals->received());
-      case Child::WaitEnd::kTimeout:
-        child.stop(SIGTERM, 2);
-        throw fail("workload '" + cfg_.workload + "'",
-                   "did not finish within the timeout of " + std::to_string(static_cast<int>(cfg_.timeout_s)) + " s",
-                   err, "raise timeout: in gate.yaml, or make the workload shorter");
-      case Child::WaitEnd::kExited:
-        break;
-    }
-    if (child.status() != 0) {
-      throw fail("workload '" + cfg_.workload + "'", "exited with status " + std::to_string(child.status()), err,
-                 "run the command by hand in " + cfg_.dir + " to see why; a failed run is never recorded");
-    }
-    return collect(index, variant, t0, started_at);
+  RunFiles files{index, variant, output_path(index, variant, "stdout"), output_path(index, variant, "stderr"),
+                 "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")")};
+  last_stdout_ = files.out;
+  if (cfg_.service) {
+    run_service(files, signals);
+  } else {
+    run_workload(files, signals);
   }
+  return collect(index, variant, t0, started_at);
+}
 
-  // Service form: the service is probed; the load driver is not.
+void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
+  SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, f.out, f.err, true};
+  Child child = Child::spawn(so, [this](pid_t pid) { engine_->track(pid); });
+  switch (child.wait(cfg_.timeout_s, signals)) {
+    case Child::WaitEnd::kSignal:
+      child.stop(SIGTERM, 2);
+      throw interrupted(signals->received(), f.label);
+    case Child::WaitEnd::kTimeout:
+      child.stop(SIGTERM, 2);
+      throw run_failure("workload '" + cfg_.workload + "'", f.label,
+                        "did not finish within the timeout of " + std::to_string(static_cast<int>(cfg_.timeout_s)) + " s",
+                        f.err, "raise timeout: in gate.yaml, or make the workload shorter");
+    case Child::WaitEnd::kExited:
+      break;
+  }
+  if (child.status() != 0) {
+    throw run_failure("workload '" + cfg_.workload + "'", f.label, "exited with status " + std::to_string(child.status()),
+                      f.err, "run the command by hand in " + cfg_.dir + " to see why; a failed run is never recorded");
+  }
+}
+
+// The service is probed and must come up (ready_tcp) before the load driver, which is not probed.
+void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
   const ServiceSpec& sv = *cfg_.service;
-  SpawnOptions so{command_for(sv.command), cfg_.dir, env_, out, err, true};
-  Child service = Child::spawn(so, track);
+  SpawnOptions so{command_for(sv.command), cfg_.dir, env_, f.out, f.err, true};
+  Child service = Child::spawn(so, [this](pid_t pid) { engine_->track(pid); });
   if (!sv.ready_tcp.empty()) {
     bool ready = wait_tcp_ready(sv.ready_tcp, sv.ready_timeout_s, [&] {
       return service.running() && !(signals && signals->poll_signal());
     });
     if (signals && signals->received()) {
       service.stop(SIGTERM, 2);
-      throw interrupted(signals->received());
+      throw interrupted(signals->received(), f.label);
     }
     if (!ready) {
       const bool died = !service.running();
       service.stop(SIGTERM, 2);
-      throw fail("service '" + sv.command + "'",
-                 died ? "exited with status " + std::to_string(service.status()) + " before accepting connections"
-                      : "did not accept connections on " + sv.ready_tcp + " within " +
-                            std::to_string(static_cast<int>(sv.ready_timeout_s)) + " s",
-                 err, "check service.command and service.ready_tcp in gate.yaml");
+      throw run_failure("service '" + sv.command + "'", f.label,
+                        died ? "exited with status " + std::to_string(service.status()) + " before accepting connections"
+                             : "did not accept connections on " + sv.ready_tcp + " within " +
+                                   std::to_string(static_cast<int>(sv.ready_timeout_s)) + " s",
+                        f.err, "check service.command and service.ready_tcp in gate.yaml");
     }
   }
-  const std::string load_err = output_path(index, variant, "load.stderr");
-  SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(index, variant, "load.stdout"), load_err, true};
+  run_load(f, service, signals);
+}
+
+void RunSession::run_load(const RunFiles& f, Child& service, SignalWatch* signals) {
+  const ServiceSpec& sv = *cfg_.service;
+  const std::string load_err = output_path(f.index, f.variant, "load.stderr");
+  SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"), load_err, true};
   Child load = Child::spawn(lo, nullptr);
   const auto end = load.wait(cfg_.timeout_s, signals);
   const bool service_died = !service.running();
   service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
   if (end == Child::WaitEnd::kSignal) {
     load.stop(SIGTERM, 2);
-    throw interrupted(signals->received());
+    throw interrupted(signals->received(), f.label);
   }
   if (end == Child::WaitEnd::kTimeout) {
     load.stop(SIGTERM, 2);
-    throw fail("load '" + sv.load + "'", "did not finish within the timeout", load_err, "raise timeout: in gate.yaml");
+    throw run_failure("load '" + sv.load + "'", f.label, "did not finish within the timeout", load_err,
+                      "raise timeout: in gate.yaml");
   }
   if (load.status() != 0) {
-    throw fail("load '" + sv.load + "'", "exited with status " + std::to_string(load.status()), load_err,
-               "run the service and the load by hand to see why");
+    throw run_failure("load '" + sv.load + "'", f.label, "exited with status " + std::to_string(load.status()), load_err,
+                      "run the service and the load by hand to see why");
   }
   if (service_died) {
-    throw fail("service '" + sv.command + "'", "exited (status " + std::to_string(service.status()) + ") during the load",
-               err, "the service must keep serving until gate stops it");
+    throw run_failure("service '" + sv.command + "'", f.label,
+                      "exited (status " + std::to_string(service.status()) + ") during the load", f.err,
+                      "the service must keep serving until gate stops it");
   }
-  return collect(index, variant, t0, started_at);
 }
 
 RunResult RunSession::collect(int index, const std::string& variant, double started, const std::string& started_at) {

@@ -12,7 +12,7 @@
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "runner/process.hpp"
-#include "runner/target.hpp"
+#include "plan/probe_plan.hpp"
 
 namespace gate::runner {
 
@@ -25,18 +25,27 @@ struct SessionOptions {
 
 class RunSession {
  public:
-  RunSession(const Config& cfg, const Target& target, const SessionOptions& opts);
+  RunSession(const Config& cfg, const plan::ProbePlan& target, const SessionOptions& opts);
   ~RunSession();
 
   // One run of the workload (or service + load). `variant` labels it ("base"/"head" in ab).
   RunResult run_once(int index, const std::string& variant, SignalWatch* signals);
 
   probe::ProbeEngine& engine() { return *engine_; }
-  const Target& target() const { return target_; }
+  const plan::ProbePlan& target() const { return target_; }
   // Path of the last run's stdout file (valid until the next run).
   const std::string& last_stdout() const { return last_stdout_; }
 
  private:
+  struct RunFiles {
+    int index;
+    std::string variant;
+    std::string out, err;  // the probed process's output files
+    std::string label;     // "run 3 (head)", for errors
+  };
+  void run_workload(const RunFiles& f, SignalWatch* signals);
+  void run_service(const RunFiles& f, SignalWatch* signals);
+  void run_load(const RunFiles& f, Child& service, SignalWatch* signals);
   RunResult collect(int index, const std::string& variant, double started, const std::string& started_at);
   std::string output_path(int index, const std::string& variant, const char* stream) const;
   // The command as run: when this session measures another binary than the config's (gate ab),
@@ -45,7 +54,7 @@ class RunSession {
   std::map<std::string, std::string> env_;
 
   const Config& cfg_;
-  Target target_;
+  plan::ProbePlan target_;
   SessionOptions opts_;
   std::unique_ptr<probe::ProbeEngine> engine_;
   std::string tmp_dir_;

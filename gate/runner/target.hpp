@@ -1,37 +1,16 @@
-// A probe target: one Go binary with its declared functions resolved and their probe sites
-// found. Pure static analysis (no root): what `gate run` will attach, and why not where it can't.
+// Kept for callers written before the probe plan had its folder (tests/bench): the plan lives in
+// plan/probe_plan.hpp; new code includes that.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "analysis/probe_sites.hpp"
-#include "probe/probe_engine.hpp"
-#include "results/result.hpp"
+#include "plan/probe_plan.hpp"
 
 namespace gate::runner {
 
-struct Target {
-  std::string binary;  // absolute path
-  std::string build_id;
-  std::string go_version;
-  std::string symbol_source;            // "symtab" or "gopclntab"
-  std::vector<FunctionInfo> functions;  // every resolved function; id = index
-  std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
-  std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
-  // offsetof(runtime.g, stack.hi): from DWARF when the binary has it, else Go's layout (g.stack
-  // is the first field, stack.hi its second word). Passed to the BPF program.
-  uint32_t g_stack_hi_offset = 8;
-
-  size_t measurable_count() const;
-};
-
-// Throws gate::Error: binary missing / not ELF / not Go / Go < 1.17 / not x86-64 / unknown
-// function names / a function that exists only inlined / nothing measurable.
-Target prepare_target(const std::string& binary, const std::vector<std::string>& patterns,
-                      analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto);
-
-// "go1.21.13" -> {1, 21}; {0, 0} when unparsable.
-std::pair<int, int> parse_go_version(const std::string& v);
+using Target = plan::ProbePlan;
+using plan::parse_go_version;
+inline Target prepare_target(const std::string& binary, const std::vector<std::string>& patterns,
+                             analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto) {
+  return plan::make_plan(binary, patterns, policy);
+}
 
 }  // namespace gate::runner

@@ -18,6 +18,7 @@
 #include "analysis/reference_tools.hpp"
 #include "common/error.hpp"
 #include "runner/target.hpp"
+#include "support/gate_cli.hpp"
 
 namespace gate::analysis {
 namespace {
@@ -293,33 +294,10 @@ TEST_P(InliningTest, WithoutDwarfOneWarning) {
 
 // ---- gate functions -------------------------------------------------------------------------
 
-struct CliOutput {
-  int code = -1;
-  std::string out, err;
-};
-
-CliOutput gate_functions(const std::vector<std::string>& args) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gate-inlining-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string o = (dir / "out").string(), e = (dir / "err").string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen(o.c_str(), "w", stdout) || !freopen(e.c_str(), "w", stderr)) _exit(126);
-    std::vector<char*> argv{const_cast<char*>("gate"), const_cast<char*>("functions")};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(GATE_BINARY_DIR "/gate/cli/gate", argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  };
-  CliOutput r{WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(o), slurp(e)};
-  std::filesystem::remove_all(dir);
-  return r;
+gate::testing::CliOutcome gate_functions(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"functions"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return gate::testing::run_gate(argv);
 }
 
 TEST_P(InliningTest, FunctionsCommandShowsInlinedCounts) {

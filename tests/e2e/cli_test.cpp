@@ -153,6 +153,7 @@ TEST(Cli, InterruptedRunWritesPartialOutputAndDetaches) {
   });
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("gate: error: gate:"), std::string::npos) << "one prefix: " << r.err;
   auto res = load_result_file(out);
   EXPECT_TRUE(res.partial);
   EXPECT_LT(res.runs.size(), 50u);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "report_fixture.hpp"
+#include "support/gate_cli.hpp"
 #include "results/result.hpp"
 
 namespace gate::testing {
@@ -21,19 +22,8 @@ namespace fs = std::filesystem;
 
 const std::string kGate = GATE_BINARY_DIR "/gate/cli/gate";
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = CliOutcome;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A directory for this test process, removed when it exits.
 struct Scratch {
@@ -52,30 +42,10 @@ fs::path scratch() {
   return s.dir;
 }
 
-// Runs a program with args in dir, with extra environment; stdout and stderr captured.
-Outcome run_in(const fs::path& dir, const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
-  static int serial = 0;
-  const fs::path o = scratch() / ("out-" + std::to_string(++serial)), e = scratch() / ("err-" + std::to_string(serial));
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    if (!freopen(o.c_str(), "w", stdout) || !freopen(e.c_str(), "w", stderr)) _exit(126);
-    for (const auto& kv : env) putenv(const_cast<char*>(kv.c_str()));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(o), slurp(e)};
-}
+using Env = std::map<std::string, std::string>;
 
-Outcome gate(const std::vector<std::string>& args, const fs::path& dir = scratch(), const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv = {kGate};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_in(dir, argv, env);
+Outcome gate(const std::vector<std::string>& args, const fs::path& dir = scratch(), const Env& env = {}) {
+  return run_gate(args, {.env = env, .cwd = dir.string()});
 }
 
 // The sample's base and head as result files, written once.
@@ -190,7 +160,7 @@ struct Repo {
   Outcome git(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {"git", "-c", "user.name=gate test", "-c", "user.email=gate@example.com"};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_in(dir, argv, {"GIT_CONFIG_NOSYSTEM=1", "HOME=" + dir.string()});
+    return run_program(argv, dir.string(), {{"GIT_CONFIG_NOSYSTEM", "1"}, {"HOME", dir.string()}});
   }
 };
 
@@ -261,7 +231,7 @@ TEST(BaselineRef, ClearErrors) {
   const fs::path outside = fs::temp_directory_path() / ("gate-report-nogit-" + std::to_string(getpid()));
   fs::create_directories(outside);
   fs::copy_file(files().base, outside / "b.json", fs::copy_options::overwrite_existing);
-  r = gate({"compare", "b.json", files().head, "--baseline-ref", "main"}, outside, {"GIT_CEILING_DIRECTORIES=/"});
+  r = gate({"compare", "b.json", files().head, "--baseline-ref", "main"}, outside, {{"GIT_CEILING_DIRECTORIES", "/"}});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, "is not in a git repository")) << r.err;
   fs::remove_all(outside);

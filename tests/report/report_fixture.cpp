@@ -1,9 +1,12 @@
 // The deterministic sample comparison of the report tests (see report_fixture.hpp).
 #include "report_fixture.hpp"
 
+#include "common/files.hpp"
 #include "synthetic.hpp"
 
 namespace gate::testing {
+
+std::string slurp(const std::string& path) { return read_file(path).value_or(""); }
 
 void make_report_sample(ReportSample& s) {
   std::vector<SyntheticFunction> base_fns = {

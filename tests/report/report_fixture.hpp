@@ -27,6 +27,10 @@ void make_report_sample(ReportSample& s);
 // The sample, made once per test process and shared by every test that only reads it.
 const ReportSample& sample();
 
+// Test helpers every report test uses: a file's bytes ("" when missing) and substring checks.
+std::string slurp(const std::string& path);
+inline bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
 // The function names used, for assertions.
 inline const char* kRegressed = "example.com/shop.(*Cart).Checkout";
 inline const char* kImproved = "example.com/shop/pricing.Apply";

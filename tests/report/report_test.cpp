@@ -27,14 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 size_t count_of(const std::string& s, const std::string& what) {
   size_t n = 0;

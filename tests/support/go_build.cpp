@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/subprocess.hpp"
 
 extern char** environ;
 
@@ -100,37 +101,17 @@ struct RunResult {
   std::string output;  // stdout and stderr interleaved
 };
 
-// fork/exec rather than system(): arguments (-ldflags=-s -w) must not go through a shell.
+// Not system(): arguments (-ldflags=-s -w) must not go through a shell.
 RunResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               const fs::path& cwd) {
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> cargv, cenv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  for (const auto& e : env_strings) cenv.push_back(const_cast<char*>(e.c_str()));
-  cargv.push_back(nullptr);
-  cenv.push_back(nullptr);
-
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return {};
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    if (chdir(cwd.c_str()) != 0) _exit(126);
-    execve(cargv[0], cargv.data(), cenv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  RunResult r;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) r.output.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.env = env;
+  spec.clear_env = true;
+  spec.merge_stderr = true;
+  spec.cwd = cwd.string();
+  const ProcessResult p = run_process(spec);
+  return {p.status, p.out};
 }
 
 std::string join(const std::vector<std::string>& v) {

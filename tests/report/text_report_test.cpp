@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "report_fixture.hpp"
 #include "synthetic.hpp"
 
 namespace gate::report {
 namespace {
+
+using gate::testing::contains;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -18,8 +21,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   return lines;
 }
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A comparison with a regression, an improvement, unchanged functions, a one-sided function and
 // a context warning.
@@ -124,15 +125,15 @@ TEST(TextReport, WorstFirstAlignedWithWarningsListsAndSummary) {
 
 TEST(TextReport, OptionsSelectColumnsRowsAndReasons) {
   const auto c = sample();
-  TextOptions only_p99;
+  ReportInputs only_p99;
   only_p99.quantiles = {"p99"};
   const std::string a = render_text(c, only_p99);
   EXPECT_FALSE(contains(lines_of(a)[0], "p50")) << a;
   EXPECT_TRUE(contains(lines_of(a)[0], "p99 base -> head")) << a;
 
-  TextOptions quiet;
+  ReportInputs quiet;
   quiet.reasons = false;
-  quiet.show_unchanged = false;
+  quiet.quiet = true;
   const std::string b = render_text(c, quiet);
   for (const auto& l : lines_of(b)) {
     EXPECT_NE(l.rfind("    p", 0), 0u) << l;       // no reason lines

@@ -1,5 +1,5 @@
-// Config -> statistics options; report flags and writing; baseline loading with errors that say the fix.
-#include "cli/verdict.hpp"
+// The report flags: what goes where, the baseline they name, and writing the reports.
+#include "cli/report_flags.hpp"
 
 #include <unistd.h>
 
@@ -9,49 +9,13 @@
 #include <filesystem>
 #include <optional>
 
-#include "analysis/functions.hpp"
-#include "cli/baseline_ref.hpp"
+#include "baselines/git_ref.hpp"
+#include "baselines/store.hpp"
 #include "report/report_util.hpp"
-#include "report/text_report.hpp"
+#include "verdict/options.hpp"
+#include "verdict/threshold_diff.hpp"
 
 namespace gate::cli {
-
-stats::CompareOptions compare_options(const runner::Config* cfg, const std::vector<FunctionInfo>& functions) {
-  stats::CompareOptions o;
-  if (!cfg) return o;
-  o.quantiles.clear();
-  for (const auto& q : cfg->quantiles) o.quantiles.push_back(stats::QuantileSpec::parse(q));
-  if (cfg->threshold) o.thresholds.defaults = {*cfg->threshold, *cfg->threshold};
-  for (const auto& [q, t] : cfg->quantile_thresholds) o.thresholds.per_quantile[q] = {t, t};
-  for (const auto& spec : cfg->functions) {
-    if (!spec.threshold && spec.quantile_thresholds.empty()) continue;
-    const auto pat = analysis::NamePattern::parse(spec.pattern);
-    for (const auto& f : functions) {
-      if (!pat.matches(f.name)) continue;
-      if (spec.threshold && !o.thresholds.per_function.count(f.name))
-        o.thresholds.per_function[f.name] = {*spec.threshold, *spec.threshold};
-      for (const auto& [q, t] : spec.quantile_thresholds) {
-        auto& m = o.thresholds.per_function_quantile[f.name];
-        if (!m.count(q)) m[q] = {t, t};
-      }
-    }
-  }
-  o.calls_ratio_threshold = 1.0 + cfg->calls_change;
-  o.calls_policy = cfg->fail_on_calls_change ? stats::CallsPolicy::kFailOnChange : stats::CallsPolicy::kReport;
-  o.require_sufficient_data = cfg->fail_on_insufficient;
-  o.normalize_speed = cfg->speed_normalization;
-  o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
-  o.validate();
-  return o;
-}
-
-int print_report(const stats::Comparison& c, const Globals& g) {
-  report::TextOptions t;
-  t.show_unchanged = !g.quiet;  // quiet: regressions and doubts only; the summary counts the rest
-  std::fputs(report::render_text(c, t).c_str(), stdout);
-  std::fflush(stdout);
-  return static_cast<int>(c.exit_code);
-}
 
 void add_report_flags(CLI::App& app, ReportFlags& f) {
   app.add_option("--format", f.formats,
@@ -115,12 +79,12 @@ std::vector<report::ReportRequest> report_requests(const ReportFlags& f) {
 
 void validate_report_flags(const ReportFlags& f, const runner::Config* cfg) {
   report_requests(f);
-  if (!f.baseline_ref.empty() && cfg) read_at_ref(f.baseline_ref, cfg->path);  // repository and ref exist
+  if (!f.baseline_ref.empty() && cfg) baselines::read_at_ref(f.baseline_ref, cfg->path);  // repository and ref exist
 }
 
 ResultFile load_baseline(const std::string& path, const std::string& config_path, ReportFlags& f) {
-  if (f.baseline_ref.empty()) return load_baseline(path, config_path);
-  return load_baseline_at_ref(f.baseline_ref, path, config_path, f.notices);
+  if (f.baseline_ref.empty()) return baselines::load(path, config_path);
+  return baselines::load_at_ref(f.baseline_ref, path, config_path, f.notices);
 }
 
 namespace {
@@ -140,13 +104,13 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   const auto requests = report_requests(f);  // before any work: a usage error is exit 2, not a half report
   std::optional<stats::CompareOptions> options;
   if (ctx.head) {
-    options = compare_options(ctx.cfg, ctx.head->functions);
+    options = verdict::compare_options(ctx.cfg, ctx.head->functions);
     if (ctx.cfg && !f.baseline_ref.empty()) {
       try {
-        note_config_changes(f.baseline_ref, *ctx.cfg, ctx.head->functions, f.notices);
+        const std::string notice = verdict::config_change_notice(f.baseline_ref, *ctx.cfg, ctx.head->functions);
+        if (!notice.empty()) f.notices.push_back(notice);
       } catch (const Error& e) {  // after measuring, a report with a notice beats no report
-        const std::string why = e.what();
-        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + why.substr(0, why.find('\n')));
+        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + e.summary());
       }
     }
   }
@@ -191,43 +155,6 @@ std::string display_path(const std::string& path) {
   const fs::path rel = p.lexically_relative(fs::current_path(ec));
   if (ec || rel.empty() || *rel.begin() == "..") return path;
   return rel.string();
-}
-
-ResultFile load_baseline(const std::string& path, const std::string& config_path) {
-  if (!std::filesystem::exists(path)) {
-    throw Error::make("baseline " + path, "does not exist",
-                      "record one first: gate record -c " + (config_path.empty() ? "gate.yaml" : config_path) +
-                          " --baseline " + path);
-  }
-  ResultFile r = load_result_file(path);
-  if (r.partial) {
-    throw Error::make("baseline " + path, "is a partial result (" + r.partial_reason + ")",
-                      "a failed or interrupted run is never a baseline: record it again");
-  }
-  if (r.runs.empty()) {
-    throw Error::make("baseline " + path, "holds no runs", "record it again with gate record");
-  }
-  return r;
-}
-
-void require_common_functions(const ResultFile& base, const ResultFile& head, const std::string& base_path) {
-  for (const auto& f : head.functions)
-    if (base.find_function(f.name)) return;
-  auto names = [](const ResultFile& r) {
-    std::string s;
-    for (size_t i = 0; i < r.functions.size() && i < 4; ++i) s += (i ? ", " : "") + r.functions[i].name;
-    if (r.functions.size() > 4) s += ", ...";
-    return s.empty() ? std::string("none") : s;
-  };
-  throw Error::make("baseline " + base_path,
-                    "shares no function with the measured result (baseline: " + names(base) + "; now: " + names(head) +
-                        "); it was recorded from another binary (" + base.context.binary_path + ") or config",
-                    "record a baseline for this config: gate record -c <gate.yaml> --force");
-}
-
-std::string default_baseline(const runner::Config& cfg) {
-  if (!cfg.baseline.empty()) return cfg.baseline;
-  return (std::filesystem::path("baselines") / (cfg.name + ".json")).string();
 }
 
 }  // namespace gate::cli

@@ -1,6 +1,6 @@
-// Shared by check/compare/ab: the statistics options a config asks for, the report flags
-// (--format/--output/--report-dir/--baseline-ref), and writing the reports with the exit code the
-// comparison implies.
+// Shared by check/compare/ab: the report flags (--format/--output/--report-dir/--baseline-ref),
+// loading the baseline they name, the "reproduce"/"accept" commands, and printing the reports with
+// the exit code the comparison implies. Parsing and printing only: the work is in verdict/.
 #pragma once
 
 #include <string>
@@ -13,18 +13,6 @@
 #include "stats/compare.hpp"
 
 namespace gate::cli {
-
-// Thresholds, quantiles and policies from the config (nullptr: the defaults). Per-function
-// thresholds are written against patterns: each function of `functions` takes the first
-// pattern that matches it.
-stats::CompareOptions compare_options(const runner::Config* cfg, const std::vector<FunctionInfo>& functions);
-
-struct ReportArgs {
-  std::string json_out;  // write the head result here too (check/ab)
-};
-
-// Prints the text report on stdout and returns the comparison's exit code.
-int print_report(const stats::Comparison& c, const Globals& g);
 
 // The report flags every comparing command (check, compare, ab) shares.
 struct ReportFlags {
@@ -69,15 +57,5 @@ std::vector<std::string> measure_args(const MeasureFlags& m);
 std::vector<std::string> report_args(const ReportFlags& f);
 // A path as a user would type it here: relative to the current directory when inside it.
 std::string display_path(const std::string& path);
-
-// Loads a baseline for comparing; exit 2 with the fix when missing, corrupt or partial.
-ResultFile load_baseline(const std::string& path, const std::string& config_path);
-
-// A baseline and a head that share no function cannot be compared: exit 2 naming both sides'
-// functions (the baseline was recorded from another binary or config).
-void require_common_functions(const ResultFile& base, const ResultFile& head, const std::string& base_path);
-
-// Default baseline path of a config: its `baseline:` key, else baselines/<name>.json.
-std::string default_baseline(const runner::Config& cfg);
 
 }  // namespace gate::cli

@@ -133,6 +133,31 @@ TEST(Config, ErrorsNameTheKeyLineAndFix) {
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
 }
 
+// yaml-cpp conversion errors used to escape as an internal error (exit 3) without a line.
+TEST(Config, WrongTypesAreConfigErrorsWithTheLine) {
+  std::string e = error_of("binary: x\nworkload: y\nfunctions: [a]\nfail_on_calls_change: maybe\n");
+  EXPECT_NE(e.find("c.yaml:4: 'fail_on_calls_change': must be true or false, got 'maybe'"), std::string::npos) << e;
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nfail_on_insufficient_data: [1]\n");
+  EXPECT_NE(e.find("c.yaml:4: 'fail_on_insufficient_data'"), std::string::npos) << e;
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\n[1, 2]: z\n");
+  EXPECT_NE(e.find("c.yaml:4:"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not a plain key"), std::string::npos) << e;
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nquantiles: p50\n");
+  EXPECT_NE(e.find("c.yaml:4: 'quantiles': must be a list"), std::string::npos) << e;
+}
+
+TEST(Config, ParsedFromTextNamesItsLabel) {
+  try {
+    parse_config("binary: x\nworkload: y\nfunctions: [a]\nruns: many\n", "/repo/gate.yaml", "main:gate.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("main:gate.yaml:4: 'runs'", 0), 0u) << e.what();
+  }
+  const Config c = parse_config("binary: bin/x\nworkload: y\nfunctions: [a]\n", "/repo/gate.yaml");
+  EXPECT_EQ(c.binary, "/repo/bin/x");
+  EXPECT_EQ(c.name, "gate");
+}
+
 TEST(Config, MissingFileSaysHowToFixIt) {
   try {
     load_config("/nonexistent/gate.yaml");

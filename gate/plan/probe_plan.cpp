@@ -1,5 +1,6 @@
-// Resolves a binary's declared functions and turns each into probe sites with cookies.
-#include "runner/target.hpp"
+// The plan's stages: open and check the binary, resolve the declared names, refuse what exists
+// only inlined, place each function's probes and give every site its cookie.
+#include "plan/probe_plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,12 +10,10 @@
 #include "analysis/inlining.hpp"
 #include "common/error.hpp"
 #include "elf/elf_file.hpp"
+#include "plan/cookie.hpp"
+#include "plan/dwarf.hpp"
 
-extern "C" {
-#include "gate_shared.h"
-}
-
-namespace gate::runner {
+namespace gate::plan {
 
 namespace {
 
@@ -56,30 +55,14 @@ void refuse_inlined_only(const analysis::FunctionTable& table, const analysis::I
   }
 }
 
-}  // namespace
-
-size_t Target::measurable_count() const {
-  size_t n = 0;
-  for (const auto& f : functions) n += f.measurable;
-  return n;
-}
-
-std::pair<int, int> parse_go_version(const std::string& v) {
-  int major = 0, minor = 0;
-  if (std::sscanf(v.c_str(), "go%d.%d", &major, &minor) >= 2) return {major, minor};
-  return {0, 0};
-}
-
-Target prepare_target(const std::string& binary, const std::vector<std::string>& patterns,
-                      analysis::EntryPolicy policy) {
+// The binary must exist and be an x86-64 Go >= 1.17 program (R14 holds the goroutine).
+elf::ElfFile open_go_binary(ProbePlan& t) {
   namespace fs = std::filesystem;
-  Target t;
-  t.binary = fs::absolute(binary).lexically_normal().string();
   if (!fs::exists(t.binary)) {
     throw Error::make(t.binary, "does not exist",
                       "build it first (set build: in gate.yaml) or fix binary: in gate.yaml", ExitCode::kUsage);
   }
-  const elf::ElfFile elf = elf::ElfFile::open(t.binary);
+  elf::ElfFile elf = elf::ElfFile::open(t.binary);
   t.go_version = elf.go_version();
   if (t.go_version.empty()) {
     throw Error::make(t.binary, "is not a Go binary (it has no Go build information)",
@@ -96,65 +79,88 @@ Target prepare_target(const std::string& binary, const std::vector<std::string>&
                       "build the workload for GOARCH=amd64 (`gate functions` can still analyse it)");
   }
   t.build_id = elf.go_build_id().empty() ? elf.gnu_build_id() : elf.go_build_id();
+  return elf;
+}
 
+// A function's inlined copies are calls gate cannot time: recorded, and warned about.
+void note_inlined_sites(const analysis::InlineIndex& inl, FunctionInfo& info, std::vector<std::string>& warnings) {
+  const auto sites = inl.sites_of(info.name);
+  for (const auto& s : sites) info.inlined_at.push_back(analysis::describe(s));
+  if (!sites.empty())
+    warnings.push_back(info.name + " is also inlined at " + std::to_string(sites.size()) + " site" +
+                       (sites.size() == 1 ? "" : "s") + " (callers: " + callers_of(sites) +
+                       "): those calls are not timed");
+}
+
+// Placement: the entry probe (stack-check jump or first instruction) and a probe on every RET,
+// each at its file offset with its cookie. A function without them is recorded as not measurable.
+void place_probes(const elf::ElfFile& elf, const analysis::ProbeSites& ps, FunctionInfo& info, ProbePlan& t) {
+  info.measurable = ps.measurable;
+  info.not_measurable_reason = ps.reason;
+  if (!ps.measurable) {
+    t.warnings.push_back(info.name + ": not measurable: " + ps.reason);
+    return;
+  }
+  info.entry_placement = analysis::to_string(ps.placement);
+  info.entry_instruction = ps.entry.instruction;
+  info.entry_cost_class = analysis::to_string(ps.entry.cost);
+  info.entry_address = ps.entry.address;
+  std::vector<probe::SiteSpec> sites;
+  auto add = [&](uint64_t vaddr, SiteKind kind, int cond) {
+    auto off = elf.file_offset(vaddr);
+    if (!off) {
+      throw Error::make(info.name + " at " + hex(vaddr), "is not inside any loadable segment of the file",
+                        "the binary looks damaged; rebuild it");
+    }
+    sites.push_back({*off, encode_cookie({info.id, kind, static_cast<uint8_t>(cond)})});
+  };
+  if (ps.placement == analysis::EntryPlacement::kStackCheckJump) {
+    add(ps.entry.address, SiteKind::kEntryJump, ps.jump_condition);
+  } else {
+    add(ps.entry.address, SiteKind::kEntry, 0);
+  }
+  for (const auto& r : ps.returns) {
+    add(r.address, SiteKind::kReturn, 0);
+    info.return_addresses.push_back(r.address);
+  }
+  t.sites.insert(t.sites.end(), sites.begin(), sites.end());
+}
+
+}  // namespace
+
+size_t ProbePlan::measurable_count() const {
+  size_t n = 0;
+  for (const auto& f : functions) n += f.measurable;
+  return n;
+}
+
+std::pair<int, int> parse_go_version(const std::string& v) {
+  int major = 0, minor = 0;
+  if (std::sscanf(v.c_str(), "go%d.%d", &major, &minor) >= 2) return {major, minor};
+  return {0, 0};
+}
+
+ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& patterns,
+                    analysis::EntryPolicy policy) {
+  ProbePlan t;
+  t.binary = std::filesystem::absolute(binary).lexically_normal().string();
+  const elf::ElfFile elf = open_go_binary(t);
   const auto table = analysis::FunctionTable::from_elf(elf);
   t.symbol_source = table.source();
-  std::optional<analysis::InlineIndex> inlining;
-  try {
-    inlining = analysis::InlineIndex::load(elf);
-    if (!inlining) t.warnings.push_back("DWARF absent: inlining cannot be checked");
-  } catch (const Error& e) {
-    t.warnings.push_back(std::string("DWARF unreadable: inlining cannot be checked: ") + e.what());
+  const Inlining inlining = load_inlining(elf);
+  if (!inlining.note.empty()) t.warnings.push_back(inlining.note);
+  if (inlining.index) {
+    refuse_inlined_only(table, *inlining.index, patterns);
+    if (auto off = inlining.index->g_stack_hi_offset()) t.g_stack_hi_offset = *off;
   }
-  if (inlining) {
-    refuse_inlined_only(table, *inlining, patterns);
-    if (auto off = inlining->g_stack_hi_offset()) t.g_stack_hi_offset = *off;
-  }
-  const auto resolved = analysis::resolve(table, patterns);
-  for (const auto& fn : resolved) {
+  for (const auto& fn : analysis::resolve(table, patterns)) {
     FunctionInfo info;
     info.id = static_cast<uint32_t>(t.functions.size());
     info.name = fn.name;
     info.address = fn.address;
     info.size = fn.size;
-    if (inlining) {
-      const auto sites = inlining->sites_of(fn.name);
-      for (const auto& s : sites) info.inlined_at.push_back(analysis::describe(s));
-      if (!sites.empty())
-        t.warnings.push_back(fn.name + " is also inlined at " + std::to_string(sites.size()) + " site" +
-                             (sites.size() == 1 ? "" : "s") + " (callers: " + callers_of(sites) +
-                             "): those calls are not timed");
-    }
-    const auto ps = analysis::find_probe_sites(elf, table, fn, policy);
-    info.measurable = ps.measurable;
-    info.not_measurable_reason = ps.reason;
-    if (ps.measurable) {
-      info.entry_placement = analysis::to_string(ps.placement);
-      info.entry_instruction = ps.entry.instruction;
-      info.entry_cost_class = analysis::to_string(ps.entry.cost);
-      info.entry_address = ps.entry.address;
-      std::vector<probe::SiteSpec> sites;
-      auto add = [&](uint64_t vaddr, int kind, int cond) {
-        auto off = elf.file_offset(vaddr);
-        if (!off) {
-          throw Error::make(fn.name + " at " + hex(vaddr), "is not inside any loadable segment of the file",
-                            "the binary looks damaged; rebuild it");
-        }
-        sites.push_back({*off, GATE_COOKIE(info.id, kind, cond)});
-      };
-      if (ps.placement == analysis::EntryPlacement::kStackCheckJump) {
-        add(ps.entry.address, GATE_SITE_ENTRY_JCC, ps.jump_condition);
-      } else {
-        add(ps.entry.address, GATE_SITE_ENTRY, 0);
-      }
-      for (const auto& r : ps.returns) {
-        add(r.address, GATE_SITE_RETURN, 0);
-        info.return_addresses.push_back(r.address);
-      }
-      t.sites.insert(t.sites.end(), sites.begin(), sites.end());
-    } else {
-      t.warnings.push_back(fn.name + ": not measurable: " + ps.reason);
-    }
+    if (inlining.index) note_inlined_sites(*inlining.index, info, t.warnings);
+    place_probes(elf, analysis::find_probe_sites(elf, table, fn, policy), info, t);
     t.functions.push_back(std::move(info));
   }
   if (t.measurable_count() == 0) {
@@ -166,4 +172,4 @@ Target prepare_target(const std::string& binary, const std::vector<std::string>&
   return t;
 }
 
-}  // namespace gate::runner
+}  // namespace gate::plan

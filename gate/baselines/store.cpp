@@ -1,0 +1,62 @@
+// Working-tree baselines: default path, validation, loading, overwrite protection.
+#include "baselines/store.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+
+namespace gate::baselines {
+
+std::string default_path(const std::string& config_name, const std::string& configured) {
+  if (!configured.empty()) return configured;
+  return (std::filesystem::path("baselines") / (config_name + ".json")).string();
+}
+
+void require_usable(const ResultFile& r, const std::string& where, const std::string& record_again) {
+  if (r.partial) {
+    throw Error::make("baseline " + where, "is a partial result (" + r.partial_reason + ")",
+                      "a failed or interrupted run is never a baseline: " + record_again);
+  }
+  if (r.runs.empty()) throw Error::make("baseline " + where, "holds no runs", record_again);
+}
+
+ResultFile load(const std::string& path, const std::string& config_path) {
+  if (!std::filesystem::exists(path)) {
+    throw Error::make("baseline " + path, "does not exist",
+                      "record one first: gate record -c " + (config_path.empty() ? "gate.yaml" : config_path) +
+                          " --baseline " + path);
+  }
+  ResultFile r = load_result_file(path);
+  require_usable(r, path, "record it again with gate record");
+  return r;
+}
+
+void require_common_functions(const ResultFile& base, const ResultFile& head, const std::string& base_path) {
+  for (const auto& f : head.functions)
+    if (base.find_function(f.name)) return;
+  auto names = [](const ResultFile& r) {
+    std::string s;
+    for (size_t i = 0; i < r.functions.size() && i < 4; ++i) s += (i ? ", " : "") + r.functions[i].name;
+    if (r.functions.size() > 4) s += ", ...";
+    return s.empty() ? std::string("none") : s;
+  };
+  throw Error::make("baseline " + base_path,
+                    "shares no function with the measured result (baseline: " + names(base) + "; now: " + names(head) +
+                        "); it was recorded from another binary (" + base.context.binary_path + ") or config",
+                    "record a baseline for this config: gate record -c <gate.yaml> --force");
+}
+
+bool check_overwrite(const std::string& path, bool force) {
+  if (!std::filesystem::exists(path)) return false;
+  if (force) return true;
+  std::string when;
+  try {
+    when = " (recorded " + load_result_file(path).context.started_at + ")";
+  } catch (const Error&) {
+    when = " (unreadable)";
+  }
+  throw Error::make("baseline " + path, "already exists" + when,
+                    "pass --force to replace it, or --baseline to write another file");
+}
+
+}  // namespace gate::baselines

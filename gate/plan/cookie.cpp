@@ -1,0 +1,23 @@
+// Cookie <-> the 64-bit value the BPF program reads with bpf_get_attach_cookie().
+#include "plan/cookie.hpp"
+
+extern "C" {
+#include "gate_shared.h"
+}
+
+namespace gate::plan {
+
+static_assert(static_cast<int>(SiteKind::kEntryJump) == GATE_SITE_ENTRY_JCC);
+static_assert(static_cast<int>(SiteKind::kEntry) == GATE_SITE_ENTRY);
+static_assert(static_cast<int>(SiteKind::kReturn) == GATE_SITE_RETURN);
+
+uint64_t encode_cookie(const Cookie& c) {
+  return GATE_COOKIE(c.function_id, static_cast<int>(c.kind), c.jump_condition);
+}
+
+Cookie decode_cookie(uint64_t cookie) {
+  return {static_cast<uint32_t>(cookie), static_cast<SiteKind>((cookie >> 32) & 0xff),
+          static_cast<uint8_t>((cookie >> 40) & 0xff)};
+}
+
+}  // namespace gate::plan

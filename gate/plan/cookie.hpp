@@ -1,0 +1,26 @@
+// The BPF attach cookie of a probe site: which function it belongs to, what kind of site it is
+// and, for the stack-check jump, the jump's condition. The one place that knows the BPF layout
+// (bpf/gate_shared.h); everything else passes Cookie values.
+#pragma once
+
+#include <cstdint>
+
+namespace gate::plan {
+
+enum class SiteKind : uint8_t {
+  kEntryJump = 1,  // the prologue's stack-check jump: a call only when the jump is not taken
+  kEntry = 2,      // the first instruction of a function without a stack check
+  kReturn = 3,     // a RET instruction
+};
+
+struct Cookie {
+  uint32_t function_id = 0;  // index into the BPF statistics map (FunctionInfo::id)
+  SiteKind kind = SiteKind::kEntry;
+  uint8_t jump_condition = 0;  // kEntryJump only: analysis::ProbeSites::jump_condition
+  bool operator==(const Cookie&) const = default;
+};
+
+uint64_t encode_cookie(const Cookie& c);
+Cookie decode_cookie(uint64_t cookie);
+
+}  // namespace gate::plan

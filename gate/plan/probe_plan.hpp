@@ -1,0 +1,39 @@
+// The probe plan: one Go binary with its declared functions resolved (symbols), checked against
+// inlining (DWARF), their probe sites placed (Capstone) and given cookies. Pure static analysis,
+// no root: what `gate run` will attach, and why not where it cannot. May include analysis/, elf/
+// and probe/'s SiteSpec type; the BPF layout only through plan/cookie.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/probe_sites.hpp"
+#include "probe/probe_engine.hpp"
+#include "results/result.hpp"
+
+namespace gate::plan {
+
+struct ProbePlan {
+  std::string binary;  // absolute path
+  std::string build_id;
+  std::string go_version;
+  std::string symbol_source;            // "symtab" or "gopclntab"
+  std::vector<FunctionInfo> functions;  // every resolved function; id = index
+  std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
+  std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
+  // offsetof(runtime.g, stack.hi): from DWARF when the binary has it, else Go's layout (g.stack
+  // is the first field, stack.hi its second word). Passed to the BPF program.
+  uint32_t g_stack_hi_offset = 8;
+
+  size_t measurable_count() const;
+};
+
+// Throws gate::Error: binary missing / not ELF / not Go / Go < 1.17 / not x86-64 / unknown
+// function names / a function that exists only inlined / nothing measurable.
+ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& patterns,
+                    analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto);
+
+// "go1.21.13" -> {1, 21}; {0, 0} when unparsable.
+std::pair<int, int> parse_go_version(const std::string& v);
+
+}  // namespace gate::plan

@@ -1,0 +1,89 @@
+// check, ab and compare as library calls over the Measurer, the until-decided loop and stats.
+#include "verdict/judge.hpp"
+
+#include <algorithm>
+
+#include "baselines/store.hpp"
+#include "verdict/options.hpp"
+#include "verdict/until_decided.hpp"
+
+namespace gate::verdict {
+
+namespace {
+
+Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
+  return {opts.runs ? opts.runs : cfg.runs, max_runs ? max_runs : cfg.max_runs};
+}
+
+}  // namespace
+
+Checked check(const runner::Config& cfg, const ResultFile& base, const runner::MeasureOptions& opts, int max_runs,
+              runner::SignalWatch* signals) {
+  if (!opts.skip_build) runner::run_build(cfg, opts.session.log, signals);
+  runner::Measurer head(cfg, opts);
+  head.warm_up(cfg.warmup_runs, signals);
+  MeasuredSide side(head, signals);
+  OneSide schedule(side);
+  Checked out;
+  out.comparison = measure_until_decided(
+      schedule,
+      [&] {
+        return stats::compare(base.runs, head.result().runs, base, head.result(),
+                              compare_options(&cfg, head.result().functions));
+      },
+      budget(cfg, opts, max_runs), opts.session.log);
+  out.head = head.finish();
+  return out;
+}
+
+void settle(Checked& c, const ResultFile& base, const std::string& base_path) {
+  if (c.head.failure) throw *c.head.failure;
+  baselines::require_common_functions(base, c.head.result, base_path);
+  if (base.context.config_hash != c.head.result.context.config_hash) {
+    c.comparison.warnings.push_back("the config changed since the baseline was recorded (" +
+                                    base.context.config_path + ")");
+  }
+}
+
+AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
+            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals) {
+  auto side_options = [&](const std::string& binary, const char* variant) {
+    runner::MeasureOptions o = opts;
+    o.skip_build = true;
+    o.binary_override = binary;
+    o.variant = variant;
+    return o;
+  };
+  runner::Measurer base(cfg, side_options(base_binary, "base"));
+  runner::Measurer head(cfg, side_options(head_binary, "head"));
+  MeasuredSide base_side(base, signals), head_side(head, signals);
+  InterleavedPairs schedule(base_side, head_side, seed);
+  AbJudged out;
+  out.comparison = measure_until_decided(
+      schedule,
+      [&] {
+        return stats::compare(base.result().runs, head.result().runs, base.result(), head.result(),
+                              compare_options(&cfg, head.result().functions));
+      },
+      budget(cfg, opts, max_runs), opts.session.log);
+  out.base = base.finish();
+  out.head = head.finish();
+  return out;
+}
+
+void throw_failure(const AbJudged& j) {
+  if (j.base.failure) throw *j.base.failure;
+  if (j.head.failure) throw *j.head.failure;
+}
+
+stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
+                                const std::string& head_path, const runner::Config* cfg) {
+  if (head.partial) {
+    throw Error::make(head_path, "is a partial result (" + head.partial_reason + ")",
+                      "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
+  }
+  baselines::require_common_functions(base, head, base_path);
+  return stats::compare(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+}
+
+}  // namespace gate::verdict

@@ -1,0 +1,42 @@
+// The work of check, ab and compare between parsing and printing: measure (until decided) and
+// compare, then the checks that make a comparison trustworthy. The CLI parses flags, calls one of
+// these and prints the reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "results/result.hpp"
+#include "runner/measure.hpp"
+#include "stats/compare.hpp"
+
+namespace gate::verdict {
+
+struct Checked {
+  runner::Measurement head;  // head.failure set: a run failed (the result is partial)
+  stats::Comparison comparison;
+};
+// gate check: build (unless skipped), warm up, then measure head until decided against `base`,
+// between opts.runs (or the config's) and max_runs (or the config's). Does not throw for a failed run.
+Checked check(const runner::Config& cfg, const ResultFile& base, const runner::MeasureOptions& opts, int max_runs,
+              runner::SignalWatch* signals);
+// After check: a failed run is its error (exit 3); a baseline sharing no function with head is an
+// error (exit 2); a config changed since the baseline becomes a warning of the comparison.
+void settle(Checked& c, const ResultFile& base, const std::string& base_path);
+
+struct AbJudged {
+  runner::Measurement base, head;
+  stats::Comparison comparison;
+};
+// gate ab: the two binaries with the same config (no build), runs in pairs in a seeded order until
+// decided. Does not throw for a failed run: the caller saves what was measured, then throw_failure().
+AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
+            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals);
+void throw_failure(const AbJudged& j);
+
+// gate compare: two result files; head must be complete and share a function with base. cfg may be
+// nullptr (the default settings).
+stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
+                                const std::string& head_path, const runner::Config* cfg);
+
+}  // namespace gate::verdict

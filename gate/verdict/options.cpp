@@ -1,0 +1,37 @@
+// Config -> stats::CompareOptions.
+#include "verdict/options.hpp"
+
+#include "analysis/functions.hpp"
+
+namespace gate::verdict {
+
+stats::CompareOptions compare_options(const runner::Config* cfg, const std::vector<FunctionInfo>& functions) {
+  stats::CompareOptions o;
+  if (!cfg) return o;
+  o.quantiles.clear();
+  for (const auto& q : cfg->quantiles) o.quantiles.push_back(stats::QuantileSpec::parse(q));
+  if (cfg->threshold) o.thresholds.defaults = {*cfg->threshold, *cfg->threshold};
+  for (const auto& [q, t] : cfg->quantile_thresholds) o.thresholds.per_quantile[q] = {t, t};
+  for (const auto& spec : cfg->functions) {
+    if (!spec.threshold && spec.quantile_thresholds.empty()) continue;
+    const auto pat = analysis::NamePattern::parse(spec.pattern);
+    for (const auto& f : functions) {
+      if (!pat.matches(f.name)) continue;
+      if (spec.threshold && !o.thresholds.per_function.count(f.name))
+        o.thresholds.per_function[f.name] = {*spec.threshold, *spec.threshold};
+      for (const auto& [q, t] : spec.quantile_thresholds) {
+        auto& m = o.thresholds.per_function_quantile[f.name];
+        if (!m.count(q)) m[q] = {t, t};
+      }
+    }
+  }
+  o.calls_ratio_threshold = 1.0 + cfg->calls_change;
+  o.calls_policy = cfg->fail_on_calls_change ? stats::CallsPolicy::kFailOnChange : stats::CallsPolicy::kReport;
+  o.require_sufficient_data = cfg->fail_on_insufficient;
+  o.normalize_speed = cfg->speed_normalization;
+  o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
+  o.validate();
+  return o;
+}
+
+}  // namespace gate::verdict

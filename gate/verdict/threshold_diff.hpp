@@ -1,0 +1,43 @@
+// What a branch changed in its verdict settings compared with a reference commit's (the config
+// file at --baseline-ref): computed as data from the two sets of options, then said in one notice.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "results/result.hpp"
+#include "runner/config.hpp"
+#include "stats/compare.hpp"
+
+namespace gate::verdict {
+
+struct BandChange {
+  stats::Band before, after;
+  std::vector<std::string> where;  // "FUNCTION QUANTILE" pairs that moved from `before` to `after`
+};
+
+struct ThresholdDiff {
+  std::vector<std::string> quantiles_before, quantiles_after;  // equal: unchanged
+  std::vector<BandChange> bands;                               // in the order first met
+  double calls_change_before = 0, calls_change_after = 0;      // fractions (0.5 = 50%)
+  bool fail_on_calls_before = false, fail_on_calls_after = false;
+  bool fail_on_insufficient_before = false, fail_on_insufficient_after = false;
+  bool empty() const;
+};
+
+// Compares the options per (function, quantile) of `functions`, grouping functions whose band moved
+// the same way (a new default reads as one change).
+ThresholdDiff diff_thresholds(const stats::CompareOptions& before, const stats::CompareOptions& after,
+                              const std::vector<FunctionInfo>& functions);
+
+// "quantiles p50 -> p50, p99; threshold +10% / -10% -> +3% / -3% for main.f p50, main.g p50": the
+// changes joined by "; " (empty when there are none).
+std::string describe(const ThresholdDiff& d);
+
+// The notice for a config that may differ from its version at `ref` ("" when the thresholds are the
+// same). A config REF does not have, or cannot parse, is a notice too: never an error, because it is
+// said after measuring and a report with a notice beats none. Reads git through baselines/.
+std::string config_change_notice(const std::string& ref, const runner::Config& cfg,
+                                 const std::vector<FunctionInfo>& functions);
+
+}  // namespace gate::verdict

@@ -1,0 +1,103 @@
+// "Measure until decided": the loop check and ab share. Runs are added (one per side in check, a
+// pair in a seeded random order in ab) and the comparison redone until no verdict is inconclusive
+// or max_runs is reached. Two seams: a Schedule says which runs to add next; a Judge says whether
+// what was measured so far is decided. May include runner/ and stats/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "stats/compare.hpp"
+
+namespace gate::runner {
+class Measurer;
+class SignalWatch;
+}  // namespace gate::runner
+
+namespace gate::verdict {
+
+// One side being measured: a runner::Measurer in gate, a fake in the tests.
+class Side {
+ public:
+  virtual ~Side() = default;
+  // Adds one run; false once a run failed or gate was interrupted (then no more are added).
+  virtual bool add_run() = 0;
+  virtual bool failed() const = 0;
+  virtual int runs_done() const = 0;
+};
+
+// A Measurer as a Side: each run is one Measurer::run(1), watching `signals`.
+class MeasuredSide : public Side {
+ public:
+  MeasuredSide(runner::Measurer& m, runner::SignalWatch* signals) : m_(m), signals_(signals) {}
+  bool add_run() override;
+  bool failed() const override;
+  int runs_done() const override;
+
+ private:
+  runner::Measurer& m_;
+  runner::SignalWatch* signals_;
+};
+
+// Which runs to add next. A round is what one more step of the loop adds: one run of one side, or
+// one run of each side.
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  // Adds `rounds` rounds, stopping at the first failed run; false once a side failed.
+  virtual bool add_rounds(int rounds) = 0;
+  // Complete rounds so far (runs per side): what max_runs bounds.
+  virtual int rounds_done() const = 0;
+  virtual bool failed() const = 0;
+  // How a round is named in progress lines: "run", "pair of runs".
+  virtual std::string round_name() const = 0;
+};
+
+// One side (gate check: head against a stored baseline).
+class OneSide : public Schedule {
+ public:
+  explicit OneSide(Side& side) : side_(side) {}
+  bool add_rounds(int rounds) override;
+  int rounds_done() const override { return side_.runs_done(); }
+  bool failed() const override { return side_.failed(); }
+  std::string round_name() const override { return "run"; }
+
+ private:
+  Side& side_;
+};
+
+// Two sides, one run each per round, which goes first drawn from a seeded generator (A B B A ...),
+// so that drift of the machine hits both alike and the same seed gives the same order.
+class InterleavedPairs : public Schedule {
+ public:
+  InterleavedPairs(Side& base, Side& head, uint64_t seed) : base_(base), head_(head), rng_(seed) {}
+  bool add_rounds(int rounds) override;
+  int rounds_done() const override { return head_.runs_done(); }
+  bool failed() const override { return base_.failed() || head_.failed(); }
+  std::string round_name() const override { return "pair of runs"; }
+
+ private:
+  Side& base_;
+  Side& head_;
+  std::mt19937_64 rng_;
+};
+
+// Is it decided: the comparison of what the sides measured so far.
+using Judge = std::function<stats::Comparison()>;
+
+struct Budget {
+  int runs = 1;      // rounds measured before the first comparison
+  int max_runs = 1;  // rounds at most (less than runs means runs)
+};
+
+// Adds budget.runs rounds, then compares and adds one round at a time while a verdict is
+// inconclusive and fewer than max_runs rounds are done. Returns the last comparison; an empty one
+// when a run failed before any comparison (the caller then reports the failure). `log` gets one
+// progress line per added round.
+stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, const Budget& budget,
+                                        const std::function<void(const std::string&)>& log);
+
+}  // namespace gate::verdict

@@ -1,0 +1,53 @@
+// The runner's build step (run_shell) over gate::run_process: status, the output's tail, a command
+// that cannot start named as the command (not as a "workload"). No root.
+#include "runner/process.hpp"
+
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+
+namespace gate::runner {
+namespace {
+
+TEST(RunShell, StatusAndMergedOutput) {
+  std::string log;
+  EXPECT_EQ(run_shell("echo built; echo warning >&2; exit 3", "/tmp", {{"X", "1"}}, &log, nullptr), 3);
+  EXPECT_EQ(log, "built\nwarning\n");
+  EXPECT_EQ(run_shell("true", "/tmp", {}, &log, nullptr), 0);
+}
+
+TEST(RunShell, KeepsTheTailOfALongOutput) {
+  std::string log;
+  EXPECT_EQ(run_shell("seq 1 20000", "/tmp", {}, &log, nullptr), 0);
+  EXPECT_LE(log.size(), 4000u);
+  EXPECT_EQ(log.rfind("...\n", 0), 0u) << "marks the cut";
+  EXPECT_NE(log.find("\n20000\n"), std::string::npos);
+}
+
+TEST(RunShell, ACommandThatCannotStartIsAnErrorNamingIt) {
+  std::string log;
+  try {
+    run_shell("gate-no-such-build-tool --all", "/tmp", {}, &log, nullptr);
+    FAIL() << "expected gate::Error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("command 'gate-no-such-build-tool --all': cannot be started", 0), 0u) << what;
+    EXPECT_EQ(e.exit_code(), ExitCode::kMeasure);
+  }
+}
+
+TEST(FileTail, CutsAtALineBreak) {
+  const std::string path = ::testing::TempDir() + "/gate-file-tail.txt";
+  {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fputs("first line\nsecond line\n", f);
+    std::fclose(f);
+  }
+  EXPECT_EQ(file_tail(path, 100), "first line\nsecond line\n");
+  EXPECT_EQ(file_tail(path, 15), "...\nsecond line\n");
+  EXPECT_EQ(file_tail(path + ".missing", 15), "");
+}
+
+}  // namespace
+}  // namespace gate::runner

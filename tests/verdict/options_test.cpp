@@ -1,0 +1,90 @@
+// verdict::compare_options from parsed configs, and the threshold diff (data and its sentence)
+// between two configs. No root.
+#include <gtest/gtest.h>
+
+#include "runner/config.hpp"
+#include "verdict/options.hpp"
+#include "verdict/threshold_diff.hpp"
+
+namespace gate::verdict {
+namespace {
+
+runner::Config config(const std::string& verdict_settings) {
+  return runner::parse_config("binary: bin/x\nworkload: bin/x\nfunctions:\n  - main.*\n  - name: main.slow\n"
+                              "    threshold: 20%\n" +
+                                  verdict_settings,
+                              "/tmp/gate.yaml");
+}
+
+std::vector<FunctionInfo> functions(std::vector<std::string> names) {
+  std::vector<FunctionInfo> out;
+  for (auto& n : names) out.push_back({.name = n});
+  return out;
+}
+
+TEST(CompareOptions, DefaultsWithoutAConfig) {
+  const stats::CompareOptions d;
+  const auto o = compare_options(nullptr, functions({"main.f"}));
+  EXPECT_EQ(o.quantiles.size(), d.quantiles.size());
+  EXPECT_EQ(o.calls_ratio_threshold, d.calls_ratio_threshold);
+}
+
+TEST(CompareOptions, FromTheConfig) {
+  const auto cfg = config("quantiles: [p50, p90]\nthreshold: 5%\nthresholds: {p90: 8%}\ncalls_change: 25%\n"
+                          "fail_on_calls_change: true\nfail_on_insufficient_data: true\n");
+  const auto o = compare_options(&cfg, functions({"main.fast", "main.slow", "other.g"}));
+  ASSERT_EQ(o.quantiles.size(), 2u);
+  EXPECT_EQ(o.quantiles[1].name, "p90");
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.fast", "p50").regression, 0.05);
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.fast", "p90").regression, 0.08);
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.slow", "p90").regression, 0.20) << "per function beats per quantile";
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("other.g", "p50").regression, 0.05);
+  EXPECT_DOUBLE_EQ(o.calls_ratio_threshold, 1.25);
+  EXPECT_EQ(o.calls_policy, stats::CallsPolicy::kFailOnChange);
+  EXPECT_TRUE(o.require_sufficient_data);
+}
+
+TEST(ThresholdDiff, NoChangeIsEmpty) {
+  const auto a = config("threshold: 5%\n"), b = config("threshold: 5%\n");
+  const auto fns = functions({"main.f", "main.slow"});
+  const auto d = diff_thresholds(compare_options(&a, fns), compare_options(&b, fns), fns);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(describe(d), "");
+}
+
+TEST(ThresholdDiff, GroupsFunctionsThatMovedAlike) {
+  const auto before = config("threshold: 10%\n"), after = config("threshold: 3%\nquantiles: [p50]\n");
+  const auto fns = functions({"main.a", "main.b", "main.c", "main.slow"});
+  const auto d = diff_thresholds(compare_options(&before, fns), compare_options(&after, fns), fns);
+  EXPECT_FALSE(d.empty());
+  EXPECT_EQ(d.quantiles_before, (std::vector<std::string>{"p50", "p99"}));
+  EXPECT_EQ(d.quantiles_after, (std::vector<std::string>{"p50"}));
+  ASSERT_EQ(d.bands.size(), 1u) << "main.slow keeps its own 20%";
+  EXPECT_DOUBLE_EQ(d.bands[0].before.regression, 0.10);
+  EXPECT_DOUBLE_EQ(d.bands[0].after.regression, 0.03);
+  EXPECT_EQ(d.bands[0].where, (std::vector<std::string>{"main.a p50", "main.a p99", "main.b p50", "main.b p99",
+                                                        "main.c p50", "main.c p99"}));
+  EXPECT_EQ(describe(d),
+            "quantiles p50, p99 -> p50; threshold +10% / -10% -> +3% / -3% for 6 function quantiles (main.a p50, "
+            "main.a p99, ...)");
+}
+
+TEST(ThresholdDiff, PoliciesAndCallsChange) {
+  const auto before = config(""), after = config("calls_change: 20%\nfail_on_calls_change: true\n"
+                                                 "fail_on_insufficient_data: true\n");
+  const auto fns = functions({"main.f"});
+  const auto d = diff_thresholds(compare_options(&before, fns), compare_options(&after, fns), fns);
+  EXPECT_EQ(describe(d), "calls_change 50% -> 20%; fail_on_calls_change false -> true; "
+                         "fail_on_insufficient_data false -> true");
+}
+
+TEST(ThresholdDiff, TwoPlacesAreNamed) {
+  const auto before = config(""), after = config("thresholds: {p99: 30%}\n");
+  const auto fns = functions({"main.f", "main.g"});
+  const auto d = diff_thresholds(compare_options(&before, fns), compare_options(&after, fns), fns);
+  ASSERT_EQ(d.bands.size(), 1u);
+  EXPECT_NE(describe(d).find("-> +30% / -30% for main.f p99, main.g p99"), std::string::npos) << describe(d);
+}
+
+}  // namespace
+}  // namespace gate::verdict

@@ -1,0 +1,174 @@
+// measure_until_decided on fake sides and a fake judge: how many runs each side gets, in which
+// order, when the loop stops (decided, max_runs, a failed run), and what it logs. No root.
+#include "verdict/until_decided.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace gate::verdict {
+namespace {
+
+// A side that records the order of its runs in a shared trace and fails at run `fail_at` (0: never).
+struct FakeSide : Side {
+  FakeSide(char name, std::string& trace, int fail_at = 0) : name(name), trace(trace), fail_at(fail_at) {}
+  bool add_run() override {
+    if (failed_) return false;
+    if (fail_at && runs + 1 == fail_at) {
+      failed_ = true;
+      trace += static_cast<char>(name - 'A' + 'a');  // lower case: a failed run
+      return false;
+    }
+    ++runs;
+    trace += name;
+    return true;
+  }
+  bool failed() const override { return failed_; }
+  int runs_done() const override { return runs; }
+  char name;
+  std::string& trace;
+  int fail_at;
+  int runs = 0;
+  bool failed_ = false;
+};
+
+// A comparison with one quantile that more runs could decide, or none.
+stats::Comparison comparison(bool undecided) {
+  stats::Comparison c;
+  stats::FunctionComparison f;
+  f.name = "main.f";
+  stats::QuantileComparison q;
+  q.more_runs_would_help = undecided;
+  f.quantiles.push_back(q);
+  c.functions.push_back(f);
+  return c;
+}
+
+// Undecided until the side has `decided_at` runs; counts its calls and the run counts it saw.
+struct FakeJudge {
+  const Side& side;
+  int decided_at;
+  std::vector<int> seen;
+  Judge fn() {
+    return [this] {
+      seen.push_back(side.runs_done());
+      return comparison(side.runs_done() < decided_at);
+    };
+  }
+};
+
+// gate check's shape: one side, decided once it has `decided_at` runs (fail_at: see FakeSide).
+struct CheckLoop {
+  std::string trace;
+  FakeSide head;
+  OneSide schedule{head};
+  FakeJudge judge;
+  std::vector<std::string> log;
+  explicit CheckLoop(int decided_at, int fail_at = 0) : head('H', trace, fail_at), judge{head, decided_at} {}
+  stats::Comparison run(Budget b) {
+    return measure_until_decided(schedule, judge.fn(), b, [this](const std::string& l) { log.push_back(l); });
+  }
+};
+
+TEST(UntilDecided, DecidedAfterTheFirstRunsAddsNone) {
+  CheckLoop t(3);
+  const auto c = t.run({3, 10});
+  EXPECT_EQ(t.trace, "HHH");
+  EXPECT_EQ(t.judge.seen, (std::vector<int>{3}));
+  EXPECT_FALSE(c.need_more_runs());
+  EXPECT_TRUE(t.log.empty());
+}
+
+TEST(UntilDecided, AddsOneRunAtATimeUntilDecided) {
+  CheckLoop t(5);
+  const auto c = t.run({3, 10});
+  EXPECT_EQ(t.head.runs, 5);
+  EXPECT_EQ(t.judge.seen, (std::vector<int>{3, 4, 5}));
+  EXPECT_FALSE(c.need_more_runs());
+  ASSERT_EQ(t.log.size(), 2u);
+  EXPECT_EQ(t.log[0], "some verdicts are inconclusive: one more run (4/10)");
+  EXPECT_EQ(t.log[1], "some verdicts are inconclusive: one more run (5/10)");
+}
+
+TEST(UntilDecided, StopsAtMaxRunsStillUndecided) {
+  CheckLoop t(1000);
+  const auto c = t.run({2, 6});
+  EXPECT_EQ(t.head.runs, 6);
+  EXPECT_EQ(t.judge.seen, (std::vector<int>{2, 3, 4, 5, 6}));
+  EXPECT_TRUE(c.need_more_runs()) << "the last comparison is returned as it is: inconclusive";
+}
+
+TEST(UntilDecided, MaxRunsBelowRunsMeansRuns) {
+  CheckLoop t(1000);
+  t.run({4, 0});
+  EXPECT_EQ(t.head.runs, 4);
+  EXPECT_EQ(t.judge.seen, (std::vector<int>{4}));
+}
+
+TEST(UntilDecided, AFailedFirstRoundIsNeverCompared) {
+  CheckLoop t(1000, 2);
+  const auto c = t.run({5, 10});
+  EXPECT_EQ(t.trace, "Hh") << "no run after the failed one";
+  EXPECT_TRUE(t.judge.seen.empty());
+  EXPECT_TRUE(c.functions.empty());
+}
+
+TEST(UntilDecided, AFailedAddedRunEndsTheLoop) {
+  CheckLoop t(1000, 4);
+  const auto c = t.run({3, 10});
+  EXPECT_EQ(t.trace, "HHHh");
+  EXPECT_EQ(t.judge.seen, (std::vector<int>{3}));
+  EXPECT_TRUE(c.need_more_runs()) << "the comparison before the failure";
+}
+
+TEST(UntilDecided, PairsAlternateInASeededOrder) {
+  auto order = [](uint64_t seed) {
+    std::string trace;
+    FakeSide base('A', trace), head('B', trace);
+    InterleavedPairs s(base, head, seed);
+    FakeJudge judge{head, 1000};
+    measure_until_decided(s, judge.fn(), {8, 8}, nullptr);
+    EXPECT_EQ(base.runs, 8);
+    EXPECT_EQ(head.runs, 8);
+    return trace;
+  };
+  const std::string one = order(1);
+  EXPECT_EQ(one, order(1)) << "the same seed gives the same order";
+  EXPECT_NE(one, order(2));
+  int base_first = 0;
+  for (size_t i = 0; i < one.size(); i += 2) {
+    EXPECT_NE(one[i], one[i + 1]) << "each pair holds one run of each side: " << one;
+    base_first += one[i] == 'A';
+  }
+  EXPECT_GT(base_first, 0) << one;
+  EXPECT_LT(base_first, 8) << one;
+}
+
+TEST(UntilDecided, PairsAreAddedWhileUndecidedAndNamedSo) {
+  std::string trace;
+  FakeSide base('A', trace), head('B', trace);
+  InterleavedPairs s(base, head, 7);
+  FakeJudge judge{head, 4};
+  std::vector<std::string> log;
+  measure_until_decided(s, judge.fn(), {2, 10}, [&](const std::string& l) { log.push_back(l); });
+  EXPECT_EQ(base.runs, 4);
+  EXPECT_EQ(head.runs, 4);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0], "some verdicts are inconclusive: one more pair of runs (3/10)");
+}
+
+TEST(UntilDecided, AFailedSideStopsThePairAndTheLoop) {
+  std::string trace;
+  FakeSide base('A', trace, 3), head('B', trace);
+  InterleavedPairs s(base, head, 1);
+  FakeJudge judge{head, 1000};
+  const auto c = measure_until_decided(s, judge.fn(), {5, 10}, nullptr);
+  EXPECT_EQ(base.runs, 2);
+  EXPECT_TRUE(judge.seen.empty());
+  EXPECT_TRUE(c.functions.empty());
+  EXPECT_EQ(trace.back(), 'a') << "nothing runs after the failure: " << trace;
+}
+
+}  // namespace
+}  // namespace gate::verdict
