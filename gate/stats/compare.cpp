@@ -127,6 +127,22 @@ Cursors cursors_of(const Side& s) {
   return c;
 }
 
+// An interval (qc.units already set) into a comparison, provisionally "tested": the verdict is
+// decided once the whole family of tests is known (decide()).
+void take_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) {
+  qc.paired = paired;
+  qc.df = r.df;
+  qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
+  qc.base_ns = r.base_ns;
+  qc.head_ns = r.head_ns;
+  qc.ratio = r.ratio;
+  qc.ci_low = r.ci_low;
+  qc.ci_high = r.ci_high;
+  qc.p_regression = r.p_above(1 + qc.band.regression);
+  qc.p_improvement = r.p_below(1 - qc.band.improvement);
+  qc.verdict = Verdict::kUnchanged;
+}
+
 // How one function's runs are compared: their speed factors (none: nullptr) and whether base run
 // i and head run i are a pair.
 struct TestPlan {
@@ -200,17 +216,7 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
     r = bootstrap_ratio(samples[0], samples[1], bo);
     qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
   }
-  qc.paired = plan.paired;
-  qc.df = r.df;
-  qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
-  qc.base_ns = r.base_ns;
-  qc.head_ns = r.head_ns;
-  qc.ratio = r.ratio;
-  qc.ci_low = r.ci_low;
-  qc.ci_high = r.ci_high;
-  qc.p_regression = r.p_above(1 + qc.band.regression);
-  qc.p_improvement = r.p_below(1 - qc.band.improvement);
-  qc.verdict = Verdict::kUnchanged;  // provisional: "tested"; decided after the family is known
+  take_interval(qc, r, plan.paired);
 }
 
 // What this test could see: the smallest slowdown caught with ~80% power at its units (the
@@ -406,17 +412,7 @@ QuantileComparison common_shift_of(const SpeedFactors& sf, bool paired, const Co
     qc.more_runs_would_help = true;
     return qc;
   }
-  qc.paired = paired;
-  qc.df = r.df;
-  qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
-  qc.base_ns = r.base_ns;
-  qc.head_ns = r.head_ns;
-  qc.ratio = r.ratio;
-  qc.ci_low = r.ci_low;
-  qc.ci_high = r.ci_high;
-  qc.p_regression = r.p_above(1 + qc.band.regression);
-  qc.p_improvement = r.p_below(1 - qc.band.improvement);
-  qc.verdict = Verdict::kUnchanged;  // provisional, as estimate() leaves it
+  take_interval(qc, r, paired);
   return qc;
 }
 
@@ -547,37 +543,19 @@ bool Comparison::need_more_runs(int max_units) const {
   return false;
 }
 
-Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
-                   const ResultFile& base_meta, const ResultFile& head_meta, const CompareOptions& o) {
-  o.validate();
-  Comparison c;
-  c.base_runs = static_cast<int>(base_runs.size());
-  c.head_runs = static_cast<int>(head_runs.size());
-  const auto base_names = names_of(base_runs, base_meta);
-  const auto head_names = names_of(head_runs, head_meta);
-  std::set_difference(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
-                      std::back_inserter(c.only_in_base));
-  std::set_difference(head_names.begin(), head_names.end(), base_names.begin(), base_names.end(),
-                      std::back_inserter(c.only_in_head));
+namespace {
 
+// Per function and quantile, its interval, in parallel. sides[i] keeps function i's runs.
+void estimate_functions(Comparison& c, const std::vector<std::string>& names, const RunIndex& base_index,
+                        const RunIndex& head_index, const InfoIndex& base_infos, const InfoIndex& head_infos,
+                        const SpeedFactors& speed, const CompareOptions& o, std::vector<std::pair<Side, Side>>& sides) {
   // Quantiles are estimated in ascending q (results stay in the options' order), so that each
   // run's histogram is walked once.
   std::vector<size_t> by_q(o.quantiles.size());
   for (size_t k = 0; k < by_q.size(); ++k) by_q[k] = k;
   std::stable_sort(by_q.begin(), by_q.end(), [&](size_t a, size_t b) { return o.quantiles[a].q < o.quantiles[b].q; });
-  const RunIndex base_index = index_runs(base_runs);
-  const RunIndex head_index = index_runs(head_runs);
-  const InfoIndex base_infos = index_infos(base_meta);
-  const InfoIndex head_infos = index_infos(head_meta);
-  std::vector<std::string> names;
-  for (const auto& name : base_names)
-    if (head_names.count(name)) names.push_back(name);
-  std::vector<std::pair<Side, Side>> sides(names.size());
+  sides.resize(names.size());
   c.functions.resize(names.size());
-  c.paired = runs_are_paired(base_runs, head_runs, o.pairing);
-  const RunIndex* indexes[2] = {&base_index, &head_index};
-  const SpeedFactors speed = o.normalize_speed ? speed_of(indexes, names, o) : SpeedFactors{};
-  c.speed_normalized = speed.usable;
   auto one_function = [&](size_t i) {
     const std::string& name = names[i];
     Side b = side_of("base", name, base_index, base_infos);
@@ -603,6 +581,12 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   };
   for_each_parallel(names.size(), o.threads, one_function);
 
+}
+
+// Holm over the family of tested intervals (and the common shift when it is tested), then each
+// test's verdict, each function's verdict and its calls-per-run change.
+void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std::pair<Side, Side>>& sides,
+                const CompareOptions& o) {
   // The family: every test that produced an interval. Regressions and improvements are two
   // families, each held to (1 - confidence) / 2, so the pair never exceeds 1 - confidence.
   std::vector<double> p_reg, p_imp;
@@ -633,7 +617,6 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     decide(c.common_shift, o, 1);
   }
   size_t t = 0;
-  uint64_t base_calls = 0, head_calls = 0;
   for (size_t i = 0; i < c.functions.size(); ++i) {
     auto& f = c.functions[i];
     f.verdict = Verdict::kImprovement;  // the best; lowered by worst() below
@@ -653,11 +636,19 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     f.calls_failed = f.calls_changed && (o.calls_policy == CallsPolicy::kFailOnChange ||
                                          (o.calls_policy == CallsPolicy::kFailOnIncrease && f.calls_ratio > 1));
     if (f.calls_failed) f.verdict = Verdict::kRegression;
-    base_calls += f.base_counters.calls;
-    head_calls += f.head_counters.calls;
     function_warnings(f, sides[i].first, sides[i].second, o, c.warnings);
   }
 
+}
+
+// Warnings about the two results as wholes, first in the list.
+void whole_result_warnings(Comparison& c, const ResultFile& base_meta, const ResultFile& head_meta,
+                           const SpeedFactors& speed) {
+  uint64_t base_calls = 0, head_calls = 0;
+  for (const auto& f : c.functions) {
+    base_calls += f.base_counters.calls;
+    head_calls += f.head_counters.calls;
+  }
   std::vector<std::string> context;
   context_warnings(base_meta.context, head_meta.context, context);
   auto why = [](const std::string& reason) { return reason.empty() ? std::string() : " (" + reason + ")"; };
@@ -675,14 +666,10 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
                       "or a change that slows everything); gate ab, which runs both on one machine, tells them apart");
   c.warnings.insert(c.warnings.begin(), context.begin(), context.end());
 
-  std::stable_sort(c.functions.begin(), c.functions.end(), [](const FunctionComparison& a, const FunctionComparison& b) {
-    if (a.verdict != b.verdict) return a.verdict < b.verdict;
-    const double ka = key_ratio(a), kb = key_ratio(b);
-    if (ka != kb) return ka > kb;
-    return a.name < b.name;
-  });
-  for (const auto& f : c.functions) ++c.counts[f.verdict];
+}
 
+// The one-sentence description of how the verdicts were reached, long and short.
+void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOptions& o) {
   const std::string conf = percent(o.confidence);
   const std::string fam = o.multiplicity == Multiplicity::kNone
                               ? "no multiple-testing correction"
@@ -706,6 +693,50 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
                    (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")
                                                           : std::string(to_string(o.multiplicity)));
 
+}
+
+}  // namespace
+
+Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                   const ResultFile& base_meta, const ResultFile& head_meta, const CompareOptions& o) {
+  o.validate();
+  Comparison c;
+  c.base_runs = static_cast<int>(base_runs.size());
+  c.head_runs = static_cast<int>(head_runs.size());
+  const auto base_names = names_of(base_runs, base_meta);
+  const auto head_names = names_of(head_runs, head_meta);
+  std::set_difference(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
+                      std::back_inserter(c.only_in_base));
+  std::set_difference(head_names.begin(), head_names.end(), base_names.begin(), base_names.end(),
+                      std::back_inserter(c.only_in_head));
+  std::vector<std::string> names;
+  for (const auto& name : base_names)
+    if (head_names.count(name)) names.push_back(name);
+  const RunIndex base_index = index_runs(base_runs);
+  const RunIndex head_index = index_runs(head_runs);
+  c.paired = runs_are_paired(base_runs, head_runs, o.pairing);
+  const RunIndex* indexes[2] = {&base_index, &head_index};
+  const SpeedFactors speed = o.normalize_speed ? speed_of(indexes, names, o) : SpeedFactors{};
+  c.speed_normalized = speed.usable;
+  std::vector<std::pair<Side, Side>> sides;
+  estimate_functions(c, names, base_index, head_index, index_infos(base_meta), index_infos(head_meta), speed, o,
+                     sides);
+  decide_all(c, speed, sides, o);
+  whole_result_warnings(c, base_meta, head_meta, speed);
+  std::stable_sort(c.functions.begin(), c.functions.end(), [](const FunctionComparison& a, const FunctionComparison& b) {
+    if (a.verdict != b.verdict) return a.verdict < b.verdict;
+    const double ka = key_ratio(a), kb = key_ratio(b);
+    if (ka != kb) return ka > kb;
+    return a.name < b.name;
+  });
+  for (const auto& f : c.functions) ++c.counts[f.verdict];
+
+  describe_method(c, speed, o);
+  uint64_t base_calls = 0, head_calls = 0;
+  for (const auto& f : c.functions) {
+    base_calls += f.base_counters.calls;
+    head_calls += f.head_counters.calls;
+  }
   if (c.counts.regression > 0 || (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression))
     c.exit_code = ExitCode::kRegression;
   else if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
