@@ -10,7 +10,7 @@
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
-#include "stats/power.hpp"
+#include "verdict/calibration.hpp"
 
 namespace gate::cli {
 namespace {
@@ -30,42 +30,29 @@ std::string runs_text(int units, int max_units) {
 int print_calibration(const stats::Comparison& c, const runner::Config& cfg, const stats::CompareOptions& o,
                       double slowdown, int pairs) {
   const int runs = cfg.runs, max_runs = std::max(cfg.runs, cfg.max_runs);
-  const stats::PowerModel model{o.confidence, std::max(1, c.tests), 0.8};
+  const verdict::Calibration cal = verdict::calibrate(c, runs, max_runs, slowdown, o.confidence);
   std::printf("%-48s %-5s %10s %14s %14s %18s\n", "function", "", "noise/pair",
               ("caught @" + std::to_string(runs)).c_str(), ("caught @" + std::to_string(max_runs)).c_str(),
               "pairs for the slowdown");
-  std::vector<int> needed;
-  int false_regressions = 0;
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles) {
-      if (!q.tested()) continue;
-      false_regressions += q.verdict == stats::Verdict::kRegression;
-      const double target = 1 + (slowdown > 0 ? slowdown : 2 * q.band.regression);
-      const int units = stats::units_to_detect(q.noise, target, q.band.regression, model, 1000);
-      if (units > 0) needed.push_back(units);
-      std::printf("%-48s %-5s %9.1f%% %14s %14s %11s (%s)\n", f.name.c_str(), q.name.c_str(), 100 * q.noise,
-                  pct(stats::detectable_ratio(q.noise, runs, q.band.regression, model)).c_str(),
-                  pct(stats::detectable_ratio(q.noise, max_runs, q.band.regression, model)).c_str(),
-                  runs_text(units, 1000).c_str(), pct(target).c_str());
-    }
+  for (const auto& r : cal.rows)
+    std::printf("%-48s %-5s %9.1f%% %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(), 100 * r.noise,
+                pct(r.caught_at_runs).c_str(), pct(r.caught_at_max).c_str(),
+                runs_text(r.pairs_for_target, verdict::Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
   std::printf("\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
   if (c.common_shift.tested())
     std::printf("run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
                 100 * c.common_shift.noise);
-  if (false_regressions)
+  if (cal.false_regressions)
     std::printf("WARNING: %d test(s) read 'regression' in this A/A: the machine is noisier than the runs can "
                 "show; calibrate again with more runs (--runs)\n",
-                false_regressions);
-  if (needed.empty()) {
+                cal.false_regressions);
+  if (cal.rows.empty()) {
     std::printf("no function had enough calls per run to be tested: see 'insufficient data' in gate compare\n");
-    return 0;
+  } else if (cal.suggested_runs > 0) {
+    std::printf("suggested: runs: %d, max_runs: %d (half of the tests decide by %d pairs, 90%% by %d; gate ab adds "
+                "pairs while a verdict is inconclusive)\n",
+                cal.suggested_runs, cal.suggested_max_runs, cal.suggested_runs, cal.suggested_max_runs);
   }
-  std::sort(needed.begin(), needed.end());
-  const int median = needed[needed.size() / 2];
-  const int p90 = needed[std::min(needed.size() - 1, needed.size() * 9 / 10)];
-  std::printf("suggested: runs: %d, max_runs: %d (half of the tests decide at %d pairs, 90%% by %d; "
-              "gate ab adds pairs while a verdict is inconclusive)\n",
-              std::min(median, 1000), std::min(std::max(p90, median), 1000), median, p90);
   return 0;
 }
 

@@ -138,6 +138,33 @@ TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
   EXPECT_TRUE(regressions(same.out).empty()) << same.out;
 }
 
+// gate calibrate: an A/A of the config's own binary through the real probes; a table row per
+// tested function and quantile with its noise, and suggested runs.
+TEST(Verdict, CalibratePrintsNoiseAndWhatItCanCatch) {
+  GATE_REQUIRE_ROOT();
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shop";
+  const std::string shop = build_go(b);
+  const fs::path dir = fs::temp_directory_path() / ("gate-calibrate-" + std::to_string(getpid()));
+  fs::create_directories(dir / "bin");
+  fs::copy_file(shop, dir / "bin" / "shop", fs::copy_options::overwrite_existing);
+  const std::string cfg = (dir / "cal.yaml").string();
+  std::ofstream(cfg) << "binary: bin/shop\nworkload: bin/shop -orders 300 -workers 1 -q\nruns: 5\nmax_runs: 20\n"
+                     << "env: {GOMAXPROCS: \"1\"}\nthreshold: 10%\nquantiles: [p50]\nfunctions:\n"
+                     << "  - example.com/shop/pricing.*\n  - example.com/shop.(*Store).Get\n"
+                     << "  - example.com/shop.(*Cart).Add\n  - example.com/shop.SumBy[...]\n";
+  auto r = gate_cli({"calibrate", "-q", "-c", cfg, "--runs", "5"});
+  std::printf("--- calibrate (exit %d):\n%s\n", r.code, r.out.c_str());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("noise/pair"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("example.com/shop/pricing.Apply"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("example.com/shop.(*Store).Get"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 pairs of A/A runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("suggested: runs: "), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
 TEST(Verdict, CorruptOrPartialBaselineIsAClearError) {
   const fs::path dir = fs::temp_directory_path() / ("gate-verdict-bad-" + std::to_string(getpid()));
   fs::create_directories(dir);
