@@ -206,7 +206,8 @@ struct Comparison {
   ExitCode exit_code = ExitCode::kOk;
 
   // True when more runs (up to max_units a side, or pairs) could still change the outcome: no
-  // regression yet (a found regression decides the gate: stop and fail fast), and some verdict is
+  // regression yet among paired runs (one there decides the gate: stop and fail fast; against a
+  // stored baseline more runs may still dilute a slow spell), and some verdict is
   // inconclusive or lacks runs, and -- when max_units > 0 -- at least one of them could be
   // decided within 4 x max_units at its measured noise (units_to_decide, a rough estimate; unknown
   // counts as could).

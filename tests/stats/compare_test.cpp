@@ -434,8 +434,15 @@ TEST(Compare, ARegressionStopsTheRuns) {
   head[1].scale = 1.03;  // at the threshold: inconclusive
   const auto c = run(make(base, head, 10, 0.03));
   ASSERT_EQ(c.exit_code, ExitCode::kRegression);
+  ASSERT_TRUE(c.paired);  // gate ab's runs
   EXPECT_TRUE(fn(c, "main.f01").find("p50")->more_runs_would_help);
   EXPECT_FALSE(c.need_more_runs());
+  // Against a stored baseline (unpaired) the open verdicts still get their runs.
+  CompareOptions unpaired;
+  unpaired.pairing = Pairing::kOff;
+  const auto s = run(make(base, head, 10, 0.03), unpaired);
+  ASSERT_EQ(s.exit_code, ExitCode::kRegression);
+  EXPECT_TRUE(s.need_more_runs());
 }
 
 }  // namespace
