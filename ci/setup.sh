@@ -65,7 +65,7 @@ SRC
 build_pkgs=(
   build-essential cmake pkg-config git
   clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
-  libcapstone-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  libcapstone-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libyaml-cpp-dev
 )
 # The test suite's: GoogleTest, benchmarks, the fuzzer's runtime, Go, report and template checks.
 test_pkgs=(

@@ -104,7 +104,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["options"] = options(in.options);
 
   auto quantile = [&](const stats::QuantileComparison& q) {
-    return Json{{"name", q.name},
+    Json out{{"name", q.name},
                         {"verdict", std::string(stats::to_string(q.verdict))},
                         {"threshold", band(q.band)},
                         {"base_ns", q.tested() || q.base_ns > 0 ? number(q.base_ns) : Json(nullptr)},
@@ -125,6 +125,8 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"detectable_ratio", number(q.detectable)},
                         {"units_to_decide", q.units_to_decide},
                         {"reason", q.reason}};
+    if (!q.note.empty()) out["note"] = q.note;  // the quantile lay between modes (see compare.cpp)
+    return out;
   };
   j["paired"] = c.paired;
   j["speed_normalized"] = c.speed_normalized;

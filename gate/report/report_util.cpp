@@ -173,10 +173,12 @@ std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_
     if (regressions_only && q.verdict != stats::Verdict::kRegression) continue;
     switch (q.verdict) {
       case stats::Verdict::kRegression:
-        add(q.name + " " + format_ratio(q) + " above +" + percent(q.band.regression));
+        add(q.name + " " + format_ratio(q) + " above +" + percent(q.band.regression) +
+            (q.note.empty() ? "" : " (" + q.note + ")"));
         break;
       case stats::Verdict::kImprovement:
-        add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement));
+        add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement) +
+            (q.note.empty() ? "" : " (" + q.note + ")"));
         break;
       case stats::Verdict::kInconclusive:
       case stats::Verdict::kInsufficientData:

@@ -175,6 +175,8 @@ void function_notes(const stats::FunctionComparison& f, const ReportInputs& o, T
   if (o.reasons) {
     for (const auto& q : f.quantiles)
       if (!q.reason.empty()) t.line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);
+    for (const auto& q : f.quantiles)
+      if (!q.note.empty() && q.tested()) t.line("    " + q.name + ": " + q.note);
     if (f.calls_changed)
       t.line("    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run) +
              (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)"));

@@ -10,8 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -40,45 +44,6 @@ json to_json(const FunctionInfo& f) {
               {"inlined_at", f.inlined_at}};
 }
 
-FunctionInfo function_info_from(const json& j) {
-  FunctionInfo f;
-  f.id = j.at("id").get<uint32_t>();
-  f.name = j.at("name").get<std::string>();
-  f.address = j.value("address", uint64_t{0});
-  f.size = j.value("size", uint64_t{0});
-  f.measurable = j.value("measurable", true);
-  f.not_measurable_reason = j.value("not_measurable_reason", "");
-  if (j.contains("entry")) {
-    const auto& e = j.at("entry");
-    f.entry_placement = e.value("placement", "");
-    f.entry_instruction = e.value("instruction", "");
-    f.entry_cost_class = e.value("cost_class", "");
-    f.entry_address = e.value("address", uint64_t{0});
-  }
-  f.return_addresses = j.value("return_addresses", std::vector<uint64_t>{});
-  f.inlined_at = j.value("inlined_at", std::vector<std::string>{});
-  return f;
-}
-
-json to_json(const FunctionRun& f) {
-  json hist = json::array();
-  for (const auto& [b, n] : f.histogram.buckets()) hist.push_back({b, n});
-  auto q = [&](double p) { return f.calls ? json(f.quantile_ns(p)) : json(nullptr); };
-  return json{{"name", f.name},
-              {"calls", f.calls},
-              {"sum_ns", f.sum_ns},
-              {"min_ns", f.min_ns},
-              {"max_ns", f.max_ns},
-              {"p50_ns", q(0.50)},
-              {"p90_ns", q(0.90)},
-              {"p99_ns", q(0.99)},
-              {"histogram", hist},
-              {"unmatched_entries", f.unmatched_entries},
-              {"unmatched_returns", f.unmatched_returns},
-              {"diverted_entries", f.diverted_entries},
-              {"dropped", f.dropped}};
-}
-
 FunctionRun function_run_from(const json& j) {
   FunctionRun f;
   f.name = j.at("name").get<std::string>();
@@ -101,22 +66,247 @@ FunctionRun function_run_from(const json& j) {
   return f;
 }
 
-json to_json(const RunResult& r) {
-  json fns = json::array();
-  for (const auto& f : r.functions) fns.push_back(to_json(f));
-  return json{{"index", r.index},         {"variant", r.variant},
-              {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
-              {"started_at", r.started_at}, {"functions", fns}};
-}
-
-RunResult run_from(const json& j) {
+// Schema 1 (read only): each run lists one object per function. Kept so that baselines recorded
+// by earlier versions still load.
+RunResult run_from_v1_header(const json& j) {
   RunResult r;
   r.index = j.at("index").get<int>();
   r.variant = j.value("variant", "");
   r.exit_code = j.value("exit_code", 0);
   r.duration_s = j.value("duration_s", 0.0);
   r.started_at = j.value("started_at", "");
+  return r;
+}
+
+RunResult run_from_v1(const json& j) {
+  RunResult r = run_from_v1_header(j);
   for (const auto& f : j.at("functions")) r.functions.push_back(function_run_from(f));
+  return r;
+}
+
+// Schema 2 stores a run's functions as columns over the file's table of function names
+// ("run_functions"): a function that no call reached takes no space, and a 10,000-function
+// result parses without building an object per function and run (issue 14: the object form of
+// schema 1 made a 20-run file 94 MiB and `gate compare` on it took 19 s).
+// Per run: "id" (indexes into the table of the functions with any non-zero figure), one column per
+// counter (omitted when all zero), "buckets" (how many non-empty histogram buckets each id has),
+// "histogram" (those buckets of all ids, concatenated: bucket, count, bucket, count, ...), and
+// "absent" (table indexes the run does not hold at all; usually omitted).
+struct Column {
+  const char* key;
+  uint64_t FunctionRun::*field;
+};
+constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
+                               {"sum_ns", &FunctionRun::sum_ns},
+                               {"min_ns", &FunctionRun::min_ns},
+                               {"max_ns", &FunctionRun::max_ns},
+                               {"unmatched_entries", &FunctionRun::unmatched_entries},
+                               {"unmatched_returns", &FunctionRun::unmatched_returns},
+                               {"diverted_entries", &FunctionRun::diverted_entries},
+                               {"dropped", &FunctionRun::dropped}};
+
+bool active(const FunctionRun& f) {
+  for (const auto& c : kColumns)
+    if (f.*c.field != 0) return true;
+  return !f.histogram.empty();
+}
+
+// The names of every run's functions, in order of first appearance.
+std::vector<std::string> run_function_table(const ResultFile& r) {
+  std::vector<std::string> names;
+  std::unordered_map<std::string_view, size_t> seen;
+  for (const auto& f : r.functions)
+    if (seen.emplace(f.name, names.size()).second) names.push_back(f.name);
+  for (const auto& run : r.runs)
+    for (const auto& f : run.functions)
+      if (seen.emplace(f.name, names.size()).second) names.push_back(f.name);
+  return names;
+}
+
+json to_json(const RunResult& r, const std::unordered_map<std::string_view, size_t>& table) {
+  json ids = json::array(), nbuckets = json::array(), hist = json::array();
+  std::vector<bool> present(table.size(), false);
+  std::vector<const FunctionRun*> act;
+  for (const auto& f : r.functions) {
+    const size_t id = table.at(f.name);
+    present[id] = true;
+    if (!active(f)) continue;
+    ids.push_back(id);
+    act.push_back(&f);
+    nbuckets.push_back(f.histogram.buckets().size());
+    for (const auto& [b, n] : f.histogram.buckets()) {
+      hist.push_back(b);
+      hist.push_back(n);
+    }
+  }
+  json fns{{"id", std::move(ids)}};
+  for (const auto& c : kColumns) {
+    json col = json::array();
+    bool any = false;
+    for (const FunctionRun* f : act) {
+      col.push_back(f->*c.field);
+      any = any || f->*c.field != 0;
+    }
+    if (any || c.field == &FunctionRun::calls) fns[c.key] = std::move(col);  // calls: always
+  }
+  fns["buckets"] = std::move(nbuckets);
+  fns["histogram"] = std::move(hist);
+  json absent = json::array();
+  for (size_t i = 0; i < present.size(); ++i)
+    if (!present[i]) absent.push_back(i);
+  if (!absent.empty()) fns["absent"] = std::move(absent);
+  return json{{"index", r.index},         {"variant", r.variant},
+              {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
+              {"started_at", r.started_at}, {"functions", std::move(fns)}};
+}
+
+// Reading schema 2 goes through simdjson: nlohmann's parser spent ~200 instructions per byte, which
+// made loading a 10,000-function, 20-run result take seconds. simdjson reads the runs' columns;
+// the small rest of the file is handed to nlohmann as before.
+namespace sj = simdjson;
+
+uint64_t number(sj::dom::element e, const char* what) {
+  uint64_t v = 0;
+  if (e.get(v)) throw Error(std::string("\"") + what + "\" holds a value that is not a non-negative integer");
+  return v;
+}
+
+std::string text_of(sj::dom::object o, const char* key) {
+  std::string_view v;
+  return o[key].get(v) ? std::string() : std::string(v);
+}
+uint64_t number_of(sj::dom::object o, const char* key) {
+  sj::dom::element e;
+  return o[key].get(e) ? 0 : number(e, key);
+}
+std::vector<uint64_t> numbers_of(sj::dom::object o, const char* key) {
+  std::vector<uint64_t> out;
+  sj::dom::array a;
+  if (!o[key].get(a))
+    for (sj::dom::element e : a) out.push_back(number(e, key));
+  return out;
+}
+
+// One entry of "functions" (read with simdjson too: 10,000 of them took nlohmann ~0.1 s).
+FunctionInfo function_info_from(sj::dom::element e) {
+  sj::dom::object j, entry;
+  if (e.get(j)) throw Error("an entry of \"functions\" is not an object");
+  FunctionInfo f;
+  sj::dom::element id;
+  if (j["id"].get(id)) throw Error("an entry of \"functions\" lacks \"id\"");
+  f.id = static_cast<uint32_t>(number(id, "id"));
+  std::string_view name;
+  if (j["name"].get(name)) throw Error("an entry of \"functions\" has a \"name\" that is not a string");
+  f.name = name;
+  f.address = number_of(j, "address");
+  f.size = number_of(j, "size");
+  bool measurable = true;
+  if (!j["measurable"].get(measurable)) f.measurable = measurable;
+  f.not_measurable_reason = text_of(j, "not_measurable_reason");
+  if (!j["entry"].get(entry)) {
+    f.entry_placement = text_of(entry, "placement");
+    f.entry_instruction = text_of(entry, "instruction");
+    f.entry_cost_class = text_of(entry, "cost_class");
+    f.entry_address = number_of(entry, "address");
+  }
+  f.return_addresses = numbers_of(j, "return_addresses");
+  sj::dom::array inl;
+  if (!j["inlined_at"].get(inl))
+    for (sj::dom::element x : inl) {
+      std::string_view v;
+      if (!x.get(v)) f.inlined_at.emplace_back(v);
+    }
+  return f;
+}
+
+// A column of a schema-2 run as numbers, checked to have `n` values (n == SIZE_MAX: any length).
+// Empty and `present` false when the run omits it.
+std::vector<uint64_t> column(sj::dom::object fns, const char* key, size_t n, bool* present = nullptr) {
+  std::vector<uint64_t> out;
+  sj::dom::array arr;
+  const auto err = fns[key].get(arr);
+  if (present) *present = !err;
+  if (err == sj::NO_SUCH_FIELD) return out;
+  if (err) throw Error(std::string("a run's \"") + key + "\" is not a list of numbers");
+  out.reserve(arr.size());
+  for (sj::dom::element e : arr) out.push_back(number(e, key));
+  if (n != SIZE_MAX && out.size() != n)
+    throw Error(std::string("a run's \"") + key + "\" column has " + std::to_string(out.size()) +
+                " values for " + std::to_string(n) + " functions");
+  return out;
+}
+
+// A run's columns, read once per run.
+struct Columns {
+  std::vector<uint64_t> counter[std::size(kColumns)];
+  std::vector<uint64_t> buckets, histogram;
+  size_t next = 0;  // position in histogram of the next id's first bucket
+};
+
+void fill_active(FunctionRun& f, Columns& cols, size_t k) {
+  for (size_t c = 0; c < std::size(kColumns); ++c)
+    if (!cols.counter[c].empty()) f.*kColumns[c].field = cols.counter[c][k];
+  const auto& h = cols.histogram;
+  const size_t end = cols.next + 2 * cols.buckets[k];
+  if (end > h.size() || end < cols.next)
+    throw Error("function '" + f.name + "': the run's histogram column ends before its buckets do");
+  for (; cols.next < end; cols.next += 2) {
+    if (h[cols.next] > UINT32_MAX) throw Error("function '" + f.name + "': a histogram bucket index is out of range");
+    f.histogram.add_bucket(static_cast<uint32_t>(h[cols.next]), h[cols.next + 1]);
+  }
+  if (f.histogram.count() != f.calls) {
+    throw Error("function '" + f.name + "': histogram holds " + std::to_string(f.histogram.count()) +
+                " calls but 'calls' says " + std::to_string(f.calls));
+  }
+}
+
+RunResult run_header_v2(sj::dom::object j) {
+  RunResult r;
+  int64_t i = 0;
+  if (j["index"].get(i)) throw Error("a run has no integer \"index\"");
+  r.index = static_cast<int>(i);
+  std::string_view sv;
+  if (!j["variant"].get(sv)) r.variant = sv;
+  if (!j["exit_code"].get(i)) r.exit_code = static_cast<int>(i);
+  double d = 0;
+  if (!j["duration_s"].get(d)) r.duration_s = d;
+  if (!j["started_at"].get(sv)) r.started_at = sv;
+  return r;
+}
+
+RunResult run_from_v2(sj::dom::element e, const std::vector<std::string>& table) {
+  sj::dom::object j, fns;
+  if (e.get(j) || j["functions"].get(fns)) throw Error("a run has no \"functions\" columns");
+  RunResult r = run_header_v2(j);
+  const auto ids = column(fns, "id", SIZE_MAX);
+  std::vector<bool> present(table.size(), true);
+  for (uint64_t a : column(fns, "absent", SIZE_MAX)) {
+    if (a >= table.size()) throw Error("a run's \"absent\" names function " + std::to_string(a) + ", beyond its table");
+    present[a] = false;
+  }
+  std::vector<size_t> slot(table.size(), SIZE_MAX);  // table index -> position in r.functions
+  r.functions.reserve(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (!present[i]) continue;
+    slot[i] = r.functions.size();
+    r.functions.push_back(FunctionRun{.name = table[i]});
+  }
+  Columns cols;
+  bool have_calls = false, have_buckets = false, have_hist = false;
+  for (size_t c = 0; c < std::size(kColumns); ++c)
+    cols.counter[c] = column(fns, kColumns[c].key, ids.size(), c == 0 ? &have_calls : nullptr);
+  cols.buckets = column(fns, "buckets", ids.size(), &have_buckets);
+  cols.histogram = column(fns, "histogram", SIZE_MAX, &have_hist);
+  if (!have_calls || !have_buckets || !have_hist)
+    throw Error("a run lacks its \"calls\", \"buckets\" or \"histogram\" column");
+  for (size_t k = 0; k < ids.size(); ++k) {
+    const uint64_t id = ids[k];
+    if (id >= table.size() || slot[id] == SIZE_MAX)
+      throw Error("a run names function " + std::to_string(id) + ", which its table does not hold");
+    fill_active(r.functions[slot[id]], cols, k);
+  }
+  if (cols.next != cols.histogram.size())
+    throw Error("a run's histogram column holds more values than its \"buckets\" column accounts for");
   return r;
 }
 
@@ -154,52 +344,116 @@ RunContext context_from(const json& j) {
 std::string result_to_json_text(const ResultFile& r, int indent) {
   json fns = json::array();
   for (const auto& f : r.functions) fns.push_back(to_json(f));
-  json runs = json::array();
-  for (const auto& run : r.runs) runs.push_back(to_json(run));
+  const std::vector<std::string> table = run_function_table(r);
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < table.size(); ++i) index.emplace(table[i], i);
   json j{{"schema", kSchemaName},
          {"schema_version", r.schema_version},
          {"histogram", {{"unit", "ns"},
                         {"scheme", "log-linear: exact below 64 ns, then 32 sub-buckets per power of two"},
                         {"buckets", LatencyHistogram::bucket_count()},
-                        {"entry", "[bucket index, count]"}}},
+                        {"entry", "bucket index, count (runs: \"buckets\" says how many per function)"}}},
          {"partial", r.partial},
          {"partial_reason", r.partial_reason},
          {"context", to_json(r.context)},
          {"functions", fns},
-         {"runs", runs},
+         {"run_functions", table},
          {"extra", r.extra}};
-  return j.dump(indent) + "\n";
+  // Everything but the runs is indented for people; each run is one compact line (its columns
+  // would otherwise take a line per number).
+  std::string text = j.dump(indent);
+  std::string runs = "\"runs\": [";
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    runs += (i ? ",\n  " : "\n  ");
+    runs += to_json(r.runs[i], index).dump();
+  }
+  runs += r.runs.empty() ? "]" : "\n ]";
+  const size_t close = text.rfind('}');
+  const bool pretty = indent >= 0;
+  text.insert(close, (pretty ? ",\n " : ",") + runs + (pretty ? "\n" : ""));
+  return text + "\n";
 }
 
-ResultFile result_from_json_text(const std::string& text, const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error::make(origin, std::string("is not valid JSON (") + e.what() + ")",
+namespace {
+
+// The document parsed by simdjson: everything but the runs as nlohmann JSON (small), the runs as
+// simdjson's (large; `parser` owns them).
+struct Document {
+  sj::dom::parser parser;
+  json head = json::object();
+  sj::dom::element runs, functions;
+  bool has_runs = false, has_functions = false;
+};
+
+void parse_document(Document& d, const std::string& text, const std::string& origin) {
+  sj::dom::element doc;
+  sj::dom::object top;
+  if (d.parser.parse(text).get(doc)) {
+    std::string detail;  // nlohmann says where; simdjson only what
+    try {
+      (void)json::parse(text);
+      detail = "simdjson: " + std::string(sj::error_message(d.parser.parse(text).error()));
+    } catch (const json::parse_error& e) {
+      detail = e.what();
+    }
+    throw Error::make(origin, "is not valid JSON (" + detail + ")",
                       "the file is corrupt or truncated; re-create it with `gate run`/`gate record`");
   }
-  if (!j.is_object() || j.value("schema", "") != kSchemaName) {
+  if (doc.get(top)) return;  // not an object: reported as "not a gate result file"
+  for (auto field : top) {
+    if (field.key == "runs") {
+      d.runs = field.value;
+      d.has_runs = true;
+    } else if (field.key == "functions") {
+      d.functions = field.value;
+      d.has_functions = true;
+    } else {
+      d.head[std::string(field.key)] = json::parse(sj::minify(field.value));
+    }
+  }
+}
+
+ResultFile result_from_document(Document& d, int version) {
+  const json& j = d.head;
+  ResultFile r;
+  r.partial = j.value("partial", false);
+  r.partial_reason = j.value("partial_reason", "");
+  r.context = context_from(j.at("context"));
+  sj::dom::array fns;
+  if (!d.has_functions || d.functions.get(fns)) throw Error("it has no \"functions\" list");
+  for (sj::dom::element f : fns) r.functions.push_back(function_info_from(f));
+  r.schema_version = kResultSchemaVersion;  // upgraded on load; saved in the current schema
+  sj::dom::array runs;
+  if (!d.has_runs || d.runs.get(runs)) throw Error("it has no \"runs\" list");
+  if (version == 1) {
+    for (const auto& run : json::parse(sj::minify(d.runs))) r.runs.push_back(run_from_v1(run));
+  } else {
+    const auto table = j.at("run_functions").get<std::vector<std::string>>();
+    for (sj::dom::element run : runs) r.runs.push_back(run_from_v2(run, table));
+  }
+  if (j.contains("extra")) r.extra = j.at("extra").get<std::map<std::string, std::string>>();
+  return r;
+}
+
+}  // namespace
+
+ResultFile result_from_json_text(const std::string& text, const std::string& origin) {
+  Document d;
+  parse_document(d, text, origin);
+  const json& j = d.head;
+  if (j.value("schema", "") != kSchemaName) {
     throw Error::make(origin, "is not a gate result file (no \"schema\": \"gate.result\")",
                       "pass a file written by `gate run --out` or `gate record`");
   }
   const int version = j.value("schema_version", 0);
-  if (version != kResultSchemaVersion) {
+  if (version != kResultSchemaVersion && version != 1) {
     throw Error::make(origin, "has schema version " + std::to_string(version) +
-                                  ", this gate reads version " +
+                                  ", this gate reads versions 1 to " +
                                   std::to_string(kResultSchemaVersion),
                       "re-record it with this gate version");
   }
   try {
-    ResultFile r;
-    r.schema_version = version;
-    r.partial = j.value("partial", false);
-    r.partial_reason = j.value("partial_reason", "");
-    r.context = context_from(j.at("context"));
-    for (const auto& f : j.at("functions")) r.functions.push_back(function_info_from(f));
-    for (const auto& run : j.at("runs")) r.runs.push_back(run_from(run));
-    if (j.contains("extra")) r.extra = j.at("extra").get<std::map<std::string, std::string>>();
-    return r;
+    return result_from_document(d, version);
   } catch (const json::exception& e) {
     throw Error::make(origin, std::string("has a malformed field (") + e.what() + ")",
                       "the file is corrupt or was edited by hand; re-create it");

@@ -13,7 +13,8 @@
 
 namespace gate {
 
-inline constexpr int kResultSchemaVersion = 1;
+// 2: runs store their functions as columns (schema 1, one object per function and run, still loads).
+inline constexpr int kResultSchemaVersion = 2;
 
 // How one declared function is probed (from static analysis of the binary).
 struct FunctionInfo {

@@ -249,6 +249,35 @@ void RunSamples::add_mean_run(const FunctionRun& f, size_t run_id, double log_of
   add(mean, values, run_id, log_offset);
 }
 
+void RunSamples::add_window_mean_run(const LatencyHistogram& h, double lo, double hi, size_t run_id,
+                                     double log_offset) {
+  const double n = static_cast<double>(h.count());
+  // The histogram's calls are spread evenly over each bucket, so the calls between levels a and b
+  // of a bucket covering levels [c0, c1] are uniform on a sub-interval of it: first and second
+  // moments in closed form. Outside [lo, hi] the calls are winsorized to the window's ends.
+  double m1 = 0, m2 = 0, seen = 0;
+  for (const auto& [b, c] : h.buckets()) {
+    const double c0 = seen / n, c1 = (seen + static_cast<double>(c)) / n;
+    seen += static_cast<double>(c);
+    const double a = std::max(c0, lo), e = std::min(c1, hi);
+    if (e <= a) continue;
+    const double low = static_cast<double>(LatencyHistogram::lower_ns(b));
+    const double w = static_cast<double>(LatencyHistogram::width_ns(b));
+    const double x0 = low + w * (a - c0) / (c1 - c0), x1 = low + w * (e - c0) / (c1 - c0);
+    m1 += (e - a) * (x0 + x1) / 2;
+    m2 += (e - a) * (x0 * x0 + x0 * x1 + x1 * x1) / 3;
+  }
+  const double mean = m1 / (hi - lo);
+  const double xlo = h.quantile(lo), xhi = h.quantile(hi);
+  const double wm1 = m1 + lo * xlo + (1 - hi) * xhi, wm2 = m2 + lo * xlo * xlo + (1 - hi) * xhi * xhi;
+  const double wvar = std::max(0.0, wm2 - wm1 * wm1);
+  const double se = n > 0 ? std::sqrt(wvar) / ((hi - lo) * std::sqrt(n)) : 0;
+  std::array<double, kWithinRunStrata> values{};
+  const auto& z = normal_levels();
+  for (uint32_t i = 0; i < kWithinRunStrata; ++i) values[i] = mean + z[i] * se;
+  add(mean, values, run_id, log_offset);
+}
+
 void RunSamples::add_point_run(double ns, size_t run_id, double log_offset) {
   std::array<double, kWithinRunStrata> values{};
   values.fill(ns);

@@ -59,6 +59,11 @@ class RunSamples {
   void add_mean_run(const FunctionRun& f, size_t run_id = 0, double log_offset = 0);
   // A value known exactly: no within-run spread (plain per-run data, and tests).
   void add_point_run(double ns, size_t run_id = 0, double log_offset = 0);
+  // The mean of the calls between two levels of a run's distribution, lo < hi in [0, 1] (e.g. 0.25
+  // and 0.75: the interquartile mean): the stand-in for a quantile that lies between two modes
+  // (see WindowMean in stats/compare.cpp). Spread: the trimmed mean's standard error, winsorized
+  // sd / ((hi - lo) sqrt(n)).
+  void add_window_mean_run(const LatencyHistogram& h, double lo, double hi, size_t run_id = 0, double log_offset = 0);
 
   size_t runs() const { return points_.size(); }
   size_t run_id(size_t run) const { return ids_[run]; }

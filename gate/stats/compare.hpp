@@ -145,6 +145,9 @@ struct QuantileComparison {
   double noise = 0;          // log-sd of one unit's head/base difference (0.05: ~5% per pair)
   double detectable = 0;     // smallest slowdown ratio caught with ~80% power at these units (e.g. 1.12)
   int units_to_decide = 0;   // inconclusive: roughly how many units a side would decide it (0: unknown)
+  // Set when the quantile lies between two modes and the mean of the calls around it was compared
+  // instead (see window_for in compare.cpp): says so, with the modes' values, for every report.
+  std::string note;
   bool tested() const { return verdict != Verdict::kInsufficientData; }
 };
 

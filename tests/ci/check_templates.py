@@ -54,6 +54,7 @@ def tells_exit_codes_apart(rel, text):
 PACKAGE_OF = {
     "pkg:libbpf": "libbpf-dev", "pkg:libelf": "libelf-dev", "pkg:capstone": "libcapstone-dev",
     "pkg:libdw": "libdw-dev", "find:PkgConfig": "pkg-config", "find:nlohmann_json": "nlohmann-json3-dev",
+    "find:simdjson": "libsimdjson-dev",
     "find:yaml-cpp": "libyaml-cpp-dev", "find:CLI11": "libcli11-dev", "find:ZLIB": "zlib1g-dev",
     "find:Threads": None, "prog:clang": "clang", "prog:bpftool": "bpftool",
     "find:GTest": "libgtest-dev", "find:benchmark": "libbenchmark-dev",

@@ -3,6 +3,8 @@
 #include "stats/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -443,6 +445,65 @@ TEST(Compare, ARegressionStopsTheRuns) {
   const auto s = run(make(base, head, 10, 0.03), unpaired);
   ASSERT_EQ(s.exit_code, ExitCode::kRegression);
   EXPECT_TRUE(s.need_more_runs());
+}
+
+// A function with two modes whose p50 sits at their border, like recursive Fib (leaf calls are
+// half of all calls): `runs` runs of `calls` calls, a share `fast` (+- `mix_sd` from run to run) near
+// 1 us and the rest near 3 us, each run's speed off by 3%, every call slowed by `slow`.
+std::vector<RunResult> bimodal_runs(int runs, uint64_t seed, double slow = 1.0, double fast = 0.505,
+                                    double mix_sd = 0.005, const std::string& name = "main.fib") {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<RunResult> out;
+  for (int r = 0; r < runs; ++r) {
+    const double share = fast + mix_sd * z(rng), speed = std::exp(0.03 * z(rng));
+    FunctionRun f{.name = name};
+    for (int i = 0; i < 4000; ++i) {
+      const double mode = (i < share * 4000) ? 1000 : 3000;
+      const auto ns = static_cast<uint64_t>(mode * slow * speed * std::exp(0.05 * z(rng)));
+      f.histogram.add(ns);
+      f.sum_ns += ns;
+      f.min_ns = f.min_ns ? std::min(f.min_ns, ns) : ns;
+      f.max_ns = std::max(f.max_ns, ns);
+    }
+    f.calls = f.histogram.count();
+    out.push_back(RunResult{.index = r + 1, .functions = {f}});
+  }
+  return out;
+}
+
+// Issue 11: the p50 of such a function jumps between the modes from run to run, so an A/A could not
+// decide it (Fib: 0.87x [0.46, 2.02] at 20 runs a side). Compared by the interquartile mean, it
+// decides, and the report says why the statistic changed.
+TEST(Compare, QuantileBetweenModesIsComparedByTheMeanAroundIt) {
+  CompareOptions o;
+  o.thresholds.defaults = {0.05, 0.05};
+  const ResultFile meta;
+  const auto base = bimodal_runs(20, 1), same = bimodal_runs(20, 2), slower = bimodal_runs(20, 3, 1.25);
+  const Comparison aa = compare(base, same, meta, meta, o);
+  const auto& p50 = aa.functions.at(0).quantiles.at(0);
+  EXPECT_TRUE(contains(p50.note, "between two modes")) << p50.note;
+  EXPECT_TRUE(contains(p50.note, "from p25 to p75")) << p50.note;
+  EXPECT_EQ(p50.verdict, Verdict::kUnchanged) << p50.ratio << " [" << p50.ci_low << ", " << p50.ci_high << "]";
+  EXPECT_LT(p50.ci_high / p50.ci_low, 1.08) << "the interval is as narrow as the 3% speed noise allows";
+  const auto& ab = compare(base, slower, meta, meta, o).functions.at(0).quantiles.at(0);
+  EXPECT_EQ(ab.verdict, Verdict::kRegression) << ab.ratio;
+  EXPECT_NEAR(ab.ratio, 1.25, 0.06);
+  // The plain per-run p50s of the same runs really do jump between the modes: the case is real.
+  double lo = 1e18, hi = 0;
+  for (const auto& r : base) {
+    lo = std::min(lo, r.functions[0].quantile_ns(0.5));
+    hi = std::max(hi, r.functions[0].quantile_ns(0.5));
+  }
+  EXPECT_GT(hi / lo, 2.0) << "per-run p50 from " << lo << " to " << hi;
+}
+
+// A function with one mode keeps its quantiles: the switch is for quantiles between modes only.
+TEST(Compare, OneModeKeepsItsQuantiles) {
+  const ResultFile meta;
+  const auto base = bimodal_runs(10, 4, 1.0, 1.0, 0.0), head = bimodal_runs(10, 5, 1.0, 1.0, 0.0);
+  const Comparison c = compare(base, head, meta, meta, CompareOptions{});
+  for (const auto& q : c.functions.at(0).quantiles) EXPECT_TRUE(q.note.empty()) << q.name << ": " << q.note;
 }
 
 }  // namespace

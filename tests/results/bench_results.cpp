@@ -1,0 +1,48 @@
+// bench_results: the size of a 10,000-function, 20-run result file and the time to load it and
+// to compare it with itself (issue 14: `gate compare` on such a file stays under 1 s).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include "many_functions.hpp"
+#include "results/result.hpp"
+#include "stats/compare.hpp"
+
+namespace {
+
+using namespace gate;
+
+const std::string& text() {
+  static const std::string t = [] {
+    std::string s = result_to_json_text(testing::many_function_result(10000, 20));
+    std::printf("result file, 10,000 functions x 20 runs: %.1f MiB\n", s.size() / 1048576.0);
+    return s;
+  }();
+  return t;
+}
+
+void BM_Load10000Functions20Runs(benchmark::State& state) {
+  text();  // generated outside the timed loop
+  for (auto _ : state) benchmark::DoNotOptimize(result_from_json_text(text(), "bench"));
+}
+BENCHMARK(BM_Load10000Functions20Runs)->Unit(benchmark::kMillisecond);
+
+// What `gate compare` does with two such files: load both, compare.
+void BM_LoadTwiceAndCompare10000Functions20Runs(benchmark::State& state) {
+  for (auto _ : state) {
+    const ResultFile base = result_from_json_text(text(), "base");
+    const ResultFile head = result_from_json_text(text(), "head");
+    benchmark::DoNotOptimize(stats::compare(base.runs, head.runs, base, head, stats::CompareOptions{}));
+  }
+}
+BENCHMARK(BM_LoadTwiceAndCompare10000Functions20Runs)->Unit(benchmark::kMillisecond);
+
+void BM_Save10000Functions20Runs(benchmark::State& state) {
+  const ResultFile r = result_from_json_text(text(), "bench");
+  for (auto _ : state) benchmark::DoNotOptimize(result_to_json_text(r));
+}
+BENCHMARK(BM_Save10000Functions20Runs)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
