@@ -185,7 +185,8 @@ ServiceSpec with_free_port(const ServiceSpec& sv) {
 }
 
 const char* kPortFix =
-    "or write {port} in service.command, ready_tcp and load: gate then picks a free port for every run";
+    "choose a free port in service.command, ready_tcp and load, or write {port} in all three: gate then "
+    "picks a free port for every run";
 
 // Before the service starts: nothing may listen on ready_tcp yet, or the readiness check and the
 // load would reach that process (with SO_REUSEPORT the kernel even splits the load between them).
@@ -199,8 +200,7 @@ void require_free_address(const std::string& ready_tcp, const std::string& label
                     "another process already listens there, before gate started the service:\n" +
                         describe_listeners(ls) +
                         "\n  the readiness check and the load would reach it instead of the service gate probes",
-                    (pids.empty() ? std::string("stop it") : "stop it (kill" + pids + ")") +
-                        ", or choose a free port in service.command, ready_tcp and load, " + kPortFix,
+                    (pids.empty() ? std::string("stop it") : "stop it (kill" + pids + ")") + ", or " + kPortFix,
                     ExitCode::kMeasure);
 }
 
@@ -216,8 +216,7 @@ void require_own_listener(const std::string& ready_tcp, pid_t service, const std
                       "accepts connections for processes outside the service gate started (pid " +
                           std::to_string(service) + ": " + command + "):\n" + describe_listeners(foreign) +
                           "\n  the load would reach them, unmeasured",
-                      "stop that process, or choose a free port in service.command, ready_tcp and load, " +
-                          std::string(kPortFix),
+                      "stop that process, or " + std::string(kPortFix),
                       ExitCode::kMeasure);
   }
   throw Error::make(object,
