@@ -209,6 +209,22 @@ TEST(ServiceProcesses, FailingLoadDriverNamesItWithItsStderr) {
   });
 }
 
+TEST(ServiceProcesses, ServiceExitingBeforeReadyNamesItWithItsStderr) {
+  GATE_REQUIRE_ROOT();
+  Scratch s;
+  const std::string at = addr(runner::free_tcp_port());
+  const std::string& st = servicetarget();
+  const std::string cfg = s.write("gate.yaml", "binary: " + st + "\nservice:\n  command: " + st +
+                                                   " serve -addr 127.0.0.1:notaport\n  ready_tcp: \"" + at +
+                                                   "\"\n  load: " + st + " load -addr " + at +
+                                                   "\nfunctions: [main.handle]\n");
+  expect_record_refused(cfg, s, [&](const CliOutcome& r) {
+    EXPECT_TRUE(has(r.err, "service '" + st + " serve")) << r.err;
+    EXPECT_TRUE(has(r.err, "exited with status 2 before accepting connections")) << r.err;
+    EXPECT_TRUE(has(r.err, "listen 127.0.0.1:notaport")) << "the service's stderr: " << r.err;
+  });
+}
+
 void expect_nothing_measured(const CliOutcome& r, bool service) {
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_TRUE(has(r.err, "timed no call of any of the 2 declared functions")) << r.err;
