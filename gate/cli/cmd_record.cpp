@@ -1,5 +1,6 @@
 // `gate record`: measure the workload and store the result as a baseline, atomically, and only
-// when every run succeeded. Replacing an existing baseline takes --force.
+// when every run succeeded and every declared function (not marked optional) was called.
+// Replacing an existing baseline takes --force.
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 #include "cli/report_flags.hpp"
 #include "verdict/options.hpp"
 #include "common/error.hpp"
+#include "runner/coverage.hpp"
 
 namespace gate::cli {
 
@@ -35,6 +37,8 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
       std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");
       throw *m.failure;
     }
+    for (const auto& w : runner::uncalled_warnings(m.result)) std::fprintf(stderr, "gate: warning: %s\n", w.c_str());
+    runner::require_calls_for_baseline(m.result, cfg, display_path(path));  // unless declared optional
     save_result_file(path, m.result);
     g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
           std::to_string(m.result.functions.size()) + " functions" + replaced);

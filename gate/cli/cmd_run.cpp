@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "report/run_table.hpp"
 #include "results/result.hpp"
+#include "runner/coverage.hpp"
 #include "runner/measure.hpp"
 
 namespace gate::cli {
@@ -74,6 +75,8 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       std::fputs(report::render_run_table(m.result).c_str(), stdout);
     }
     if (m.failure) throw *m.failure;
+    // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.
+    for (const auto& w : runner::uncalled_warnings(m.result)) std::fprintf(stderr, "gate: warning: %s\n", w.c_str());
     return 0;
   };
 }

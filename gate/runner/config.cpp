@@ -162,6 +162,14 @@ ServiceSpec parse_service(const Ctx& c, const YAML::Node& s) {
     if (sv.stop_signal != "SIGTERM" && sv.stop_signal != "SIGINT" && sv.stop_signal != "SIGKILL")
       throw c.err(s["stop_signal"], "service.stop_signal", "must be SIGTERM, SIGINT or SIGKILL", "");
   }
+  // A {port} only in the command or the load would start the service on a port nobody waits for.
+  const bool port_in_cmd = sv.command.find(kPortPlaceholder) != std::string::npos ||
+                           sv.load.find(kPortPlaceholder) != std::string::npos;
+  if (port_in_cmd && sv.ready_tcp.find(kPortPlaceholder) == std::string::npos) {
+    throw c.err(s["ready_tcp"] ? s["ready_tcp"] : s, "service.ready_tcp",
+                "must use {port} too: service.command or service.load uses it",
+                "e.g. ready_tcp: 127.0.0.1:{port}");
+  }
   return sv;
 }
 
@@ -203,11 +211,12 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
   if (f.IsScalar()) {
     spec.pattern = f.as<std::string>();
   } else if (f.IsMap()) {
-    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds"});
+    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds", "optional"});
     if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
     spec.pattern = str(c, f["name"], "name");
     if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
     if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
+    if (f["optional"]) spec.optional = boolean(c, f["optional"], spec.pattern + ".optional");
   } else {
     throw c.err(f, "functions[]", "must be a name or {name, threshold}", "");
   }

@@ -13,11 +13,18 @@ struct FunctionSpec {
   std::string pattern;                       // exact Go symbol name or glob
   std::optional<double> threshold;           // per-function regression threshold (0.10 = 10%)
   std::map<std::string, double> quantile_thresholds;  // per quantile: {"p99": 0.2}
+  // May have no calls: `gate record` otherwise refuses a baseline in which a function it declares
+  // was never called (the baseline could not guard it). Applies to every function a glob matches.
+  bool optional = false;
 };
+
+// In command, ready_tcp and load, `{port}` stands for a free TCP port gate picks for each run.
+inline constexpr const char* kPortPlaceholder = "{port}";
 
 struct ServiceSpec {
   std::string command;        // the service; probed, stopped when the load ends
-  std::string ready_tcp;      // "host:port" that accepts connections once the service is up
+  std::string ready_tcp;      // "host:port" that accepts connections once the service is up,
+                              // held by the service's own processes (checked before the load)
   double ready_timeout_s = 30;
   std::string load;           // the load driver; not probed; its exit status decides the run
   std::string stop_signal = "SIGTERM";

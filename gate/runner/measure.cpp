@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "runner/coverage.hpp"
+
 namespace gate::runner {
 
 void run_build(const Config& cfg, const std::function<void(const std::string&)>& log, SignalWatch* signals) {
@@ -129,6 +131,7 @@ bool Measurer::run(int count, SignalWatch* signals) {
       }
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
+      require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
       if (log) {
         uint64_t calls = 0;
         for (const auto& f : r.functions) calls += f.calls;
@@ -152,7 +155,9 @@ bool Measurer::warm_up(int count, SignalWatch* signals) {
   for (int k = 1; k <= count && !failed(); ++k) {
     if (opts_.session.log) opts_.session.log("warm-up run " + std::to_string(k) + "/" + std::to_string(count));
     try {
-      session_->run_once(k, "warmup", signals);  // measured and discarded
+      // Measured and discarded, but a warm-up that reached none of the functions says the runs won't.
+      const RunResult r = session_->run_once(k, "warmup", signals);
+      require_some_call(r, target_.functions, "warm-up run " + std::to_string(k), cfg_.service.has_value());
     } catch (const Error& e) {
       m_.failure = e;
       m_.result.partial = true;

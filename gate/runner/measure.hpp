@@ -1,6 +1,7 @@
 // Measuring shared by run/record/check/ab: build (once), analyse the binary, attach, run the
 // workload as many times as asked (more can be added later: adaptive re-runs, interleaved A/B),
-// and assemble a ResultFile. A failure or interruption keeps what was measured, marked partial.
+// and assemble a ResultFile. A failure or interruption keeps what was measured, marked partial; a
+// run that timed no call of any declared function is a failed run (runner/coverage.hpp).
 #pragma once
 
 #include <memory>

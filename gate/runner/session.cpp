@@ -15,6 +15,7 @@
 
 #include "common/error.hpp"
 #include "common/version.hpp"
+#include "runner/listeners.hpp"
 
 namespace gate::runner {
 
@@ -165,11 +166,75 @@ void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
   }
 }
 
-// The service is probed and must come up (ready_tcp) before the load driver, which is not probed.
+namespace {
+
+// The service form with {port} replaced by a port nothing listens on now, fresh for every run.
+ServiceSpec with_free_port(const ServiceSpec& sv) {
+  const std::string ph = kPortPlaceholder;
+  if ((sv.command + sv.ready_tcp + sv.load).find(ph) == std::string::npos) return sv;
+  const std::string port = std::to_string(free_tcp_port());
+  auto fill = [&](std::string s) {
+    for (size_t at; (at = s.find(ph)) != std::string::npos;) s.replace(at, ph.size(), port);
+    return s;
+  };
+  ServiceSpec out = sv;
+  out.command = fill(sv.command);
+  out.ready_tcp = fill(sv.ready_tcp);
+  out.load = fill(sv.load);
+  return out;
+}
+
+const char* kPortFix =
+    "choose a free port in service.command, ready_tcp and load, or write {port} in all three: gate then "
+    "picks a free port for every run";
+
+// Before the service starts: nothing may listen on ready_tcp yet, or the readiness check and the
+// load would reach that process (with SO_REUSEPORT the kernel even splits the load between them).
+void require_free_address(const std::string& ready_tcp, const std::string& label) {
+  const auto ls = listeners_for(ready_tcp);
+  if (ls.empty()) return;
+  std::string pids;
+  for (const auto& l : ls)
+    for (const pid_t p : l.pids) pids += " " + std::to_string(p);
+  throw Error::make("service.ready_tcp " + ready_tcp + " (" + label + ")",
+                    "another process already listens there, before gate started the service:\n" +
+                        describe_listeners(ls) +
+                        "\n  the readiness check and the load would reach it instead of the service gate probes",
+                    (pids.empty() ? std::string("stop it") : "stop it (kill" + pids + ")") + ", or " + kPortFix,
+                    ExitCode::kMeasure);
+}
+
+// Once ready: every listener on ready_tcp must belong to the service's process tree, and one must.
+void require_own_listener(const std::string& ready_tcp, pid_t service, const std::string& command,
+                          const std::string& label) {
+  const auto ls = listeners_for(ready_tcp);
+  const auto foreign = foreign_listeners(ls, process_tree(service));
+  if (foreign.empty() && ls.size() > foreign.size()) return;
+  const std::string object = "service.ready_tcp " + ready_tcp + " (" + label + ")";
+  if (!foreign.empty()) {
+    throw Error::make(object,
+                      "accepts connections for processes outside the service gate started (pid " +
+                          std::to_string(service) + ": " + command + "):\n" + describe_listeners(foreign) +
+                          "\n  the load would reach them, unmeasured",
+                      "stop that process, or " + std::string(kPortFix),
+                      ExitCode::kMeasure);
+  }
+  throw Error::make(object,
+                    "accepted a connection, but no process of the service gate started (pid " +
+                        std::to_string(service) + ") listens there now",
+                    "make service.ready_tcp the address the service listens on", ExitCode::kMeasure);
+}
+
+}  // namespace
+
+// The service is probed and must come up (ready_tcp), on a socket of its own, before the load
+// driver, which is not probed.
 void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
-  const ServiceSpec& sv = *cfg_.service;
+  const ServiceSpec sv = with_free_port(*cfg_.service);
+  if (!sv.ready_tcp.empty()) require_free_address(sv.ready_tcp, f.label);
   SpawnOptions so{command_for(sv.command), cfg_.dir, env_, f.out, f.err, true};
   Child service = Child::spawn(so, [this](pid_t pid) { engine_->track(pid); });
+  const std::string what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
   if (!sv.ready_tcp.empty()) {
     bool ready = wait_tcp_ready(sv.ready_tcp, sv.ready_timeout_s, [&] {
       return service.running() && !(signals && signals->poll_signal());
@@ -181,21 +246,30 @@ void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
     if (!ready) {
       const bool died = !service.running();
       service.stop(SIGTERM, 2);
-      throw run_failure("service '" + sv.command + "'", f.label,
+      throw run_failure(what, f.label,
                         died ? "exited with status " + std::to_string(service.status()) + " before accepting connections"
                              : "did not accept connections on " + sv.ready_tcp + " within " +
                                    std::to_string(static_cast<int>(sv.ready_timeout_s)) + " s",
                         f.err, "check service.command and service.ready_tcp in gate.yaml");
     }
+    try {
+      require_own_listener(sv.ready_tcp, service.pid(), sv.command, f.label);
+    } catch (const Error&) {
+      service.stop(SIGTERM, 2);
+      throw;
+    }
   }
-  run_load(f, service, signals);
+  run_load(f, sv, service, signals);
 }
 
-void RunSession::run_load(const RunFiles& f, Child& service, SignalWatch* signals) {
-  const ServiceSpec& sv = *cfg_.service;
+// The service's death outranks the load's failure: a load fails when its service dies, and the
+// service's stderr says why.
+void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals) {
   const std::string load_err = output_path(f.index, f.variant, "load.stderr");
   SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"), load_err, true};
   Child load = Child::spawn(lo, nullptr);
+  const std::string load_what = "load '" + sv.load + "' (pid " + std::to_string(load.pid()) + ")";
+  const std::string service_what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
   const auto end = load.wait(cfg_.timeout_s, signals);
   const bool service_died = !service.running();
   service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
@@ -203,19 +277,24 @@ void RunSession::run_load(const RunFiles& f, Child& service, SignalWatch* signal
     load.stop(SIGTERM, 2);
     throw interrupted(signals->received(), f.label);
   }
+  if (end == Child::WaitEnd::kTimeout) load.stop(SIGTERM, 2);
+  if (service_died) {
+    const std::string load_end = end == Child::WaitEnd::kTimeout ? "; the load then timed out"
+                                 : load.status() != 0 ? "; the load then exited with status " + std::to_string(load.status())
+                                                      : "";
+    throw run_failure(service_what, f.label,
+                      "exited (status " + std::to_string(service.status()) + ") during the load" + load_end, f.err,
+                      "the service must keep serving until gate stops it; run it by hand with the load to see why");
+  }
   if (end == Child::WaitEnd::kTimeout) {
-    load.stop(SIGTERM, 2);
-    throw run_failure("load '" + sv.load + "'", f.label, "did not finish within the timeout", load_err,
-                      "raise timeout: in gate.yaml");
+    throw run_failure(load_what, f.label, "did not finish within the timeout", load_err, "raise timeout: in gate.yaml");
   }
   if (load.status() != 0) {
-    throw run_failure("load '" + sv.load + "'", f.label, "exited with status " + std::to_string(load.status()), load_err,
-                      "run the service and the load by hand to see why");
-  }
-  if (service_died) {
-    throw run_failure("service '" + sv.command + "'", f.label,
-                      "exited (status " + std::to_string(service.status()) + ") during the load", f.err,
-                      "the service must keep serving until gate stops it");
+    throw run_failure(load_what, f.label, "exited with status " + std::to_string(load.status()), load_err,
+                      sv.ready_tcp.empty()
+                          ? "set service.ready_tcp so that gate waits for the service before starting the load; "
+                            "run the service and the load by hand to see why"
+                          : "run the service and the load by hand to see why");
   }
 }
 

@@ -1,6 +1,6 @@
 // RunSession: one attached probe target plus the workload of a config, run as many times as
 // asked. Each run gives a RunResult; a failed run throws gate::Error (exit 3) with the tail of
-// the workload's stderr.
+// the failing process's stderr, or naming the process that holds a service's ready_tcp.
 #pragma once
 
 #include <functional>
@@ -45,7 +45,7 @@ class RunSession {
   };
   void run_workload(const RunFiles& f, SignalWatch* signals);
   void run_service(const RunFiles& f, SignalWatch* signals);
-  void run_load(const RunFiles& f, Child& service, SignalWatch* signals);
+  void run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals);
   RunResult collect(int index, const std::string& variant, double started, const std::string& started_at);
   std::string output_path(int index, const std::string& variant, const char* stream) const;
   // The command as run: when this session measures another binary than the config's (gate ab),

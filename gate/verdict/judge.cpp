@@ -4,12 +4,20 @@
 #include <algorithm>
 
 #include "baselines/store.hpp"
+#include "runner/coverage.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
 
 namespace gate::verdict {
 
 namespace {
+
+// A declared function never called on a side is named in every report, with its inlining status:
+// its verdict ("insufficient data") alone does not say that nothing reached it.
+void warn_uncalled(stats::Comparison& c, const ResultFile& base, const ResultFile& head) {
+  for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
+    for (auto& w : runner::uncalled_warnings(*r, side)) c.warnings.push_back(std::move(w));
+}
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
   return {opts.runs ? opts.runs : cfg.runs, max_runs ? max_runs : cfg.max_runs};
@@ -33,6 +41,7 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
       },
       budget(cfg, opts, max_runs), opts.session.log);
   out.head = head.finish();
+  warn_uncalled(out.comparison, base, out.head.result);
   return out;
 }
 
@@ -68,6 +77,7 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
       budget(cfg, opts, max_runs), opts.session.log);
   out.base = base.finish();
   out.head = head.finish();
+  warn_uncalled(out.comparison, out.base.result, out.head.result);
   return out;
 }
 
@@ -83,7 +93,9 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
-  return stats::compare(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+  stats::Comparison c = stats::compare(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+  warn_uncalled(c, base, head);
+  return c;
 }
 
 }  // namespace gate::verdict

@@ -94,6 +94,29 @@ functions: [main.f]
   EXPECT_TRUE(c.workload.empty());
 }
 
+// The per-function optional key, and {port} that must appear in ready_tcp whenever the command or
+// the load uses it (else gate would wait on a port nobody opens).
+TEST(Config, OptionalFunctionsAndPortPlaceholder) {
+  const Config c = load_config(write("opt.yaml", R"(
+binary: bin/shopd
+service: {command: "bin/shopd -addr 127.0.0.1:{port}", ready_tcp: "127.0.0.1:{port}", load: "bin/load {port}"}
+functions: [main.f, {name: "main.g*", optional: true}, {name: main.h, optional: false}]
+)"));
+  ASSERT_EQ(c.functions.size(), 3u);
+  EXPECT_FALSE(c.functions[0].optional);
+  EXPECT_TRUE(c.functions[1].optional);
+  EXPECT_FALSE(c.functions[2].optional);
+  EXPECT_EQ(c.service->ready_tcp, "127.0.0.1:{port}");
+
+  auto e = error_of("binary: x\nworkload: y\nfunctions: [{name: a, optional: maybe}]\n");
+  EXPECT_NE(e.find("a.optional"), std::string::npos) << e;
+  EXPECT_NE(e.find("true or"), std::string::npos) << e;
+  e = error_of(
+      "binary: x\nservice: {command: \"s -p {port}\", ready_tcp: \"127.0.0.1:8080\", load: l}\nfunctions: [a]\n");
+  EXPECT_NE(e.find("service.ready_tcp"), std::string::npos) << e;
+  EXPECT_NE(e.find("{port}"), std::string::npos) << e;
+}
+
 TEST(Config, ErrorsNameTheKeyLineAndFix) {
   auto e = error_of("binary: x\nworkload: y\nfunctions: [a]\nthreshhold: 5%\n");
   EXPECT_NE(e.find("'threshhold'"), std::string::npos) << e;

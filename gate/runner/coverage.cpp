@@ -1,0 +1,111 @@
+// Zero-call checks: per run (nothing timed at all: a failed run) and per function over a
+// measurement (never called: a warning, and for a baseline an error unless declared optional).
+#include "runner/coverage.hpp"
+
+#include "analysis/functions.hpp"
+#include "common/error.hpp"
+
+namespace gate::runner {
+
+namespace {
+
+std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+// "a, b, c and 4 more": function lists in messages stay one readable line.
+std::string name_list(const std::vector<const FunctionInfo*>& fns, size_t shown = 5) {
+  std::string out;
+  for (size_t i = 0; i < fns.size() && i < shown; ++i) out += (i ? ", " : "") + fns[i]->name;
+  if (fns.size() > shown) out += " and " + std::to_string(fns.size() - shown) + " more";
+  return out;
+}
+
+}  // namespace
+
+std::string inlining_status(const FunctionInfo& f) {
+  if (f.inlined_at.empty()) return "no inlined copies found";
+  std::string sites;
+  for (size_t i = 0; i < f.inlined_at.size() && i < 3; ++i) sites += (i ? "; " : "") + f.inlined_at[i];
+  if (f.inlined_at.size() > 3) sites += "; ...";
+  return "also inlined at " + plural(f.inlined_at.size(), "site") + " (" + sites +
+         "): calls there are not timed";
+}
+
+void require_some_call(const RunResult& run, const std::vector<FunctionInfo>& fns, const std::string& label,
+                       bool service) {
+  std::vector<const FunctionInfo*> measurable, inlined;
+  uint64_t calls = 0, entries = 0;
+  for (const auto& f : fns) {
+    if (!f.measurable) continue;
+    measurable.push_back(&f);
+    if (!f.inlined_at.empty()) inlined.push_back(&f);
+    if (const FunctionRun* fr = run.find(f.name)) {
+      calls += fr->calls;
+      entries += fr->unmatched_entries;
+    }
+  }
+  if (calls > 0 || measurable.empty()) return;
+  std::string cause = "timed no call of any of the " + plural(measurable.size(), "declared function") + " (" +
+                      name_list(measurable) + "): a run that measured nothing is a failed run";
+  if (entries > 0) {
+    cause += "\n  they were entered " + std::to_string(entries) +
+             " times but never returned before the run ended: declare the functions that do the work, "
+             "not one that runs for the whole run";
+  }
+  cause += "\n  likely causes:\n  - the workload never reached them (a load aimed at another port, a test "
+           "-run filter that matches nothing, functions this workload does not use)";
+  if (service) cause += "\n  - the service under load was not the process gate started";
+  cause += "\n  - inlined everywhere: " +
+           (inlined.empty() ? std::string("none of them has inlined copies in the binary's DWARF")
+                            : name_list(inlined) + " (`gate functions BINARY` shows where)");
+  throw Error::make(label, cause,
+                    "run the workload by hand and check that it calls them; declare functions it does reach "
+                    "(`gate functions BINARY --match GLOB`), or build with -gcflags=all=-l to stop inlining",
+                    ExitCode::kMeasure);
+}
+
+std::vector<const FunctionInfo*> uncalled_functions(const ResultFile& r) {
+  std::vector<const FunctionInfo*> out;
+  if (r.runs.empty()) return out;
+  for (const auto& f : r.functions) {
+    if (!f.measurable) continue;  // already reported as not measurable, by name
+    uint64_t calls = 0;
+    for (const auto& run : r.runs)
+      if (const FunctionRun* fr = run.find(f.name)) calls += fr->calls;
+    if (calls == 0) out.push_back(&f);
+  }
+  return out;
+}
+
+std::vector<std::string> uncalled_warnings(const ResultFile& r, const std::string& side) {
+  std::vector<std::string> out;
+  const std::string runs = r.runs.size() == 1 ? "the 1 run" : "any of the " + std::to_string(r.runs.size()) + " runs";
+  for (const FunctionInfo* f : uncalled_functions(r))
+    out.push_back(f->name + ": no calls in " + runs + (side.empty() ? "" : " of " + side) + "; " + inlining_status(*f));
+  return out;
+}
+
+bool is_optional(const Config& cfg, const std::string& name) {
+  for (const auto& spec : cfg.functions) {
+    if (!spec.optional) continue;
+    const auto p = analysis::NamePattern::parse(spec.pattern);
+    if (p.is_glob() ? p.matches(name) : p.literal() == name) return true;
+  }
+  return false;
+}
+
+void require_calls_for_baseline(const ResultFile& r, const Config& cfg, const std::string& baseline_path) {
+  std::vector<const FunctionInfo*> missing;
+  for (const FunctionInfo* f : uncalled_functions(r))
+    if (!is_optional(cfg, f->name)) missing.push_back(f);
+  if (missing.empty()) return;
+  std::string cause = "not written: " + plural(missing.size(), "declared function") + " had no calls in " +
+                      plural(r.runs.size(), "run") + ", and a baseline without calls cannot guard them:";
+  for (const FunctionInfo* f : missing) cause += "\n  - " + f->name + " (" + inlining_status(*f) + ")";
+  throw Error::make("baseline " + baseline_path, cause,
+                    "make the workload reach them, remove them from functions: in " + cfg.path +
+                        ", or mark the entry optional (functions: [{name: " + missing.front()->name +
+                        ", optional: true}])",
+                    ExitCode::kMeasure);
+}
+
+}  // namespace gate::runner

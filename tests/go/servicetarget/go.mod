@@ -1,0 +1,3 @@
+module gate.test/servicetarget
+
+go 1.19
