@@ -101,12 +101,43 @@ FunctionRun function_run_from(const json& j) {
   return f;
 }
 
+// Written only when the run has benchmark output, so results without it keep their exact form.
+json benchmarks_json(const RunResult& r) {
+  json results = json::array();
+  for (const auto& b : r.benchmarks) {
+    json metrics = json::array();
+    for (const auto& [unit, value] : b.metrics) metrics.push_back({{"unit", unit}, {"value", value}});
+    results.push_back({{"name", b.name}, {"pkg", b.pkg}, {"iterations", b.iterations}, {"metrics", metrics}});
+  }
+  return json{{"format", "go test -bench (golang.org/x/perf/benchfmt)"},
+              {"config", r.benchmark_config},
+              {"higher_is_better", r.benchmark_higher_better},
+              {"results", results},
+              {"warnings", r.benchmark_warnings}};
+}
+
+void benchmarks_from(const json& j, RunResult& r) {
+  r.benchmark_config = j.value("config", std::map<std::string, std::string>{});
+  r.benchmark_higher_better = j.value("higher_is_better", std::vector<std::string>{});
+  r.benchmark_warnings = j.value("warnings", std::vector<std::string>{});
+  for (const auto& b : j.at("results")) {
+    BenchmarkRun br;
+    br.name = b.at("name").get<std::string>();
+    br.pkg = b.value("pkg", "");
+    br.iterations = b.value("iterations", uint64_t{0});
+    for (const auto& m : b.at("metrics")) br.metrics.emplace_back(m.at("unit").get<std::string>(), m.at("value").get<double>());
+    r.benchmarks.push_back(std::move(br));
+  }
+}
+
 json to_json(const RunResult& r) {
   json fns = json::array();
   for (const auto& f : r.functions) fns.push_back(to_json(f));
-  return json{{"index", r.index},         {"variant", r.variant},
-              {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
-              {"started_at", r.started_at}, {"functions", fns}};
+  json j{{"index", r.index},         {"variant", r.variant},
+         {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
+         {"started_at", r.started_at}, {"functions", fns}};
+  if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
+  return j;
 }
 
 RunResult run_from(const json& j) {
@@ -117,6 +148,7 @@ RunResult run_from(const json& j) {
   r.duration_s = j.value("duration_s", 0.0);
   r.started_at = j.value("started_at", "");
   for (const auto& f : j.at("functions")) r.functions.push_back(function_run_from(f));
+  if (j.contains("benchmarks")) benchmarks_from(j.at("benchmarks"), r);
   return r;
 }
 

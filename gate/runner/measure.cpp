@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "runner/benchmarks.hpp"
+
 namespace gate::runner {
 
 void run_build(const Config& cfg, const std::function<void(const std::string&)>& log, SignalWatch* signals) {
@@ -129,6 +131,7 @@ bool Measurer::run(int count, SignalWatch* signals) {
       }
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
+      read_benchmarks(cfg_, session_->last_stdout(), "run " + std::to_string(i) + who, r, log);
       if (log) {
         uint64_t calls = 0;
         for (const auto& f : r.functions) calls += f.calls;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "baselines/store.hpp"
+#include "verdict/benchmarks.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
 
@@ -28,7 +29,7 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
   out.comparison = measure_until_decided(
       schedule,
       [&] {
-        return stats::compare(base.runs, head.result().runs, base, head.result(),
+        return compare_with_benchmarks(base.runs, head.result().runs, base, head.result(),
                               compare_options(&cfg, head.result().functions));
       },
       budget(cfg, opts, max_runs), opts.session.log);
@@ -62,7 +63,7 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
   out.comparison = measure_until_decided(
       schedule,
       [&] {
-        return stats::compare(base.result().runs, head.result().runs, base.result(), head.result(),
+        return compare_with_benchmarks(base.result().runs, head.result().runs, base.result(), head.result(),
                               compare_options(&cfg, head.result().functions));
       },
       budget(cfg, opts, max_runs), opts.session.log);
@@ -83,7 +84,7 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
-  return stats::compare(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+  return compare_with_benchmarks(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
 }
 
 }  // namespace gate::verdict
