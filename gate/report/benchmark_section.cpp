@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -28,6 +29,20 @@ std::vector<const stats::BenchmarkMetricComparison*> shown(const stats::Comparis
   std::vector<const stats::BenchmarkMetricComparison*> out;
   for (const auto& m : c.benchmarks.metrics)
     if (!(quiet && m.test.verdict == stats::Verdict::kUnchanged)) out.push_back(&m);
+  return out;
+}
+
+// Rows of cells, each column padded to its widest cell; `notes[k]` (if any) printed under row k.
+std::string aligned(const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>& notes = {}) {
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (size_t i = 0; i < rows[k].size(); ++i)
+      out += rows[k][i] + (i + 1 < rows[k].size() ? std::string(width[i] - rows[k][i].size() + 2, ' ') : "\n");
+    if (k < notes.size() && !notes[k].empty()) out += notes[k];
+  }
   return out;
 }
 
@@ -72,22 +87,13 @@ std::string benchmark_summary(const stats::BenchmarkComparison& b) {
 std::string benchmark_text(const stats::Comparison& c, bool quiet) {
   if (!c.benchmarks.present()) return "";
   std::vector<std::vector<std::string>> rows = {{"verdict", "benchmark", "unit", "base -> head", "head/base [CI]"}};
-  const auto metrics = shown(c, quiet);
-  for (const auto* m : metrics) rows.push_back(cells(*m));
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  std::string out = "\n";
-  for (size_t k = 0; k < rows.size(); ++k) {
-    std::string line;
-    for (size_t i = 0; i < rows[k].size(); ++i)
-      line += rows[k][i] + (i + 1 < rows[k].size() ? std::string(width[i] - rows[k][i].size() + 2, ' ') : "");
-    out += line + "\n";
-    const auto* m = k == 0 ? nullptr : metrics[k - 1];
-    if (m && !m->test.reason.empty() && m->test.verdict != stats::Verdict::kUnchanged)
-      out += "    " + m->unit + ": " + verdict_of(*m) + ": " + m->test.reason + "\n";
+  std::vector<std::string> notes = {""};
+  for (const auto* m : shown(c, quiet)) {
+    rows.push_back(cells(*m));
+    const bool why = !m->test.reason.empty() && m->test.verdict != stats::Verdict::kUnchanged;
+    notes.push_back(why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + m->test.reason + "\n" : "");
   }
-  return out + benchmark_summary(c.benchmarks) + "\n";
+  return "\n" + aligned(rows, notes) + benchmark_summary(c.benchmarks) + "\n";
 }
 
 std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
@@ -156,6 +162,28 @@ Json benchmark_json(const stats::Comparison& c) {
               {"only_in_base", b.only_in_base},
               {"only_in_head", b.only_in_head},
               {"warnings", b.warnings}};
+}
+
+std::string benchmark_run_table(const ResultFile& r) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> values;  // (benchmark, unit) -> per result line
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& run : r.runs)
+    for (const auto& b : run.benchmarks)
+      for (const auto& [unit, v] : b.metrics) {
+        auto& vs = values[{b.name, unit}];
+        if (vs.empty()) order.emplace_back(b.name, unit);
+        vs.push_back(v);
+      }
+  if (order.empty()) return "";
+  std::vector<std::vector<std::string>> rows = {{"benchmark", "unit", "median", "min", "max", "results"}};
+  for (const auto& key : order) {
+    auto vs = values[key];
+    std::sort(vs.begin(), vs.end());
+    const double median = vs.size() % 2 ? vs[vs.size() / 2] : (vs[vs.size() / 2 - 1] + vs[vs.size() / 2]) / 2;
+    rows.push_back({key.first, key.second, benchmark_value(median, key.second), benchmark_value(vs.front(), key.second),
+                    benchmark_value(vs.back(), key.second), std::to_string(vs.size())});
+  }
+  return "\n" + aligned(rows);
 }
 
 std::string benchmark_junit(const stats::Comparison& c, int* tests, int* failures) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/result.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::report {
@@ -23,6 +24,9 @@ std::string benchmark_text(const stats::Comparison& c, bool quiet);
 std::string benchmark_markdown(const stats::Comparison& c, bool quiet);
 std::string benchmark_html(const stats::Comparison& c);
 nlohmann::ordered_json benchmark_json(const stats::Comparison& c);
+// gate run's benchmark lines: per benchmark and unit the median, min and max over the runs (empty
+// when no run holds benchmarks).
+std::string benchmark_run_table(const ResultFile& r);
 // JUnit testcases, one per metric (a regression is a failure); `failures` and `tests` are added to.
 std::string benchmark_junit(const stats::Comparison& c, int* tests, int* failures);
 

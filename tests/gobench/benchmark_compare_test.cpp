@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/reports.hpp"
+#include "report/run_table.hpp"
 #include "results/result.hpp"
 #include "verdict/benchmarks.hpp"
 
@@ -213,6 +214,16 @@ TEST(BenchmarkReports, EveryFormatHasTheBenchmarkSection) {
   const std::string html = report::render(report::Format::kHtml, c, in);
   EXPECT_NE(html.find("<h2>Benchmarks</h2>"), std::string::npos);
   EXPECT_NE(html.find("<td>BenchmarkSlow-2</td>"), std::string::npos);
+}
+
+TEST(BenchmarkReports, GateRunsTableListsEachBenchmarkAndUnit) {
+  ResultFile r;
+  for (int i = 0; i < 3; ++i) r.runs.push_back(run_with(i + 1, "", 1000, {bench("BenchmarkA-2", {{"ns/op", 1000.0 * (i + 1)}, {"frobs", 7}})}));
+  const std::string t = report::render_run_table(r);
+  EXPECT_TRUE(std::regex_search(t, std::regex(R"(\nBenchmarkA-2 +ns/op +2\.00us/op +1\.00us/op +3\.00us/op +3\n)"))) << t;
+  EXPECT_TRUE(std::regex_search(t, std::regex(R"(\nBenchmarkA-2 +frobs +7 frobs +7 frobs +7 frobs +3\n)"))) << t;
+  for (auto& run : r.runs) run.benchmarks.clear();
+  EXPECT_EQ(report::render_run_table(r).find("BenchmarkA"), std::string::npos);
 }
 
 }  // namespace
