@@ -99,7 +99,8 @@ std::string benchmark_text(const stats::Comparison& c, bool quiet) {
 std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
   if (!c.benchmarks.present()) return "";
   const std::string arrow = " \xE2\x86\x92 ";
-  std::string out = "**Benchmarks** (" + md_escape(benchmark_summary(c.benchmarks)) + ")\n\n";
+  const std::string summary = benchmark_summary(c.benchmarks);  // "benchmarks: 1 regression, ..."
+  std::string out = "**Benchmarks:** " + md_escape(summary.substr(summary.find(": ") + 2)) + "\n\n";
   out += "| verdict | benchmark | unit | base" + arrow + "head | head/base [CI] |\n|---|---|---|---:|---:|\n";
   for (const auto* m : shown(c, quiet)) {
     std::string change = md_escape(benchmark_change(*m));
