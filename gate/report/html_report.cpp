@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -427,6 +428,7 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
        xml_escape(in.base_label) + ", head: " + xml_escape(in.head_label) + "</p>\n</header>\n";
 
   h += functions_table(c, in);
+  h += benchmark_html(c);
   h += next_steps_and_warnings(c, in);
   h += distributions(c, in);
   std::string thresholds = thresholds_line(c);

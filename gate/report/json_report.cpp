@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -149,6 +150,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                        {"quantiles", qs}});
   }
   j["functions"] = fns;
+  if (c.benchmarks.present()) j["benchmarks"] = benchmark_json(c);  // absent without benchmarks: schema unchanged
   j["only_in_base"] = c.only_in_base;
   j["only_in_head"] = c.only_in_head;
   j["warnings"] = c.warnings;

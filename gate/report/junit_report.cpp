@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -88,9 +89,10 @@ std::string testcase(const stats::FunctionComparison& f, const NextSteps& next) 
 std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   const int compared = static_cast<int>(c.functions.size());
   const int one_sided = static_cast<int>(c.only_in_base.size() + c.only_in_head.size());
-  const int tests = compared + one_sided;
+  int tests = compared + one_sided;
   int failures = 0;
   for (const auto& f : c.functions) failures += f.verdict == stats::Verdict::kRegression;
+  const std::string benchmark_cases = benchmark_junit(c, &tests, &failures);
   const int skipped = c.counts.insufficient_data + one_sided;
   // Time spent measuring in this job: the head runs, and the base runs too when gate ab made them.
   const double seconds = measured_seconds(in.head) + (in.command == "ab" ? measured_seconds(in.base) : 0.0);
@@ -125,6 +127,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   };
   one_side(c.only_in_base, "base");
   one_side(c.only_in_head, "head");
+  out += benchmark_cases;
 
   std::string log;
   for (const auto& n : in.notices) log += "NOTE: " + n + "\n";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -112,6 +113,8 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
     if (c.counts.unchanged && !in.quiet) what += (what.empty() ? "" : ", ") + std::to_string(c.counts.unchanged) + " unchanged";
     out += "<details><summary>" + what + "</summary>\n\n" + table(rest, quantiles, false) + "\n</details>\n\n";
   }
+
+  out += benchmark_markdown(c, in.quiet);
 
   if (c.counts.regression && !in.next.empty()) {
     out += "**What to do next**\n\n";

@@ -150,6 +150,12 @@ std::string headline_counts(const stats::Comparison& c) {
                   count(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) + " unchanged";
   if (n.inconclusive) s += ", " + std::to_string(n.inconclusive) + " inconclusive";
   if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
+  if (c.benchmarks.present()) {  // a benchmark regression fails the gate too: the headline must say so
+    const auto& b = c.benchmarks.counts;
+    s += "; benchmark metrics: " + count(b.regression, "regression", "regressions") + ", " +
+         count(b.improvement, "improvement", "improvements") + ", " + std::to_string(b.unchanged) + " unchanged";
+    if (b.inconclusive) s += ", " + std::to_string(b.inconclusive) + " inconclusive";
+  }
   return s;
 }
 

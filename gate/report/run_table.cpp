@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "common/format.hpp"
+#include "report/benchmark_section.hpp"
 #include "report/text_report.hpp"
 
 namespace gate::report {
@@ -56,7 +57,7 @@ std::string render_run_table(const ResultFile& r) {
     }
     s += "\n";
   }
-  return s;
+  return s + benchmark_run_table(r);
 }
 
 }  // namespace gate::report

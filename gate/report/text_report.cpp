@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 
 namespace gate::report {
@@ -258,7 +259,7 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   std::string out;
   for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
   if (!o.notices.empty()) out += "\n";
-  return out + layout(t) + footer(c);
+  return out + layout(t) + benchmark_text(c, o.quiet) + footer(c);
 }
 
 }  // namespace gate::report

@@ -66,6 +66,35 @@ FunctionRun function_run_from(const json& j) {
   return f;
 }
 
+// Written only when the run has benchmark output, so results without it keep their exact form.
+json benchmarks_json(const RunResult& r) {
+  json results = json::array();
+  for (const auto& b : r.benchmarks) {
+    json metrics = json::array();
+    for (const auto& [unit, value] : b.metrics) metrics.push_back({{"unit", unit}, {"value", value}});
+    results.push_back({{"name", b.name}, {"pkg", b.pkg}, {"iterations", b.iterations}, {"metrics", metrics}});
+  }
+  return json{{"format", "go test -bench (golang.org/x/perf/benchfmt)"},
+              {"config", r.benchmark_config},
+              {"higher_is_better", r.benchmark_higher_better},
+              {"results", results},
+              {"warnings", r.benchmark_warnings}};
+}
+
+void benchmarks_from(const json& j, RunResult& r) {
+  r.benchmark_config = j.value("config", std::map<std::string, std::string>{});
+  r.benchmark_higher_better = j.value("higher_is_better", std::vector<std::string>{});
+  r.benchmark_warnings = j.value("warnings", std::vector<std::string>{});
+  for (const auto& b : j.at("results")) {
+    BenchmarkRun br;
+    br.name = b.at("name").get<std::string>();
+    br.pkg = b.value("pkg", "");
+    br.iterations = b.value("iterations", uint64_t{0});
+    for (const auto& m : b.at("metrics")) br.metrics.emplace_back(m.at("unit").get<std::string>(), m.at("value").get<double>());
+    r.benchmarks.push_back(std::move(br));
+  }
+}
+
 // Schema 1 (read only): each run lists one object per function. Kept so that baselines recorded
 // by earlier versions still load.
 RunResult run_from_v1_header(const json& j) {
@@ -81,6 +110,7 @@ RunResult run_from_v1_header(const json& j) {
 RunResult run_from_v1(const json& j) {
   RunResult r = run_from_v1_header(j);
   for (const auto& f : j.at("functions")) r.functions.push_back(function_run_from(f));
+  if (j.contains("benchmarks")) benchmarks_from(j.at("benchmarks"), r);
   return r;
 }
 
@@ -155,9 +185,11 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   for (size_t i = 0; i < present.size(); ++i)
     if (!present[i]) absent.push_back(i);
   if (!absent.empty()) fns["absent"] = std::move(absent);
-  return json{{"index", r.index},         {"variant", r.variant},
-              {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
-              {"started_at", r.started_at}, {"functions", std::move(fns)}};
+  json j{{"index", r.index},         {"variant", r.variant},
+         {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
+         {"started_at", r.started_at}, {"functions", std::move(fns)}};
+  if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
+  return j;
 }
 
 // Reading schema 2 goes through simdjson: nlohmann's parser spent ~200 instructions per byte, which
@@ -307,6 +339,8 @@ RunResult run_from_v2(sj::dom::element e, const std::vector<std::string>& table)
   }
   if (cols.next != cols.histogram.size())
     throw Error("a run's histogram column holds more values than its \"buckets\" column accounts for");
+  sj::dom::element benchmarks;
+  if (!j["benchmarks"].get(benchmarks)) benchmarks_from(json::parse(sj::minify(benchmarks)), r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/histogram.hpp"
@@ -54,6 +55,15 @@ struct FunctionRun {
   }
 };
 
+// One result line of a Go benchmark (`BenchmarkName-8  N  123 ns/op  64 B/op ...`, the format of
+// golang.org/x/perf/benchfmt) from one run's workload output, with its metrics in printed order.
+struct BenchmarkRun {
+  std::string name;          // as printed, GOMAXPROCS suffix included: "BenchmarkCartCheckout-2"
+  std::string pkg;           // the `pkg:` configuration line in effect ("" when none)
+  uint64_t iterations = 0;   // b.N of the timed call
+  std::vector<std::pair<std::string, double>> metrics;  // unit -> value: {"ns/op", 1234}, {"B/op", 64}
+};
+
 struct RunResult {
   int index = 0;            // 1-based
   std::string variant;      // "" for run/record/check; "base" or "head" for `gate ab`
@@ -61,6 +71,13 @@ struct RunResult {
   double duration_s = 0;
   std::string started_at;   // ISO 8601 UTC
   std::vector<FunctionRun> functions;  // same order as ResultFile::functions
+  // Go benchmark results read from the workload's stdout (config `benchmarks: go`; empty otherwise),
+  // the configuration lines seen (goos, goarch, pkg, cpu, ...), units compared as higher-is-better
+  // (throughput ".../s", and units declared by `Unit X better=higher` lines), and lines that looked like results but could not be parsed.
+  std::vector<BenchmarkRun> benchmarks;
+  std::map<std::string, std::string> benchmark_config;
+  std::vector<std::string> benchmark_higher_better;
+  std::vector<std::string> benchmark_warnings;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

@@ -250,6 +250,15 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
     if (cfg.pairing != "auto" && cfg.pairing != "off")
       throw c.err(root["pairing"], "pairing", "is \"" + cfg.pairing + "\"", "use auto (pair gate ab's runs) or off");
   }
+  if (root["benchmarks"]) {
+    cfg.benchmarks = str(c, root["benchmarks"], "benchmarks");
+    if (cfg.benchmarks != "go" && cfg.benchmarks != "none")
+      throw c.err(root["benchmarks"], "benchmarks", "is \"" + cfg.benchmarks + "\"",
+                  "use go (read `go test -bench` results from the workload's stdout) or none");
+    if (cfg.benchmarks == "go" && cfg.service)
+      throw c.err(root["benchmarks"], "benchmarks", "is set with service:, whose load's output is not read",
+                  "run the benchmarks as workload: (a `go test -c` binary with -test.bench)");
+  }
   if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
 }
 
@@ -278,7 +287,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing"});
+              "pairing", "benchmarks"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

@@ -55,6 +55,9 @@ struct Config {
   bool fail_on_insufficient = false;
   bool speed_normalization = true;  // divide each run by its speed factor (stats/speed.hpp)
   std::string pairing = "auto";     // "auto": pair gate ab's back-to-back runs; "off": never
+  // "go": the workload's stdout holds `go test -bench` results, stored per run and compared like
+  // function latencies; "none" (default): its stdout is not read.
+  std::string benchmarks = "none";
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // config_fingerprint of the file's bytes
 

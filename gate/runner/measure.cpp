@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "runner/coverage.hpp"
+#include "runner/benchmarks.hpp"
 
 namespace gate::runner {
 
@@ -132,6 +133,7 @@ bool Measurer::run(int count, SignalWatch* signals) {
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
       require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
+      read_benchmarks(cfg_, session_->last_stdout(), "run " + std::to_string(i) + who, r, log);
       if (log) {
         uint64_t calls = 0;
         for (const auto& f : r.functions) calls += f.calls;

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
 #include "stats/power.hpp"
@@ -613,6 +614,8 @@ bool Comparison::need_more_runs(int max_units) const {
   for (const auto& f : functions)
     for (const auto& q : f.quantiles)
       if (helps(q)) return true;
+  for (const auto& m : benchmarks.metrics)
+    if (helps(m.test)) return true;
   return false;
 }
 
@@ -815,6 +818,23 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   else if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
     c.exit_code = ExitCode::kMeasure;
   return c;
+}
+
+// For tests made outside compare() (benchmark metrics): the same interval and verdict steps.
+void fill_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) { take_interval(qc, r, paired); }
+void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) { decide(qc, o, tests); }
+
+SpeedFactors speed_factors(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                           const CompareOptions& o) {
+  if (!o.normalize_speed) return {};
+  const ResultFile no_meta;
+  const auto base_names = names_of(base_runs, no_meta), head_names = names_of(head_runs, no_meta);
+  std::vector<std::string> names;
+  std::set_intersection(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
+                        std::back_inserter(names));
+  const RunIndex base_index = index_runs(base_runs), head_index = index_runs(head_runs);
+  const RunIndex* indexes[2] = {&base_index, &head_index};
+  return speed_of(indexes, names, o);
 }
 
 }  // namespace gate::stats

@@ -184,6 +184,29 @@ struct VerdictCounts {
   int operator[](Verdict v) const;
 };
 
+// One metric of one Go benchmark (config `benchmarks: go`): its per-run values compared like a
+// function's per-run p50, in the same family of tests (stats/benchmarks.hpp, verdict/benchmarks.hpp).
+struct BenchmarkMetricComparison {
+  std::string benchmark;          // as printed: "BenchmarkCartCheckout-2"
+  std::string unit;               // "ns/op", "B/op", "allocs/op", "MB/s", any custom unit
+  bool higher_is_better = false;  // throughput units (".../s") and units declared better=higher
+  double base_value = 0;          // median over the side's runs, in the unit
+  double head_value = 0;
+  // The test: ratio and interval of head/base (base/head when higher is better, so that > 1 is
+  // always worse and the regression band applies as for latencies); test.name is the unit.
+  QuantileComparison test;
+  bool in_family = false;  // counted in the multiple-testing family (false: identical constants, or no data)
+};
+
+struct BenchmarkComparison {
+  std::vector<BenchmarkMetricComparison> metrics;  // worst verdict first, then highest ratio
+  std::vector<std::string> only_in_base;           // benchmark names that ran on one side only
+  std::vector<std::string> only_in_head;
+  std::vector<std::string> warnings;               // malformed output lines, metrics missing on a side
+  VerdictCounts counts;                            // per metric
+  bool present() const { return !metrics.empty() || !only_in_base.empty() || !only_in_head.empty(); }
+};
+
 struct Comparison {
   std::vector<FunctionComparison> functions;  // worst verdict first, then highest ratio, then name
   // Every function moved alike: the head/base ratio of the runs' speed factors (stats/speed.hpp),
@@ -204,6 +227,7 @@ struct Comparison {
   int base_runs = 0;
   int head_runs = 0;
   int tests = 0;                              // function x quantile tests with enough data
+  BenchmarkComparison benchmarks;             // Go benchmark results, when the runs hold them
   // 1 if any regression (or a tested common_shift regression: first, a definite failure); else 3 when a side recorded no calls of any
   // compared function, or some function lacks data and require_sufficient_data is set; else 0.
   ExitCode exit_code = ExitCode::kOk;

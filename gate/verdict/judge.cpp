@@ -5,6 +5,7 @@
 
 #include "baselines/store.hpp"
 #include "runner/coverage.hpp"
+#include "verdict/benchmarks.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
 
@@ -36,7 +37,7 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
   out.comparison = measure_until_decided(
       schedule,
       [&] {
-        return stats::compare(base.runs, head.result().runs, base, head.result(),
+        return compare_with_benchmarks(base.runs, head.result().runs, base, head.result(),
                               compare_options(&cfg, head.result().functions));
       },
       budget(cfg, opts, max_runs), opts.session.log);
@@ -71,7 +72,7 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
   out.comparison = measure_until_decided(
       schedule,
       [&] {
-        return stats::compare(base.result().runs, head.result().runs, base.result(), head.result(),
+        return compare_with_benchmarks(base.result().runs, head.result().runs, base.result(), head.result(),
                               compare_options(&cfg, head.result().functions));
       },
       budget(cfg, opts, max_runs), opts.session.log);
@@ -93,7 +94,7 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
-  stats::Comparison c = stats::compare(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+  stats::Comparison c = compare_with_benchmarks(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
   warn_uncalled(c, base, head);
   return c;
 }

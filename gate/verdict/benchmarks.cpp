@@ -1,0 +1,128 @@
+// judge_benchmarks: estimate the benchmark metrics (stats/benchmarks), then adjust every test of the
+// comparison in one family and re-decide, as stats::compare's decide_all does for functions alone.
+#include "verdict/benchmarks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "stats/benchmarks.hpp"
+#include "stats/multiplicity.hpp"
+
+namespace gate::verdict {
+namespace {
+
+bool has_benchmarks(const std::vector<RunResult>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunResult& r) { return !r.benchmarks.empty() || !r.benchmark_warnings.empty(); });
+}
+
+// Every test of the family, in one order, with where its adjusted p-values go.
+std::vector<stats::QuantileComparison*> family_of(stats::Comparison& c) {
+  std::vector<stats::QuantileComparison*> tests;
+  for (auto& f : c.functions)
+    for (auto& q : f.quantiles)
+      if (q.tested()) tests.push_back(&q);
+  if (c.common_shift_tested) tests.push_back(&c.common_shift);
+  for (auto& m : c.benchmarks.metrics)
+    if (m.in_family) tests.push_back(&m.test);
+  return tests;
+}
+
+double worst_ratio(const std::vector<const stats::QuantileComparison*>& qs) {
+  double k = -std::numeric_limits<double>::infinity();
+  for (const auto* q : qs)
+    if (q->tested() && !std::isnan(q->ratio)) k = std::max(k, q->ratio);
+  return k;
+}
+
+void redecide_functions(stats::Comparison& c) {
+  c.counts = {};
+  for (auto& f : c.functions) {
+    f.verdict = stats::Verdict::kImprovement;
+    for (const auto& q : f.quantiles) f.verdict = stats::worst(f.verdict, q.verdict);
+    if (f.calls_failed) f.verdict = stats::Verdict::kRegression;
+    ++c.counts[f.verdict];
+  }
+  auto key = [](const stats::FunctionComparison& f) {
+    std::vector<const stats::QuantileComparison*> qs;
+    for (const auto& q : f.quantiles) qs.push_back(&q);
+    return worst_ratio(qs);
+  };
+  std::stable_sort(c.functions.begin(), c.functions.end(), [&](const auto& a, const auto& b) {
+    if (a.verdict != b.verdict) return a.verdict < b.verdict;
+    const double ka = key(a), kb = key(b);
+    if (ka != kb) return ka > kb;
+    return a.name < b.name;
+  });
+  auto& bm = c.benchmarks;
+  bm.counts = {};
+  for (const auto& m : bm.metrics) ++bm.counts[m.test.verdict];
+  std::stable_sort(bm.metrics.begin(), bm.metrics.end(), [](const auto& a, const auto& b) {
+    if (a.test.verdict != b.test.verdict) return a.test.verdict < b.test.verdict;
+    const double ka = worst_ratio({&a.test}), kb = worst_ratio({&b.test});
+    if (ka != kb) return ka > kb;
+    return std::tie(a.benchmark, a.unit) < std::tie(b.benchmark, b.unit);
+  });
+}
+
+void set_exit_code(stats::Comparison& c) {
+  const bool regression = c.counts.regression > 0 || c.benchmarks.counts.regression > 0 ||
+                          (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression);
+  if (regression)
+    c.exit_code = ExitCode::kRegression;
+  else if (c.exit_code == ExitCode::kRegression)  // a function regression undone by the larger family
+    c.exit_code = ExitCode::kOk;
+}
+
+}  // namespace
+
+void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
+                      const std::vector<RunResult>& head_runs, const stats::CompareOptions& o) {
+  if (!has_benchmarks(base_runs) && !has_benchmarks(head_runs)) return;
+  c.benchmarks = stats::estimate_benchmarks(base_runs, head_runs, o, c.paired, stats::speed_factors(base_runs, head_runs, o));
+  auto& bm = c.benchmarks;
+  for (const auto& name : bm.only_in_base)
+    c.warnings.push_back("benchmark " + name + " ran in base but not in head: not compared (renamed, removed, or "
+                         "no longer matched by -test.bench?)");
+  for (const auto& name : bm.only_in_head)
+    c.warnings.push_back("benchmark " + name + " ran in head but not in base: not compared (new, or renamed?)");
+  for (const auto& w : bm.warnings) c.warnings.push_back("benchmark output: " + w);
+  if (!has_benchmarks(base_runs) || !has_benchmarks(head_runs))
+    c.warnings.push_back(std::string(has_benchmarks(base_runs) ? "head" : "base") +
+                         " holds no benchmark results: benchmarks are not compared (was it recorded without "
+                         "benchmarks: go?)");
+
+  const auto tests = family_of(c);
+  const int before = c.tests;
+  c.tests = static_cast<int>(tests.size());
+  std::vector<double> p_reg, p_imp;
+  for (const auto* t : tests) {
+    p_reg.push_back(t->p_regression);
+    p_imp.push_back(t->p_improvement);
+  }
+  const auto adj_reg = stats::adjust_p_values(p_reg, o.multiplicity);
+  const auto adj_imp = stats::adjust_p_values(p_imp, o.multiplicity);
+  for (size_t i = 0; i < tests.size(); ++i) {
+    tests[i]->p_regression_adjusted = adj_reg[i];
+    tests[i]->p_improvement_adjusted = adj_imp[i];
+    stats::decide_test(*tests[i], o, c.tests);
+  }
+  redecide_functions(c);
+  set_exit_code(c);
+  const std::string was = "over " + std::to_string(before) + " tests";
+  if (const size_t at = c.method.find(was); at != std::string::npos)
+    c.method.replace(at, was.size(), "over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)");
+  c.method += std::string("; Go benchmark metrics: one value per run and unit, the same interval with the default "
+                          "threshold") + (c.speed_normalized ? ", time and throughput divided by the run's speed factor" : "");
+}
+
+stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
+                                          const std::vector<RunResult>& head_runs, const ResultFile& base_meta,
+                                          const ResultFile& head_meta, const stats::CompareOptions& o) {
+  stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
+  judge_benchmarks(c, base_runs, head_runs, o);
+  return c;
+}
+
+}  // namespace gate::verdict

@@ -1,0 +1,230 @@
+// Go benchmark results through the rest of gate, without root: stored per run in the result JSON,
+// compared per run in one Holm family with the functions, and shown in every report format.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "report/reports.hpp"
+#include "report/run_table.hpp"
+#include "results/result.hpp"
+#include "verdict/benchmarks.hpp"
+
+namespace gate {
+namespace {
+
+// A run with one function (`calls` calls of `ns` each, +-`jitter`) and the given benchmark lines.
+RunResult run_with(int index, const std::string& variant, double fn_ns, std::vector<BenchmarkRun> benchmarks) {
+  RunResult r;
+  r.index = index;
+  r.variant = variant;
+  FunctionRun f;
+  f.name = "example.com/x.F";
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t ns = static_cast<uint64_t>(fn_ns * (1 + 0.01 * (i % 5)));
+    f.histogram.add(ns);
+    f.sum_ns += ns;
+    f.min_ns = f.min_ns ? std::min(f.min_ns, ns) : ns;
+    f.max_ns = std::max(f.max_ns, ns);
+  }
+  f.calls = 200;
+  r.functions.push_back(std::move(f));
+  r.benchmarks = std::move(benchmarks);
+  r.benchmark_higher_better = {"MB/s"};
+  return r;
+}
+
+BenchmarkRun bench(const std::string& name, std::vector<std::pair<std::string, double>> metrics) {
+  return BenchmarkRun{name, "example.com/x", 1000, std::move(metrics)};
+}
+
+// Per run a small deterministic wobble (+-2%) so that the intervals have a width.
+double wobble(int run) { return 1 + 0.02 * ((run * 7) % 5 - 2) / 2.0; }
+
+struct Sides {
+  std::vector<RunResult> base, head;
+  ResultFile base_meta, head_meta;
+};
+
+// 8 runs a side: BenchmarkSlow 1.3x slower in head, BenchmarkSame unchanged, allocs 0 -> 1,
+// throughput down 30%, a custom unit unchanged, and a benchmark that only base ran.
+Sides slowed_sides(bool paired) {
+  Sides s;
+  for (int i = 0; i < 8; ++i) {
+    const double w = wobble(i), w2 = wobble(i + 3);
+    s.base.push_back(run_with(i + 1, paired ? "base" : "", 1000 * w,
+                              {bench("BenchmarkSlow-2", {{"ns/op", 5000 * w}, {"B/op", 64}, {"allocs/op", 0}}),
+                               bench("BenchmarkSame-2", {{"ns/op", 700 * w2}, {"widgets/op", 42 * w}}),
+                               bench("BenchmarkCopy-2", {{"ns/op", 300 * w}, {"MB/s", 1000 / w}}),
+                               bench("BenchmarkGone-2", {{"ns/op", 10}})}));
+    s.head.push_back(run_with(i + 1, paired ? "head" : "", 1000 * w2,
+                              {bench("BenchmarkSlow-2", {{"ns/op", 6500 * w2}, {"B/op", 64}, {"allocs/op", 1}}),
+                               bench("BenchmarkSame-2", {{"ns/op", 700 * w}, {"widgets/op", 42 * w2}}),
+                               bench("BenchmarkCopy-2", {{"ns/op", 300 * w2}, {"MB/s", 700 / w2}})}));
+  }
+  s.base_meta.functions.push_back(FunctionInfo{0, "example.com/x.F"});
+  s.head_meta.functions = s.base_meta.functions;
+  return s;
+}
+
+const stats::BenchmarkMetricComparison* find(const stats::Comparison& c, const std::string& b, const std::string& unit) {
+  for (const auto& m : c.benchmarks.metrics)
+    if (m.benchmark == b && m.unit == unit) return &m;
+  return nullptr;
+}
+
+stats::CompareOptions options() {
+  stats::CompareOptions o;
+  o.quantiles = {stats::QuantileSpec::parse("p50")};
+  o.thresholds.defaults = {0.1, 0.1};
+  o.normalize_speed = false;  // one function: not usable anyway
+  return o;
+}
+
+TEST(BenchmarkResults, RoundTripThroughTheResultJsonAndOnlyWhenPresent) {
+  ResultFile r;
+  r.runs.push_back(run_with(1, "", 1000, {bench("BenchmarkA/sub=1-8", {{"ns/op", 12.5}, {"furlongs", 3}})}));
+  r.runs[0].benchmark_config = {{"goos", "linux"}, {"pkg", "example.com/x"}};
+  r.runs[0].benchmark_warnings = {"run 1 stdout:7: \"BenchmarkB-8 x\" is not a benchmark result"};
+  r.runs.push_back(run_with(2, "", 1000, {}));
+  r.runs[1].benchmark_higher_better.clear();
+  const std::string text = result_to_json_text(r);
+  const ResultFile back = result_from_json_text(text, "test");
+  ASSERT_EQ(back.runs.size(), 2u);
+  const auto& b = back.runs[0];
+  ASSERT_EQ(b.benchmarks.size(), 1u);
+  EXPECT_EQ(b.benchmarks[0].name, "BenchmarkA/sub=1-8");
+  EXPECT_EQ(b.benchmarks[0].pkg, "example.com/x");
+  EXPECT_EQ(b.benchmarks[0].iterations, 1000u);
+  EXPECT_EQ(b.benchmarks[0].metrics, (std::vector<std::pair<std::string, double>>{{"ns/op", 12.5}, {"furlongs", 3}}));
+  EXPECT_EQ(b.benchmark_config.at("goos"), "linux");
+  EXPECT_EQ(b.benchmark_higher_better, std::vector<std::string>{"MB/s"});
+  EXPECT_EQ(b.benchmark_warnings.size(), 1u);
+  EXPECT_TRUE(back.runs[1].benchmarks.empty());
+  // A run without benchmark output keeps the result format it had before benchmarks existed.
+  EXPECT_EQ(result_to_json_text(ResultFile{.runs = {run_with(1, "", 1000, {})}}).find("\"benchmarks\""),
+            std::string::npos);
+}
+
+void expect_slowed_verdicts(const stats::Comparison& c) {
+  const auto* slow = find(c, "BenchmarkSlow-2", "ns/op");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->test.verdict, stats::Verdict::kRegression) << slow->test.reason;
+  EXPECT_NEAR(slow->test.ratio, 1.3, 0.03);
+  EXPECT_DOUBLE_EQ(slow->base_value, 5000 * 1.0);  // median of the wobbled runs
+  const auto* same = find(c, "BenchmarkSame-2", "ns/op");
+  ASSERT_NE(same, nullptr);
+  EXPECT_EQ(same->test.verdict, stats::Verdict::kUnchanged) << same->test.reason;
+  const auto* custom = find(c, "BenchmarkSame-2", "widgets/op");  // an unknown unit: kept and compared
+  ASSERT_NE(custom, nullptr);
+  EXPECT_TRUE(custom->in_family);
+  EXPECT_EQ(custom->test.verdict, stats::Verdict::kUnchanged);
+  const auto* bytes = find(c, "BenchmarkSlow-2", "B/op");  // identical constants: unchanged, no test
+  ASSERT_NE(bytes, nullptr);
+  EXPECT_EQ(bytes->test.verdict, stats::Verdict::kUnchanged);
+  EXPECT_FALSE(bytes->in_family);
+  const auto* allocs = find(c, "BenchmarkSlow-2", "allocs/op");  // 0 -> 1 is a change, not a floor
+  ASSERT_NE(allocs, nullptr);
+  EXPECT_EQ(allocs->test.verdict, stats::Verdict::kRegression);
+  const auto* mbs = find(c, "BenchmarkCopy-2", "MB/s");  // throughput down: worse
+  ASSERT_NE(mbs, nullptr);
+  EXPECT_TRUE(mbs->higher_is_better);
+  EXPECT_EQ(mbs->test.verdict, stats::Verdict::kRegression);
+  EXPECT_EQ(c.benchmarks.only_in_base, std::vector<std::string>{"BenchmarkGone-2"});
+  bool named = false;
+  for (const auto& w : c.warnings) named |= w.find("benchmark BenchmarkGone-2 ran in base but not in head") == 0;
+  EXPECT_TRUE(named);
+  EXPECT_EQ(c.benchmarks.counts.regression, 3);
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);  // the function is unchanged: the benchmarks fail the gate
+  EXPECT_EQ(c.counts.regression, 0);
+}
+
+TEST(BenchmarkVerdict, StoredBaselineFlagsTheSlowedMetricsOnly) {
+  const auto s = slowed_sides(false);
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_FALSE(c.paired);
+  expect_slowed_verdicts(c);
+}
+
+TEST(BenchmarkVerdict, GateAbPairsTheRunsAsForFunctions) {
+  const auto s = slowed_sides(true);
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_TRUE(c.paired);
+  expect_slowed_verdicts(c);
+  EXPECT_TRUE(find(c, "BenchmarkSlow-2", "ns/op")->test.paired);
+}
+
+TEST(BenchmarkVerdict, OneFamilyWithTheFunctions) {
+  const auto s = slowed_sides(false);
+  const auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  int in_family = 0;
+  for (const auto& m : c.benchmarks.metrics) in_family += m.in_family;
+  EXPECT_EQ(c.tests, alone.tests + in_family);
+  EXPECT_NE(c.method.find("over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)"),
+            std::string::npos)
+      << c.method;
+  // The function's adjusted p-value can only grow with the larger family.
+  EXPECT_GE(c.functions[0].quantiles[0].p_regression_adjusted, alone.functions[0].quantiles[0].p_regression_adjusted);
+}
+
+TEST(BenchmarkVerdict, NothingChangesWithoutBenchmarks) {
+  auto s = slowed_sides(false);
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side) r.benchmarks.clear();
+  const auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_FALSE(c.benchmarks.present());
+  EXPECT_EQ(c.tests, alone.tests);
+  EXPECT_EQ(c.method, alone.method);
+  EXPECT_EQ(c.warnings, alone.warnings);
+}
+
+TEST(BenchmarkReports, EveryFormatHasTheBenchmarkSection) {
+  const auto s = slowed_sides(false);
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  report::ReportInputs in;
+  in.command = "check";
+  const std::string text = report::render(report::Format::kText, c, in);
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(\nregression +BenchmarkSlow-2 +ns/op +5\.00us/op -> 6\.\d\dus/op +1\.30x \[)")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(\nregression +BenchmarkSlow-2 +allocs/op +0 allocs/op -> 1 allocs/op +from 0\n)")))
+      << text;
+  EXPECT_NE(text.find("benchmarks: 3 regressions, 0 improvements,"), std::string::npos) << text;
+  const std::string md = report::render(report::Format::kMarkdown, c, in);
+  EXPECT_NE(md.find("**Benchmarks:** 3 regressions, 0 improvements"), std::string::npos) << md;
+  EXPECT_NE(md.find("| regression | `BenchmarkSlow-2` | ns/op |"), std::string::npos) << md;
+  EXPECT_NE(md.find("benchmark metrics: 3 regressions"), std::string::npos) << md;  // the headline says it
+  const auto json = nlohmann::json::parse(report::render(report::Format::kJson, c, in));
+  ASSERT_TRUE(json.contains("benchmarks"));
+  EXPECT_EQ(json["benchmarks"]["counts"]["regression"], 3);
+  bool mbs = false;
+  for (const auto& m : json["benchmarks"]["metrics"])
+    if (m["unit"] == "MB/s") {
+      mbs = true;
+      EXPECT_EQ(m["verdict"], "regression");
+      EXPECT_EQ(m["change"].get<std::string>().substr(0, 5), "0.70x");  // head/base, as the user reads it
+    }
+  EXPECT_TRUE(mbs);
+  const std::string junit = report::render(report::Format::kJunit, c, in);
+  EXPECT_NE(junit.find("<testcase name=\"BenchmarkSlow-2 ns/op\" classname=\"benchmarks\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("failures=\"3\""), std::string::npos) << junit;
+  const std::string html = report::render(report::Format::kHtml, c, in);
+  EXPECT_NE(html.find("<h2>Benchmarks</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>BenchmarkSlow-2</td>"), std::string::npos);
+}
+
+TEST(BenchmarkReports, GateRunsTableListsEachBenchmarkAndUnit) {
+  ResultFile r;
+  for (int i = 0; i < 3; ++i) r.runs.push_back(run_with(i + 1, "", 1000, {bench("BenchmarkA-2", {{"ns/op", 1000.0 * (i + 1)}, {"frobs", 7}})}));
+  const std::string t = report::render_run_table(r);
+  EXPECT_TRUE(std::regex_search(t, std::regex(R"(\nBenchmarkA-2 +ns/op +2\.00us/op +1\.00us/op +3\.00us/op +3\n)"))) << t;
+  EXPECT_TRUE(std::regex_search(t, std::regex(R"(\nBenchmarkA-2 +frobs +7 frobs +7 frobs +7 frobs +3\n)"))) << t;
+  for (auto& run : r.runs) run.benchmarks.clear();
+  EXPECT_EQ(report::render_run_table(r).find("BenchmarkA"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gate
