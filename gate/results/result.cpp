@@ -422,11 +422,10 @@ struct Document {
 void parse_document(Document& d, const std::string& text, const std::string& origin) {
   sj::dom::element doc;
   sj::dom::object top;
-  if (d.parser.parse(text).get(doc)) {
-    std::string detail;  // nlohmann says where; simdjson only what
+  if (const auto err = d.parser.parse(text).get(doc)) {
+    std::string detail = "simdjson: " + std::string(sj::error_message(err));
     try {
-      (void)json::parse(text);
-      detail = "simdjson: " + std::string(sj::error_message(d.parser.parse(text).error()));
+      (void)json::parse(text);  // only to say where: simdjson says what, not where
     } catch (const json::parse_error& e) {
       detail = e.what();
     }

@@ -116,26 +116,14 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     qc.reason = "the same value in every run of both sides";
     return;
   }
-  BootstrapOptions bo;
-  bo.resamples = o.resamples;
-  bo.confidence = o.confidence;
-  bo.outlier_sigmas = o.outlier_sigmas;
-  uint64_t seed = o.seed ^ stable_hash(m.unit, stable_hash(m.benchmark, stable_hash("benchmark")));
-  bo.seed = splitmix64(seed);
-  RatioInterval r;
-  if (paired) {
-    int pairs = 0;
-    r = paired_ratio(samples[0], samples[1], bo, &pairs);
-    if (pairs < o.min_runs) {
-      qc.reason = "needs >= " + std::to_string(o.min_runs) + " pairs of runs with this metric, has " +
-                  std::to_string(pairs);
-      qc.more_runs_would_help = true;
-      return;
-    }
-    qc.units = pairs;
-  } else {
-    r = bootstrap_ratio(samples[0], samples[1], bo);
-    qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
+  uint64_t state = o.seed ^ stable_hash(m.unit, stable_hash(m.benchmark, stable_hash("benchmark")));
+  const RatioInterval r =
+      ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
+  if (paired && qc.units < o.min_runs) {
+    qc.reason = "needs >= " + std::to_string(o.min_runs) + " pairs of runs with this metric, has " +
+                std::to_string(qc.units);
+    qc.more_runs_would_help = true;
+    return;
   }
   fill_interval(qc, r, paired);
   m.in_family = true;

@@ -27,6 +27,9 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
 // into a comparison (qc.units and qc.band set first), and a verdict from the adjusted p-values
 // within a family of `tests`.
 void fill_interval(QuantileComparison& qc, const RatioInterval& r, bool paired);
+// The bootstrap settings compare() gives every test (resamples, confidence, winsorizing), with the
+// test's own seed.
+BootstrapOptions bootstrap_options(const CompareOptions& o, uint64_t seed);
 void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests);
 // The runs' speed factors as compare() computes them from the functions' p50s (not usable when
 // o.normalize_speed is off or too few functions have calls in every run).

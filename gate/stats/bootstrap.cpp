@@ -366,6 +366,13 @@ RatioInterval bootstrap_ratio(const RunSamples& base, const RunSamples& head, co
   return r;
 }
 
+RatioInterval ratio_over_runs(const RunSamples& base, const RunSamples& head, const BootstrapOptions& o,
+                              bool paired, int* units) {
+  if (paired) return paired_ratio(base, head, o, units);
+  *units = static_cast<int>(std::min(base.runs(), head.runs()));
+  return bootstrap_ratio(base, head, o);
+}
+
 RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& o, int* pairs) {
   RatioInterval r;
   std::vector<double> d, b_points, h_points;

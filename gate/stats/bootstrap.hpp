@@ -134,6 +134,11 @@ RatioInterval bootstrap_ratio(const RunSamples& base, const RunSamples& head, co
 RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& options,
                            int* pairs);
 
+// The interval every test uses: paired_ratio when `paired` (gate ab), else bootstrap_ratio.
+// *units receives what the interval rests on: the pairs used, or the smaller side's runs.
+RatioInterval ratio_over_runs(const RunSamples& base, const RunSamples& head, const BootstrapOptions& options,
+                              bool paired, int* units);
+
 // The statistic of one side, on log(ns) of the per-run values: their mean after clipping each to
 // the side's median +- outlier_sigmas * s. s is the robust sd of the runs' values: 1.4826 * MAD
 // of the side, but never below that of both sides' deviations pooled (a MAD of 5-10 values is

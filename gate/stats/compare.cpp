@@ -54,6 +54,19 @@ uint64_t test_seed(uint64_t seed, const std::string& function, const std::string
   return splitmix64(s);
 }
 
+}  // namespace
+
+BootstrapOptions bootstrap_options(const CompareOptions& o, uint64_t seed) {
+  BootstrapOptions bo;
+  bo.resamples = o.resamples;
+  bo.confidence = o.confidence;
+  bo.outlier_sigmas = o.outlier_sigmas;
+  bo.seed = seed;
+  return bo;
+}
+
+namespace {
+
 // Names of the functions a side knows: declared in its result, or present in any of its runs.
 std::set<std::string> names_of(const std::vector<RunResult>& runs, const ResultFile& meta) {
   std::set<std::string> names;
@@ -186,8 +199,9 @@ struct TestPlan {
 // mean; p99: the mean of the slowest 2%), which moves smoothly with the mix, and the report says so.
 struct WindowMean {
   bool use = false;
-  double lo = 0, hi = 0;            // the levels whose calls are averaged
-  double below_ns = 0, above_ns = 0;  // the spread that triggered it
+  double lo = 0, hi = 0;                 // the levels whose calls are averaged
+  double below = 0, above = 0;           // the probed levels either side of the quantile...
+  double below_ns = 0, above_ns = 0;     // ...and the calls' values there
 };
 
 WindowMean window_for(const QuantileSpec& spec, const Side& base, uint64_t need_calls) {
@@ -199,8 +213,10 @@ WindowMean window_for(const QuantileSpec& spec, const Side& base, uint64_t need_
     if (f && f->histogram.count() >= need_calls) pooled.merge(f->histogram);
   if (pooled.empty()) return w;
   const double half = std::min({0.25, spec.q, 1 - spec.q});
-  w.below_ns = pooled.quantile(spec.q - kProbe * half);
-  w.above_ns = pooled.quantile(spec.q + kProbe * half);
+  w.below = spec.q - kProbe * half;
+  w.above = spec.q + kProbe * half;
+  w.below_ns = pooled.quantile(w.below);
+  w.above_ns = pooled.quantile(w.above);
   w.use = w.above_ns > kGap * std::max(w.below_ns, 1.0);
   w.lo = spec.q - half;
   w.hi = spec.q + half;
@@ -228,8 +244,8 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
   const uint64_t need_calls = min_calls_per_run(spec, o.min_tail_calls);
   const WindowMean window = window_for(spec, base, need_calls);
   if (window.use)
-    qc.note = spec.name + " lies between two modes (the calls from " + level_name(window.lo + 0.6 * (spec.q - window.lo)) +
-              " to " + level_name(window.hi - 0.6 * (window.hi - spec.q)) + " span " + duration_text(window.below_ns) +
+    qc.note = spec.name + " lies between two modes (the calls from " + level_name(window.below) + " to " +
+              level_name(window.above) + " span " + duration_text(window.below_ns) +
               " to " + duration_text(window.above_ns) + "): compared by the mean of the calls from " +
               level_name(window.lo) + " to " + level_name(window.hi) + ", which moves smoothly as the mix of calls shifts";
   RunSamples samples[2];
@@ -267,25 +283,13 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
       return;
     }
   }
-  BootstrapOptions bo;
-  bo.resamples = o.resamples;
-  bo.confidence = o.confidence;
-  bo.outlier_sigmas = o.outlier_sigmas;
-  bo.seed = test_seed(o.seed, function, spec.name);
-  RatioInterval r;
-  if (plan.paired) {
-    int pairs = 0;
-    r = paired_ratio(samples[0], samples[1], bo, &pairs);
-    if (pairs < o.min_runs) {
-      qc.reason = spec.name + " needs >= " + std::to_string(o.min_runs) + " pairs of runs with >= " + num(need_calls) +
-                  " calls each, has " + std::to_string(pairs);
-      qc.more_runs_would_help = true;
-      return;
-    }
-    qc.units = pairs;
-  } else {
-    r = bootstrap_ratio(samples[0], samples[1], bo);
-    qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
+  const RatioInterval r = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, function, spec.name)),
+                                          plan.paired, &qc.units);
+  if (plan.paired && qc.units < o.min_runs) {
+    qc.reason = spec.name + " needs >= " + std::to_string(o.min_runs) + " pairs of runs with >= " + num(need_calls) +
+                " calls each, has " + std::to_string(qc.units);
+    qc.more_runs_would_help = true;
+    return;
   }
   take_interval(qc, r, plan.paired);
 }
@@ -466,18 +470,9 @@ QuantileComparison common_shift_of(const SpeedFactors& sf, bool paired, const Co
   RunSamples samples[2];
   for (int side = 0; side < 2; ++side)
     for (size_t r = 0; r < sf.all[side].size(); ++r) samples[side].add_point_run(1e6 * std::exp(sf.all[side][r]), r);
-  BootstrapOptions bo;
-  bo.resamples = o.resamples;
-  bo.confidence = o.confidence;
-  bo.outlier_sigmas = o.outlier_sigmas;
-  bo.seed = test_seed(o.seed, "(all functions)", "speed");
-  RatioInterval r;
-  if (paired) {
-    r = paired_ratio(samples[0], samples[1], bo, &qc.units);
-  } else {
-    r = bootstrap_ratio(samples[0], samples[1], bo);
-    qc.units = static_cast<int>(std::min(samples[0].runs(), samples[1].runs()));
-  }
+  const RatioInterval r =
+      ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, "(all functions)", "speed")), paired,
+                      &qc.units);
   if (qc.units < o.min_runs) {
     qc.reason = "needs >= " + std::to_string(o.min_runs) + (paired ? " pairs of runs" : " runs a side");
     qc.more_runs_would_help = true;
