@@ -60,6 +60,69 @@ FunctionInfo function_info_from(const json& j) {
   return f;
 }
 
+// True-time keys, in their own object so that results from before them still load.
+json true_time_json(const TrueTimeRun& t) {
+  json self_hist = json::array();
+  for (const auto& [b, n] : t.self_histogram.buckets()) self_hist.push_back({b, n});
+  return json{{"raw_sum_ns", t.raw_sum_ns},   {"raw_min_ns", t.raw_min_ns},
+              {"raw_max_ns", t.raw_max_ns},   {"descendants", t.descendants},
+              {"self_sum_ns", t.self_sum_ns}, {"self_histogram", self_hist},
+              {"clamped", t.clamped},         {"uncompensated", t.uncompensated}};
+}
+
+TrueTimeRun true_time_from(const json& j) {
+  TrueTimeRun t;
+  t.present = true;
+  t.raw_sum_ns = j.value("raw_sum_ns", uint64_t{0});
+  t.raw_min_ns = j.value("raw_min_ns", uint64_t{0});
+  t.raw_max_ns = j.value("raw_max_ns", uint64_t{0});
+  t.descendants = j.value("descendants", uint64_t{0});
+  t.self_sum_ns = j.value("self_sum_ns", uint64_t{0});
+  for (const auto& pair : j.value("self_histogram", json::array()))
+    t.self_histogram.add_bucket(pair.at(0).get<uint32_t>(), pair.at(1).get<uint64_t>());
+  t.clamped = j.value("clamped", uint64_t{0});
+  t.uncompensated = j.value("uncompensated", uint64_t{0});
+  return t;
+}
+
+json cost_json(const CostFigure& c) {
+  return json{{"median_ns", c.median_ns}, {"low_ns", c.low_ns}, {"high_ns", c.high_ns}};
+}
+CostFigure cost_from(const json& j) {
+  return CostFigure{j.value("median_ns", 0.0), j.value("low_ns", 0.0), j.value("high_ns", 0.0)};
+}
+
+json calibration_json(const ProbeCalibration& c) {
+  return json{{"entry_jump_full", cost_json(c.entry_jcc_full)},
+              {"entry_first_instruction_full", cost_json(c.entry_first_full)},
+              {"return_full", cost_json(c.return_full)},
+              {"bias_jump_entry", cost_json(c.bias_jcc)},
+              {"bias_first_instruction_entry", cost_json(c.bias_first)},
+              {"rounds", c.rounds},
+              {"measured_at", c.measured_at},
+              {"kernel", c.kernel},
+              {"gate_version", c.gate_version},
+              {"cache_file", c.cache_file},
+              {"from_cache", c.from_cache}};
+}
+
+ProbeCalibration calibration_from(const json& j) {
+  ProbeCalibration c;
+  c.present = true;
+  c.entry_jcc_full = cost_from(j.value("entry_jump_full", json::object()));
+  c.entry_first_full = cost_from(j.value("entry_first_instruction_full", json::object()));
+  c.return_full = cost_from(j.value("return_full", json::object()));
+  c.bias_jcc = cost_from(j.value("bias_jump_entry", json::object()));
+  c.bias_first = cost_from(j.value("bias_first_instruction_entry", json::object()));
+  c.rounds = j.value("rounds", 0);
+  c.measured_at = j.value("measured_at", "");
+  c.kernel = j.value("kernel", "");
+  c.gate_version = j.value("gate_version", "");
+  c.cache_file = j.value("cache_file", "");
+  c.from_cache = j.value("from_cache", false);
+  return c;
+}
+
 json to_json(const FunctionRun& f) {
   json hist = json::array();
   for (const auto& [b, n] : f.histogram.buckets()) hist.push_back({b, n});
@@ -76,7 +139,8 @@ json to_json(const FunctionRun& f) {
               {"unmatched_entries", f.unmatched_entries},
               {"unmatched_returns", f.unmatched_returns},
               {"diverted_entries", f.diverted_entries},
-              {"dropped", f.dropped}};
+              {"dropped", f.dropped},
+              {"true_time", f.true_time.present ? true_time_json(f.true_time) : json(nullptr)}};
 }
 
 FunctionRun function_run_from(const json& j) {
@@ -98,6 +162,7 @@ FunctionRun function_run_from(const json& j) {
   f.unmatched_returns = j.value("unmatched_returns", uint64_t{0});
   f.diverted_entries = j.value("diverted_entries", uint64_t{0});
   f.dropped = j.value("dropped", uint64_t{0});
+  if (j.contains("true_time") && j.at("true_time").is_object()) f.true_time = true_time_from(j.at("true_time"));
   return f;
 }
 
@@ -127,7 +192,8 @@ json to_json(const RunContext& c) {
               {"hostname", c.hostname},       {"gate_version", c.gate_version},
               {"config_path", c.config_path}, {"config_hash", c.config_hash},
               {"attach_mode", c.attach_mode}, {"started_at", c.started_at},
-              {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns}};
+              {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns},
+              {"probe_calibration", c.calibration.present ? calibration_json(c.calibration) : json(nullptr)}};
 }
 
 RunContext context_from(const json& j) {
@@ -146,6 +212,8 @@ RunContext context_from(const json& j) {
   c.started_at = j.value("started_at", "");
   c.ended_at = j.value("ended_at", "");
   c.probe_cost_ns = j.value("probe_cost_ns", 0.0);
+  if (j.contains("probe_calibration") && j.at("probe_calibration").is_object())
+    c.calibration = calibration_from(j.at("probe_calibration"));
   return c;
 }
 
@@ -267,6 +335,29 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
 
 void save_result_file(const std::string& path, const ResultFile& r) {
   write_file_atomically(path, result_to_json_text(r));
+}
+
+}  // namespace gate
+
+namespace gate {
+
+std::string calibration_to_json_text(const ProbeCalibration& c) {
+  json j = calibration_json(c);
+  j["schema"] = "gate.probe_calibration";
+  return j.dump(1) + "\n";
+}
+
+ProbeCalibration calibration_from_json_text(const std::string& text, const std::string& origin) {
+  try {
+    const json j = json::parse(text);
+    if (!j.is_object() || j.value("schema", "") != "gate.probe_calibration")
+      throw Error::make(origin, "is not a gate probe calibration (no \"schema\": \"gate.probe_calibration\")",
+                        "delete it; gate measures the probes again");
+    return calibration_from(j);
+  } catch (const json::exception& e) {
+    throw Error::make(origin, std::string("is not a valid probe calibration (") + e.what() + ")",
+                      "delete it; gate measures the probes again");
+  }
 }
 
 }  // namespace gate

@@ -65,6 +65,7 @@ Measured measure_workload(const MeasureArgs& a) {
   runner::MeasureOptions mo;
   mo.skip_build = true;
   mo.entry = a.entry;
+  mo.calibration = a.calibration;
   mo.session.engine.mode = a.mode;
   mo.session.keep_output_dir = (dir / "out").string();
   runner::Measurement m = runner::measure(cfg, mo, nullptr);

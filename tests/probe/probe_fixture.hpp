@@ -42,6 +42,7 @@ struct MeasureArgs {
   probe::AttachMode mode = probe::AttachMode::kAuto;
   analysis::EntryPolicy entry = analysis::EntryPolicy::kAuto;
   std::map<std::string, std::string> env;
+  ProbeCalibration calibration;  // absent: raw times
 };
 
 Measured measure_workload(const MeasureArgs& a);
