@@ -14,6 +14,9 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load (read-only afterwards). */
 const volatile __u32 g_stack_hi_offset = 8; /* offsetof(runtime.g, stack.hi): g.stack is field 0 */
 const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; zero: raw times */
+/* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
+ * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
+const volatile __u8 true_time = 1;
 
 /* x86 EFLAGS bits read at the stack-check jump. */
 #define X86_CF 0x001
@@ -149,12 +152,14 @@ static __always_inline void record(struct gate_func_stats *st, __u32 func, const
     __sync_fetch_and_add(&st->dropped, 1);
     return;
   }
-  if (!hist_add(func, GATE_HIST_SELF, t->self_ns)) /* the call still counts; its self time is lost */
-    __sync_fetch_and_add(&st->dropped, 1);
   __sync_fetch_and_add(&st->count, 1);
   __sync_fetch_and_add(&st->sum_ns, t->time_ns);
   atomic_min(&st->min_ns, t->time_ns);
   atomic_max(&st->max_ns, t->time_ns);
+  if (!true_time)
+    return;
+  if (!hist_add(func, GATE_HIST_SELF, t->self_ns)) /* the call still counts; its self time is lost */
+    __sync_fetch_and_add(&st->dropped, 1);
   __sync_fetch_and_add(&st->raw_sum_ns, t->raw_ns);
   atomic_min(&st->raw_min_ns, t->raw_ns);
   atomic_max(&st->raw_max_ns, t->raw_ns);
@@ -192,7 +197,8 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
   } else {
     /* The goroutine's state was evicted and recreated during the call: what happened inside is
      * unknown. Keep the call, subtract only its own bias, and say so. */
-    __sync_fetch_and_add(&st->uncompensated, 1);
+    if (true_time)
+      __sync_fetch_and_add(&st->uncompensated, 1);
     t.time_ns = minus(t.raw_ns, bias, &clamped);
     t.self_ns = t.time_ns;
   }
@@ -206,6 +212,8 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
 /* The goroutine's accumulators, created on its first probe hit; NULL only without kernel memory.
  * No atomics: a goroutine runs on one CPU at a time and a uprobe handler is not preempted. */
 static __always_inline struct gate_g_state *goroutine_state(__u32 tgid, __u64 g) {
+  if (!true_time)
+    return NULL;
   struct gate_g_key k = {.tgid = tgid, .g = g};
   struct gate_g_state *gs = bpf_map_lookup_elem(&goroutines, &k);
   if (gs)

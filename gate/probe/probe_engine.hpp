@@ -49,6 +49,9 @@ struct EngineOptions {
   // function at once. An evicted one makes its in-flight calls "uncompensated" (counted).
   uint32_t max_goroutines = 65536;
   ProbeCosts costs;
+  // false: no per-goroutine accounting in the BPF program (raw windows; no descendants, self time
+  // nor compensation): what a probe cost before true time (bench_probe compares both).
+  bool true_time = true;
   // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
   // above it, or above what the cgroup leaves, fails before anything is loaded.
   uint64_t max_kernel_memory = uint64_t{512} << 20;

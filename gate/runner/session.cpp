@@ -241,7 +241,7 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
     fr.unmatched_returns = c.unmatched_returns;
     fr.diverted_entries = c.diverted_entries;
     fr.dropped = c.dropped;
-    fr.true_time = truetime::true_time_of(c);
+    if (opts_.engine.true_time) fr.true_time = truetime::true_time_of(c);
     r.functions.push_back(std::move(fr));
   }
   return r;

@@ -1,6 +1,6 @@
-// Probe-cost calibration: three site configurations on calibtarget's main.probed (entry jump +
-// RET, RET alone, first instruction + RET), each timed against its untraced twin in alternating
-// blocks inside one process, over interleaved rounds; medians and ranges over the rounds.
+// Probe-cost calibration: three copies of one function traced three ways (entry jump + RET, RET
+// alone, first instruction + RET) and an untraced twin, timed in interleaved blocks inside one
+// process; per round the median of block-to-block differences, then median and range of rounds.
 #include "truetime/calibration.hpp"
 
 #include <sys/utsname.h>
@@ -14,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -31,7 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kTargetName = "gate-probe-calibration";
-constexpr const char* kFunction = "main.probed";
 
 std::string kernel_release() {
   utsname u{};
@@ -57,32 +57,59 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// One process of the target under one site configuration.
+// What one process of the target gave: per block, ns per call of each function, and gate's p50
+// of the windows of the two functions with an entry probe.
 struct Sample {
-  double traced_ns = 0;    // median ns per call of the traced function's blocks
-  double untraced_ns = 0;  // same for its untraced twin
-  double window_p50_ns = 0;  // gate's p50 of the traced function's windows (0 without entry probe)
+  std::map<std::string, std::vector<double>> blocks;  // "jump", "ret", "first", "twin"
+  double jump_window_p50_ns = 0;
+  double first_window_p50_ns = 0;
 };
 
-std::vector<double> json_numbers(const std::string& out, const std::string& key) {
-  const auto pos = out.find(key + " ");
-  if (pos == std::string::npos)
-    throw Error::make("calibration target", "printed no " + key + " line:\n" + tail_lines(out, 500),
-                      "rebuild gate (the target is built with it)", ExitCode::kMeasure);
-  const auto end = out.find('\n', pos);
-  return nlohmann::json::parse(out.substr(pos + key.size() + 1, end - pos - key.size() - 1)).get<std::vector<double>>();
+double p50_of(const probe::FunctionCounters& c) {
+  LatencyHistogram h;
+  for (const auto& [b, n] : c.buckets) h.add_bucket(b, n);
+  return c.calls ? h.quantile(0.5) : 0;
 }
 
-Sample run_once(const plan::ProbePlan& plan, const std::vector<probe::SiteSpec>& sites, const CalibrationOptions& o) {
+// The sites of the three traced functions: ids 0 (main.jump, entry jump + RET), 1 (main.ret, RET
+// only) and 2 (main.first, first instruction + RET).
+struct Layout {
+  std::string binary;
+  uint32_t g_stack_hi_offset = 8;
+  std::vector<probe::SiteSpec> sites;
+};
+
+Layout layout_of(const std::string& target) {
+  const plan::ProbePlan jr = plan::make_plan(target, {"main.jump", "main.ret"});
+  const plan::ProbePlan first = plan::make_plan(target, {"main.first"}, analysis::EntryPolicy::kFirstInstruction);
+  Layout l{jr.binary, jr.g_stack_hi_offset, {}};
+  auto add = [&](const plan::ProbePlan& p, const std::string& name, uint32_t id, bool entry) {
+    const auto fi = std::find_if(p.functions.begin(), p.functions.end(), [&](const FunctionInfo& f) { return f.name == name; });
+    if (fi == p.functions.end() || !fi->measurable)
+      throw Error::make("calibration target " + target, name + " cannot be probed", "rebuild gate", ExitCode::kMeasure);
+    for (const auto& s : p.sites) {
+      plan::Cookie c = plan::decode_cookie(s.cookie);
+      if (c.function_id != fi->id || (!entry && c.kind != plan::SiteKind::kReturn)) continue;
+      c.function_id = id;
+      l.sites.push_back({s.file_offset, plan::encode_cookie(c)});
+    }
+  };
+  add(jr, "main.jump", 0, true);
+  add(jr, "main.ret", 1, false);
+  add(first, "main.first", 2, true);
+  return l;
+}
+
+Sample run_once(const Layout& l, const CalibrationOptions& o) {
   probe::EngineOptions eo;
-  eo.g_stack_hi_offset = plan.g_stack_hi_offset;
+  eo.g_stack_hi_offset = l.g_stack_hi_offset;
   eo.max_in_flight = 4096;
   eo.max_goroutines = 1024;
-  probe::ProbeEngine engine(plan.binary, static_cast<uint32_t>(plan.functions.size()), sites, eo);
+  probe::ProbeEngine engine(l.binary, 3, l.sites, eo);
   const fs::path start = fs::temp_directory_path() / ("gate-calibration-" + std::to_string(getpid()) + "-" +
                                                       std::to_string(std::rand()));
   ProcessSpec spec;
-  spec.argv = {plan.binary, "-start", start.string(), "-blocks", std::to_string(o.blocks), "-n",
+  spec.argv = {l.binary, "-start", start.string(), "-blocks", std::to_string(o.blocks), "-n",
                std::to_string(o.calls_per_block)};
   spec.during = [&](pid_t pid) {
     engine.track(pid);
@@ -92,27 +119,25 @@ Sample run_once(const plan::ProbePlan& plan, const std::vector<probe::SiteSpec>&
   std::error_code ec;
   fs::remove(start, ec);
   const auto counters = engine.collect_and_reset();
-  if (pr.status != 0)
-    throw Error::make("calibration target " + plan.binary, "exited with status " + std::to_string(pr.status) + ":\n" +
-                                                               tail_lines(pr.err, 500),
+  const auto pos = pr.out.find("GATE_CALIB ");
+  if (pr.status != 0 || pos == std::string::npos)
+    throw Error::make("calibration target " + l.binary,
+                      "exited with status " + std::to_string(pr.status) + " without its figures:\n" +
+                          tail_lines(pr.out + pr.err, 500),
                       "rebuild gate, or run with --raw-times", ExitCode::kMeasure);
   Sample s;
-  s.traced_ns = median(json_numbers(pr.out, "GATE_CALIB_PROBED"));
-  s.untraced_ns = median(json_numbers(pr.out, "GATE_CALIB_TWIN"));
-  const auto& c = counters.at(0);
-  if (c.calls > 0) {
-    LatencyHistogram h;
-    for (const auto& [b, n] : c.buckets) h.add_bucket(b, n);
-    s.window_p50_ns = h.quantile(0.5);
-  }
+  s.blocks = nlohmann::json::parse(pr.out.substr(pos + 11, pr.out.find('\n', pos) - pos - 11))
+                 .get<std::map<std::string, std::vector<double>>>();
+  s.jump_window_p50_ns = p50_of(counters.at(0));
+  s.first_window_p50_ns = p50_of(counters.at(2));
   return s;
 }
 
-std::vector<probe::SiteSpec> returns_only(const std::vector<probe::SiteSpec>& sites) {
-  std::vector<probe::SiteSpec> out;
-  for (const auto& s : sites)
-    if (plan::decode_cookie(s.cookie).kind == plan::SiteKind::kReturn) out.push_back(s);
-  return out;
+// Median over blocks of a[i] - b[i]: blocks next to each other saw the same machine speed.
+double paired_median(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> d;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) d.push_back(a[i] - b[i]);
+  return median(d);
 }
 
 }  // namespace
@@ -154,29 +179,19 @@ CostFigure summarize(std::vector<double> rounds) {
 }
 
 ProbeCalibration measure_probe_costs(const CalibrationOptions& o) {
-  const std::string target = o.target.empty() ? find_calibration_target() : o.target;
-  const plan::ProbePlan jump = plan::make_plan(target, {kFunction});
-  const plan::ProbePlan first = plan::make_plan(target, {kFunction}, analysis::EntryPolicy::kFirstInstruction);
-  const auto ret_sites = returns_only(jump.sites);
+  const Layout layout = layout_of(o.target.empty() ? find_calibration_target() : o.target);
   std::vector<double> full_jump, full_first, full_ret, bias_jump, bias_first;
   for (int r = 0; r < o.rounds; ++r) {
     if (o.progress) o.progress("calibrating probe costs: round " + std::to_string(r + 1) + "/" + std::to_string(o.rounds));
-    Sample a, b, c;
-    // Rotate the order so that a slow spell does not always hit the same configuration.
-    for (int k = 0; k < 3; ++k) {
-      switch ((r + k) % 3) {
-        case 0: a = run_once(jump, jump.sites, o); break;
-        case 1: b = run_once(jump, ret_sites, o); break;
-        case 2: c = run_once(first, first.sites, o); break;
-      }
-    }
-    const double ret = b.traced_ns - b.untraced_ns;
-    full_ret.push_back(ret);
-    full_jump.push_back(a.traced_ns - a.untraced_ns - ret);
-    full_first.push_back(c.traced_ns - c.untraced_ns - ret);
-    // The window holds the body (~ the twin's whole call) and the bias.
-    bias_jump.push_back(a.window_p50_ns - a.untraced_ns);
-    bias_first.push_back(c.window_p50_ns - c.untraced_ns);
+    const Sample s = run_once(layout, o);
+    const auto& b = s.blocks;
+    full_ret.push_back(paired_median(b.at("ret"), b.at("twin")));
+    full_jump.push_back(paired_median(b.at("jump"), b.at("ret")));
+    full_first.push_back(paired_median(b.at("first"), b.at("ret")));
+    // A window holds the body (~ the twin's whole call) and the bias.
+    const double body = median(b.at("twin"));
+    bias_jump.push_back(s.jump_window_p50_ns - body);
+    bias_first.push_back(s.first_window_p50_ns - body);
   }
   ProbeCalibration cal;
   cal.present = true;

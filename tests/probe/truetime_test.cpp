@@ -3,23 +3,12 @@
 // with the probe costs calibrated on this host by gate's own calibration (gate/truetime).
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "probe/probe_fixture.hpp"
 #include "truetime/calibration.hpp"
 
 namespace gate::testing {
 namespace {
-
-const std::string& truetime_binary() {
-  static const std::string path = [] {
-    GoBuild b;
-    b.src_dir = std::string(GATE_SOURCE_DIR) + "/tests/go/truetime";
-    b.toolchain = probe_toolchain();
-    return build_go(b);
-  }();
-  return path;
-}
 
 // Measured once per test process, never from the user's cache: the test checks the measurement.
 const ProbeCalibration& calibration() {
@@ -33,13 +22,9 @@ const ProbeCalibration& calibration() {
   return c;
 }
 
-double p50_of(const Measured& m, const std::string& key) {
-  return nlohmann::json::parse(m.lines.at(key)).at("p50").get<double>();
-}
-
-Measured run(double us, int children, int n, bool compensate = true) {
+Measured run(double us, int children, int n, bool compensate = true, double helper_us = 0) {
   const std::string args = "-us " + std::to_string(us) + " -children " + std::to_string(children) + " -n " +
-                           std::to_string(n);
+                           std::to_string(n) + " -helper-us " + std::to_string(helper_us);
   return measure_workload({.binary = truetime_binary(),
                            .args = args,
                            .functions = {"main.parent", "main.helper"},
@@ -96,35 +81,47 @@ TEST_F(TrueTime, WithoutCalibrationTimesAreRaw) {
   EXPECT_EQ(m.result.context.calibration.present, false);
 }
 
-// Figures for every combination; what is asserted is what holds on a noisy 2-core VM 10 times out
-// of 10 (see the README): raw inflated by the children's probes, compensated time and self time
-// within a tolerance derived from the calibration's own spread.
-TEST_F(TrueTime, CompensatedAndSelfTimesFollowTheProgramsClock) {
+// The kernel's arithmetic, exactly: a parent's raw window minus its compensated time is its own
+// bias plus the full cost of every probe hit of its descendants (entry jump and RET of each
+// helper call, and each morestack restart of a helper's entry), at the calibrated costs rounded to
+// whole ns as the BPF program holds them; and its self time is its time minus its children's.
+// Whether the calibrated costs match the machine at this moment is a timing question, measured by
+// tests/bench/bench_probe_truetime (README "True time").
+TEST_F(TrueTime, CompensationSubtractsExactlyTheCalibratedCosts) {
   const auto& c = calibration();
-  const double per_child = c.entry_jcc_full.median_ns + c.return_full.median_ns;
-  const double per_child_spread = (c.entry_jcc_full.high_ns - c.entry_jcc_full.low_ns) +
-                                  (c.return_full.high_ns - c.return_full.low_ns);
-  const double bias_spread = c.bias_jcc.high_ns - c.bias_jcc.low_ns;
-  for (double us : {2.0, 20.0, 200.0}) {
-    for (int k : {0, 1, 10}) {
-      SCOPED_TRACE("parent " + std::to_string(us) + " us, children " + std::to_string(k));
-      const auto m = run(us, k, us >= 200 ? 100 : 300);
-      const auto& parent = m.fn("main.parent");
-      const double truth = p50_of(m, "GATE_PARENT_NS"), self_truth = p50_of(m, "GATE_SELF_NS");
-      const double comp = parent.quantile_ns(0.5), self = parent.true_time.self_histogram.quantile(0.5);
-      const double raw_mean = double(parent.true_time.raw_sum_ns) / parent.calls;
-      const double tol = std::max(0.03 * truth, 500.0) + k * per_child_spread + bias_spread;
-      std::printf("[ truetime ] parent %6.0f us, %2d children: own clock p50 %9.0f ns, compensated p50 %9.0f (%+6.1f%%), "
-                  "self p50 %9.0f vs %9.0f (%+6.1f%%), raw mean %9.0f, tolerance %.0f\n",
-                  us, k, truth, comp, 100 * (comp / truth - 1), self, self_truth, 100 * (self / self_truth - 1), raw_mean,
-                  tol);
-      EXPECT_NEAR(comp, truth, tol);
-      EXPECT_NEAR(self, self_truth, tol);
-      // Raw: at least the children's calibrated cost at its lowest above the compensated mean.
-      EXPECT_GE(raw_mean - parent.mean_ns(), k * (c.entry_jcc_full.low_ns + c.return_full.low_ns) * 0.9);
-      (void)per_child;
-    }
+  auto ns = [](double v) { return static_cast<uint64_t>(v + 0.5); };
+  const uint64_t bias = ns(c.bias_jcc.median_ns), jump = ns(c.entry_jcc_full.median_ns),
+                 ret = ns(c.return_full.median_ns);
+  for (int k : {0, 1, 10}) {
+    SCOPED_TRACE("children " + std::to_string(k));
+    // Windows never smaller than their compensation (else a call counts as 0 ns, "clamped"):
+    // 200 us parents, 5 us helpers, against a bias of ~1 us and ~8 us per child.
+    const auto m = run(200, k, 100, true, 5);
+    const auto& parent = m.fn("main.parent");
+    const auto& helper = m.fn("main.helper");
+    ASSERT_EQ(parent.calls, 100u);
+    ASSERT_EQ(parent.true_time.clamped, 0u);
+    ASSERT_EQ(helper.true_time.clamped, 0u);
+    EXPECT_EQ(parent.true_time.raw_sum_ns - parent.sum_ns,
+              parent.calls * bias + helper.calls * (jump + ret) + helper.diverted_entries * jump);
+    EXPECT_EQ(helper.true_time.raw_sum_ns - helper.sum_ns, helper.calls * bias);
+    EXPECT_EQ(parent.true_time.self_sum_ns, parent.sum_ns - helper.sum_ns);
+    // The result says what it was compensated with.
+    EXPECT_TRUE(m.result.context.calibration.present);
+    EXPECT_DOUBLE_EQ(m.result.context.calibration.return_full.median_ns, c.return_full.median_ns);
   }
+}
+
+// --raw-times: the BPF program keeps no per-goroutine state; times are the raw windows and the
+// result carries no true-time figures.
+TEST_F(TrueTime, RawModeKeepsNoTrueTime) {
+  const auto m = measure_workload({.binary = truetime_binary(),
+                                   .args = "-us 20 -children 1 -n 50",
+                                   .functions = {"main.parent", "main.helper"},
+                                   .true_time = false});
+  EXPECT_EQ(m.fn("main.parent").calls, 50u);
+  EXPECT_FALSE(m.fn("main.parent").true_time.present);
+  EXPECT_GE(m.fn("main.parent").min_ns, 20'000u);
 }
 
 }  // namespace

@@ -1,14 +1,15 @@
 // Command calibtarget is what gate traces to calibrate the probes' cost on a host
-// (gate/truetime/calibration.cpp): two identical functions, one traced, one not, timed in
-// alternating blocks by the program's own clock, so that the machine's speed swings hit both alike.
+// (gate/truetime/calibration.cpp): four identical functions, traced in three different ways by
+// gate (main.jump: entry jump + RET; main.ret: RET only; main.first: first instruction + RET) and
+// one untraced (main.twin), timed in interleaved blocks by the program's own clock, so that the
+// machine's speed swings hit all four alike.
 //
 //	calibtarget -start FILE -blocks B -n N
 //
-// waits until FILE exists (gate creates it once the process is traced), then runs B blocks of
-// N calls of main.probed and N calls of main.twin, alternating which goes first, and prints
+// waits until FILE exists (gate creates it once the process is traced), then runs B rounds of
+// one block of N calls of each function, in an order that rotates, and prints per function
 //
-//	GATE_CALIB_PROBED [ns per call of each probed block]
-//	GATE_CALIB_TWIN [ns per call of each twin block]
+//	GATE_CALIB {"jump":[ns per call of each block],"ret":[...],"first":[...],"twin":[...]}
 package main
 
 import (
@@ -28,7 +29,13 @@ var sink int
 func helper(i int) int { return i*2654435761 ^ i>>7 }
 
 //go:noinline
-func probed(i int) int { return helper(i) + 1 }
+func jump(i int) int { return helper(i) + 1 }
+
+//go:noinline
+func ret(i int) int { return helper(i) + 1 }
+
+//go:noinline
+func first(i int) int { return helper(i) + 1 }
 
 //go:noinline
 func twin(i int) int { return helper(i) + 1 }
@@ -54,18 +61,15 @@ func main() {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	p := make([]float64, 0, *blocks)
-	t := make([]float64, 0, *blocks)
+	names := []string{"jump", "ret", "first", "twin"}
+	funcs := []func(int) int{jump, ret, first, twin}
+	out := map[string][]float64{}
 	for b := 0; b < *blocks; b++ {
-		if b%2 == 0 {
-			p = append(p, block(probed, *n))
-			t = append(t, block(twin, *n))
-		} else {
-			t = append(t, block(twin, *n))
-			p = append(p, block(probed, *n))
+		for k := range funcs {
+			i := (b + k) % len(funcs)
+			out[names[i]] = append(out[names[i]], block(funcs[i], *n))
 		}
 	}
-	pj, _ := json.Marshal(p)
-	tj, _ := json.Marshal(t)
-	fmt.Printf("GATE_CALIB_PROBED %s\nGATE_CALIB_TWIN %s\n", pj, tj)
+	j, _ := json.Marshal(out)
+	fmt.Printf("GATE_CALIB %s\n", j)
 }
