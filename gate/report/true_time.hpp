@@ -1,0 +1,25 @@
+// True time in reports (issue 9): the probe calibration line every report shows with its spread,
+// and `gate run --summary` (per function: calls, total, self, probe share; worst first).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report_inputs.hpp"
+#include "results/result.hpp"
+
+namespace gate::report {
+
+// "probe costs (calibrated on this host, median [range] of 5 rounds): entry 1.2 us [1.1-1.3], ..."
+// or "times are raw: no probe calibration".
+std::string calibration_line(const ProbeCalibration& c);
+
+// Notices for a comparison: each side's calibration, and a warning when one side was compensated
+// and the other not (their times are not comparable). Empty when neither side says anything.
+std::vector<std::string> true_time_notices(const ReportInputs& in);
+
+// One line per function over all runs, by total compensated time (worst first): calls, total,
+// per call, self, self share, probe share (the part of the raw windows that was probe cost).
+std::string render_summary(const ResultFile& r);
+
+}  // namespace gate::report
