@@ -81,6 +81,17 @@ struct {
   __type(value, struct gate_hist_group);
 } func_hist SEC(".maps");
 
+/* key: (traced caller, traced callee) function ids; value: calls and compensated time of the
+ * callee under that caller (struct gate_edge). Created by the first such call; max_entries set
+ * from user space; a full map loses edges (counted in lost_edges), never calls. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 1);
+  __type(key, struct gate_edge_key);
+  __type(value, struct gate_edge);
+} call_edges SEC(".maps");
+
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
 struct gate_func_stats new_stats = {.min_ns = ~0ULL, .raw_min_ns = ~0ULL};
@@ -89,6 +100,9 @@ struct gate_hist_group new_group = {};
 /* Calls that could not be counted at all because no statistics record could be created (kernel
  * memory exhausted); read by user space next to the per-function counters. */
 __u64 lost_no_record = 0;
+/* Caller -> callee pairs not counted because call_edges was full or memory ran out. */
+__u64 lost_edges = 0;
+struct gate_edge new_edge = {};
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
 struct task_struct {
@@ -205,8 +219,19 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
   if (clamped)
     __sync_fetch_and_add(&st->clamped, 1);
   record(st, func, &t);
+  if (gs->epoch == f->epoch && f->caller) {
+    struct gate_edge_key ek = {.caller = f->caller - 1, .callee = func};
+    struct gate_edge *e = lookup_or_create(&call_edges, &ek, &new_edge);
+    if (e) {
+      __sync_fetch_and_add(&e->calls, 1);
+      __sync_fetch_and_add(&e->sum_ns, t.time_ns);
+    } else {
+      __sync_fetch_and_add(&lost_edges, 1);
+    }
+  }
   gs->calls += 1;
   gs->child_ns = (gs->epoch == f->epoch ? f->child_ns : gs->child_ns) + t.time_ns;
+  gs->cur_func = f->caller;
 }
 
 /* The goroutine's accumulators, created on its first probe hit; NULL only without kernel memory.
@@ -294,6 +319,8 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     f.cost_ns = gs->cost_ns;
     f.calls = gs->calls;
     f.child_ns = gs->child_ns;
+    f.caller = gs->cur_func;
+    gs->cur_func = func + 1;
   } else {
     f.epoch = ~0ULL; /* matches no state: the call is recorded uncompensated */
   }

@@ -117,6 +117,19 @@ struct gate_g_state {
   __u64 child_ns; /* compensated time of finished calls at the current nesting level: rewound to
                      the entry's snapshot + the call's own time at each return, so that a
                      parent's difference holds only its direct children */
+  __u32 cur_func; /* traced function in flight innermost on this goroutine, id + 1 (0: none) */
+  __u32 pad;
+};
+
+/* Key and value of the call_edges map: a traced caller -> traced callee pair (same goroutine,
+ * nearest traced ancestor) and the callee's calls and compensated time under that caller. */
+struct gate_edge_key {
+  __u32 caller;
+  __u32 callee;
+};
+struct gate_edge {
+  __u64 calls;
+  __u64 sum_ns;
 };
 
 /* Value of the frames map: an in-flight call's entry time and the goroutine's state then. */
@@ -127,7 +140,7 @@ struct gate_frame {
   __u64 calls;
   __u64 child_ns;
   __u32 entry_kind;
-  __u32 pad;
+  __u32 caller; /* the goroutine's cur_func at the entry: traced caller id + 1, 0 = none */
 };
 
 /* Which histogram a group belongs to: group index + GATE_HIST_GROUPS * which. */

@@ -49,6 +49,10 @@ std::optional<uint64_t> read_number(const fs::path& p) {
 
 }  // namespace
 
+uint32_t max_call_edges(uint32_t functions) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>(uint64_t{functions} * 16, 1024, uint64_t{1} << 20));
+}
+
 MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight, uint32_t max_goroutines) {
   MapPlan p;
   p.functions = std::max<uint32_t>(functions, 1);
@@ -64,7 +68,10 @@ MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight, uint32_t max_gorou
   p.record_bytes = element(sizeof(uint32_t), sizeof(gate_func_stats)) + kListNode;
   p.group_bytes = element(sizeof(gate_hist_key), sizeof(gate_hist_group)) + kListNode;
   p.per_function_max = p.record_bytes + GATE_HIST_KINDS * GATE_HIST_GROUPS * p.group_bytes;
-  p.worst_case_bytes = p.in_flight_bytes + p.reserved_bytes + uint64_t{p.functions} * p.per_function_max;
+  const uint64_t edges = max_call_edges(p.functions);
+  p.edge_bytes = edges * (element(sizeof(gate_edge_key), sizeof(gate_edge)) + kListNode) + pow2_at_least(edges) * kBucket;
+  p.worst_case_bytes =
+      p.in_flight_bytes + p.reserved_bytes + p.edge_bytes + uint64_t{p.functions} * p.per_function_max;
   return p;
 }
 

@@ -21,9 +21,12 @@ struct MapPlan {
   uint64_t reserved_bytes = 0;      // bucket arrays of the statistics and histogram maps
   uint64_t record_bytes = 0;        // statistics record of one called function
   uint64_t group_bytes = 0;         // one group of 16 histogram buckets of one called function
+  uint64_t edge_bytes = 0;          // caller -> callee map, every slot used (max_call_edges)
   uint64_t per_function_max = 0;    // record + every group of its time and self-time histograms
-  uint64_t worst_case_bytes = 0;    // in-flight + reserved + functions x per_function_max
+  uint64_t worst_case_bytes = 0;    // in-flight + reserved + edges + functions x per_function_max
 };
+// Capacity of the caller -> callee map: 16 traced callers per traced function, within [1024, 2^20].
+uint32_t max_call_edges(uint32_t functions);
 MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight, uint32_t max_goroutines = 65536);
 
 // Memory left to this process by its cgroup (v2 memory.max - memory.current, the tightest level

@@ -259,6 +259,7 @@ struct ProbeEngine::Impl {
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
     bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
     bpf_map__set_max_entries(skel->maps.goroutines, std::max<uint32_t>(opts.max_goroutines, 1024));
+    bpf_map__set_max_entries(skel->maps.call_edges, max_call_edges(funcs));
     bpf_map__set_max_entries(skel->maps.frames, std::max<uint32_t>(opts.max_in_flight, 1024));
     if (mode == AttachMode::kMulti) {
       bpf_program__set_expected_attach_type(skel->progs.gate_site_multi,
@@ -476,6 +477,12 @@ std::vector<FunctionCounters> ProbeEngine::collect_and_reset() {
     std::sort(c.buckets.begin(), c.buckets.end());
     std::sort(c.self_buckets.begin(), c.self_buckets.end());
   }
+  drain<gate_edge_key, gate_edge>(m.skel->maps.call_edges, "call_edges", [&](const gate_edge_key& k, const gate_edge& e) {
+    if (k.callee < m.nfuncs) out[k.callee].callers.push_back({k.caller, e.calls, e.sum_ns});
+  });
+  for (auto& c : out)
+    std::sort(c.callers.begin(), c.callers.end(), [](const auto& a, const auto& b) { return a.caller < b.caller; });
+  if (!out.empty()) out[0].lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
   // The goroutines' accumulators matter only within a call; the workload's processes are gone.
   for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))
     bpf_map__delete_elem(m.skel->maps.goroutines, &k, sizeof k, 0);
@@ -494,7 +501,8 @@ KernelMemory ProbeEngine::kernel_memory() const {
   const auto& maps = impl_->skel->maps;
   KernelMemory k;
   k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
-  k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) + map_memlock(maps.tracked) +
+  k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) +
+                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) +
                   map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
   k.functions = map_keys<uint32_t>(maps.func_stats).size();
   k.groups = map_keys<gate_hist_key>(maps.func_hist).size();

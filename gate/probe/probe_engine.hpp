@@ -70,6 +70,12 @@ struct FunctionCounters {
   std::vector<std::pair<uint32_t, uint64_t>> self_buckets;  // self-time histogram, sparse
   uint64_t clamped = 0;        // compensation larger than the window: recorded as 0
   uint64_t uncompensated = 0;  // goroutine accumulator evicted mid-call: bias-only compensation
+  struct Caller {
+    uint32_t caller = 0;  // function id of the nearest traced caller on the same goroutine
+    uint64_t calls = 0, sum_ns = 0;  // this function's calls and compensated time under it
+  };
+  std::vector<Caller> callers;  // sorted by caller id
+  uint64_t lost_edges = 0;      // engine-wide (on function 0 only): caller pairs not counted
   uint64_t unmatched_returns = 0;
   uint64_t abandoned_entries = 0;  // replaced by a newer entry of the same frame
   uint64_t open_entries = 0;       // still in flight when collected (never returned)

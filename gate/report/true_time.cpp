@@ -2,7 +2,9 @@
 #include "report/true_time.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "common/format.hpp"
 #include "report/text_report.hpp"
@@ -37,7 +39,82 @@ std::string pct(double part, double whole) {
   return b;
 }
 
+// One side's per-call figures of a function: total, self, and by traced callee.
+struct PerCall {
+  uint64_t calls = 0;
+  double total_ns = 0, self_ns = 0;
+  std::map<std::string, double> callees;  // callee -> its time under this function, per call
+  bool ok() const { return calls > 0; }
+};
+
+bool on_side(const RunResult& run, const std::string& side) {
+  return run.variant.empty() || run.variant == side;
+}
+
+PerCall per_call(const ResultFile& r, const std::string& side, const std::string& fn) {
+  PerCall p;
+  for (const auto& run : r.runs) {
+    if (!on_side(run, side)) continue;
+    for (const auto& f : run.functions) {
+      if (f.name == fn) {
+        if (!f.true_time.present) return {};
+        p.calls += f.calls;
+        p.total_ns += static_cast<double>(f.sum_ns);
+        p.self_ns += static_cast<double>(f.true_time.self_sum_ns);
+      }
+      for (const auto& c : f.true_time.callers)
+        if (c.name == fn) p.callees[f.name] += static_cast<double>(c.sum_ns);
+    }
+  }
+  if (!p.calls) return {};
+  p.total_ns /= p.calls;
+  p.self_ns /= p.calls;
+  for (auto& [name, ns] : p.callees) ns /= p.calls;
+  return p;
+}
+
+std::string signed_duration(double ns) {
+  return (ns < 0 ? "-" : "+") + format_duration(std::fabs(ns));
+}
+
 }  // namespace
+
+std::string attribution_line(const ResultFile& base, const ResultFile& head, const std::string& fn) {
+  const PerCall b = per_call(base, "base", fn), h = per_call(head, "head", fn);
+  if (!b.ok() || !h.ok()) return "";
+  const double delta = h.total_ns - b.total_ns;
+  std::vector<std::pair<std::string, double>> parts;
+  std::map<std::string, double> callees = h.callees;
+  for (const auto& [name, ns] : b.callees) callees[name] -= 0;  // present on either side
+  for (const auto& [name, ns] : callees) {
+    const auto bi = b.callees.find(name);
+    const auto hi = h.callees.find(name);
+    parts.emplace_back(name, (hi == h.callees.end() ? 0 : hi->second) - (bi == b.callees.end() ? 0 : bi->second));
+  }
+  std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return std::fabs(x.second) > std::fabs(y.second); });
+  auto share = [&](double part) {
+    char s[32];
+    std::snprintf(s, sizeof s, " (%.0f%%)", delta != 0 ? 100 * part / delta : 0.0);
+    return std::string(s);
+  };
+  std::string line = fn + " " + signed_duration(delta) + "/call:";
+  for (size_t i = 0; i < parts.size() && i < 3; ++i)
+    line += " " + parts[i].first + " " + signed_duration(parts[i].second) + share(parts[i].second) + ",";
+  if (parts.size() > 3) line += " " + std::to_string(parts.size() - 3) + " more callees,";
+  const double self = h.self_ns - b.self_ns;
+  return line + " self " + signed_duration(self) + share(self);
+}
+
+std::vector<std::string> true_time_notices(const stats::Comparison& c, const ReportInputs& in) {
+  std::vector<std::string> out = true_time_notices(in);
+  if (!in.base || !in.head) return out;
+  for (const auto& f : c.functions) {
+    if (f.verdict != stats::Verdict::kRegression) continue;
+    const std::string line = attribution_line(*in.base, *in.head, f.name);
+    if (!line.empty()) out.push_back("where the time went: " + line);
+  }
+  return out;
+}
 
 std::string calibration_line(const ProbeCalibration& c) {
   if (!c.present) return "times are raw: no probe calibration (each traced call carries its probes' cost)";

@@ -18,6 +18,14 @@ std::string calibration_line(const ProbeCalibration& c);
 // and the other not (their times are not comparable). Empty when neither side says anything.
 std::vector<std::string> true_time_notices(const ReportInputs& in);
 
+// Where a function's extra time per call went between two measurements, from the traced call
+// graph: "Checkout +280 us/call: pricing.Apply +250 us (89%), self +30 us". Runs labelled "base"
+// or "head" (gate ab) are taken from their side only. "" when either side lacks true time or calls.
+std::string attribution_line(const ResultFile& base, const ResultFile& head, const std::string& function);
+
+// Notices plus one attribution line per regressed function (what every report shows first).
+std::vector<std::string> true_time_notices(const stats::Comparison& c, const ReportInputs& in);
+
 // One line per function over all runs, by total compensated time (worst first): calls, total,
 // per call, self, self share, probe share (the part of the raw windows that was probe cost).
 std::string render_summary(const ResultFile& r);

@@ -60,6 +60,12 @@ FunctionInfo function_info_from(const json& j) {
   return f;
 }
 
+json callers_json(const std::vector<TrueTimeRun::Caller>& callers) {
+  json a = json::array();
+  for (const auto& c : callers) a.push_back({{"caller", c.name}, {"calls", c.calls}, {"sum_ns", c.sum_ns}});
+  return a;
+}
+
 // True-time keys, in their own object so that results from before them still load.
 json true_time_json(const TrueTimeRun& t) {
   json self_hist = json::array();
@@ -67,7 +73,8 @@ json true_time_json(const TrueTimeRun& t) {
   return json{{"raw_sum_ns", t.raw_sum_ns},   {"raw_min_ns", t.raw_min_ns},
               {"raw_max_ns", t.raw_max_ns},   {"descendants", t.descendants},
               {"self_sum_ns", t.self_sum_ns}, {"self_histogram", self_hist},
-              {"clamped", t.clamped},         {"uncompensated", t.uncompensated}};
+              {"clamped", t.clamped},         {"uncompensated", t.uncompensated},
+              {"callers", callers_json(t.callers)}};
 }
 
 TrueTimeRun true_time_from(const json& j) {
@@ -82,6 +89,8 @@ TrueTimeRun true_time_from(const json& j) {
     t.self_histogram.add_bucket(pair.at(0).get<uint32_t>(), pair.at(1).get<uint64_t>());
   t.clamped = j.value("clamped", uint64_t{0});
   t.uncompensated = j.value("uncompensated", uint64_t{0});
+  for (const auto& c : j.value("callers", json::array()))
+    t.callers.push_back({c.at("caller").get<std::string>(), c.value("calls", uint64_t{0}), c.value("sum_ns", uint64_t{0})});
   return t;
 }
 
@@ -171,7 +180,8 @@ json to_json(const RunResult& r) {
   for (const auto& f : r.functions) fns.push_back(to_json(f));
   return json{{"index", r.index},         {"variant", r.variant},
               {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
-              {"started_at", r.started_at}, {"functions", fns}};
+              {"started_at", r.started_at}, {"functions", fns},
+              {"lost_call_edges", r.lost_call_edges}};
 }
 
 RunResult run_from(const json& j) {
@@ -182,6 +192,7 @@ RunResult run_from(const json& j) {
   r.duration_s = j.value("duration_s", 0.0);
   r.started_at = j.value("started_at", "");
   for (const auto& f : j.at("functions")) r.functions.push_back(function_run_from(f));
+  r.lost_call_edges = j.value("lost_call_edges", uint64_t{0});
   return r;
 }
 

@@ -43,6 +43,13 @@ struct TrueTimeRun {
   LatencyHistogram self_histogram;
   uint64_t clamped = 0;        // calls whose compensation exceeded the window (recorded as 0)
   uint64_t uncompensated = 0;  // calls compensated for their own bias only (goroutine state lost)
+  // Its calls by nearest traced caller on the same goroutine (call graph edges caller -> this).
+  struct Caller {
+    std::string name;
+    uint64_t calls = 0;
+    uint64_t sum_ns = 0;  // this function's compensated time under that caller
+  };
+  std::vector<Caller> callers;
 };
 
 // One function in one run.
@@ -75,6 +82,7 @@ struct RunResult {
   double duration_s = 0;
   std::string started_at;   // ISO 8601 UTC
   std::vector<FunctionRun> functions;  // same order as ResultFile::functions
+  uint64_t lost_call_edges = 0;        // caller -> callee pairs the kernel could not count (map full)
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

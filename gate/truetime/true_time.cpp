@@ -2,9 +2,11 @@
 // calibration's costs.
 #include "truetime/true_time.hpp"
 
+#include <algorithm>
+
 namespace gate::truetime {
 
-TrueTimeRun true_time_of(const probe::FunctionCounters& c) {
+TrueTimeRun true_time_of(const probe::FunctionCounters& c, const std::vector<FunctionInfo>& functions) {
   TrueTimeRun t;
   t.present = true;
   t.raw_sum_ns = c.raw_sum_ns;
@@ -15,6 +17,10 @@ TrueTimeRun true_time_of(const probe::FunctionCounters& c) {
   for (const auto& [b, n] : c.self_buckets) t.self_histogram.add_bucket(b, n);
   t.clamped = c.clamped;
   t.uncompensated = c.uncompensated;
+  for (const auto& e : c.callers) {
+    const auto it = std::find_if(functions.begin(), functions.end(), [&](const FunctionInfo& f) { return f.id == e.caller; });
+    t.callers.push_back({it == functions.end() ? "#" + std::to_string(e.caller) : it->name, e.calls, e.sum_ns});
+  }
   return t;
 }
 

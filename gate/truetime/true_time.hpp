@@ -8,7 +8,8 @@
 namespace gate::truetime {
 
 // The true-time part of one function's counters (raw windows, descendants, self time).
-TrueTimeRun true_time_of(const probe::FunctionCounters& c);
+// `functions` names the callers (FunctionInfo::id is the engine's function id).
+TrueTimeRun true_time_of(const probe::FunctionCounters& c, const std::vector<FunctionInfo>& functions);
 
 // The per-hit costs the BPF program subtracts, from a calibration's medians; all zero when the
 // calibration is absent (raw times).

@@ -66,6 +66,15 @@ TEST_F(TrueTime, DescendantCountsAreExact) {
     EXPECT_EQ(helper.true_time.descendants, 0u);
     EXPECT_EQ(parent.true_time.uncompensated, 0u);
     EXPECT_EQ(parent.true_time.self_histogram.count(), parent.calls);
+    // Call graph: every helper call is under main.parent; main.parent has no traced caller.
+    EXPECT_TRUE(parent.true_time.callers.empty());
+    if (k > 0) {
+      ASSERT_EQ(helper.true_time.callers.size(), 1u);
+      EXPECT_EQ(helper.true_time.callers[0].name, "main.parent");
+      EXPECT_EQ(helper.true_time.callers[0].calls, 150u * k);
+      EXPECT_EQ(helper.true_time.callers[0].sum_ns, helper.sum_ns);
+    }
+    EXPECT_EQ(m.result.runs[0].lost_call_edges, 0u);
   }
 }
 
