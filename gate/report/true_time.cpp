@@ -133,8 +133,9 @@ std::vector<std::string> true_time_notices(const ReportInputs& in) {
                   " and " + in.head_label + " times are " + (h->present ? "compensated" : "raw") +
                   ": they differ by the probes' cost, not by the code; re-record the baseline with this gate");
   }
-  if (h) out.push_back(in.head_label + ": " + calibration_line(*h));
-  else if (b) out.push_back(in.base_label + ": " + calibration_line(*b));
+  // Results without true time on both sides (older gates, --raw-times) read as before.
+  if (h && (h->present || (b && b->present))) out.push_back(in.head_label + ": " + calibration_line(*h));
+  else if (b && b->present) out.push_back(in.base_label + ": " + calibration_line(*b));
   return out;
 }
 

@@ -14,8 +14,8 @@ namespace gate::report {
 // or "times are raw: no probe calibration".
 std::string calibration_line(const ProbeCalibration& c);
 
-// Notices for a comparison: each side's calibration, and a warning when one side was compensated
-// and the other not (their times are not comparable). Empty when neither side says anything.
+// Notices for a comparison: the calibration (head's, else base's), and a warning when one side was
+// compensated and the other not (their times are not comparable). Empty when both are raw.
 std::vector<std::string> true_time_notices(const ReportInputs& in);
 
 // Where a function's extra time per call went between two measurements, from the traced call
