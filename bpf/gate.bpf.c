@@ -13,6 +13,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load (read-only afterwards). */
 const volatile __u32 g_stack_hi_offset = 8; /* offsetof(runtime.g, stack.hi): g.stack is field 0 */
+const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; zero: raw times */
+/* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
+ * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
+const volatile __u8 true_time = 1;
 
 /* x86 EFLAGS bits read at the stack-check jump. */
 #define X86_CF 0x001
@@ -28,15 +32,27 @@ struct {
   __type(value, __u8);
 } tracked SEC(".maps");
 
-/* key: an in-flight call (tgid, function, goroutine, frame depth); value: entry time in ns.
+/* key: an in-flight call (tgid, function, goroutine, frame depth); value: entry time in ns and
+ * the goroutine's state at that moment (struct gate_frame).
  * LRU so that entries which never return (panic, Goexit) cannot fill it; dynamically sized from
  * user space. */
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __uint(max_entries, 65536);
   __type(key, struct gate_frame_key);
-  __type(value, __u64);
+  __type(value, struct gate_frame);
 } frames SEC(".maps");
+
+/* key: a goroutine (tgid, g); value: the probe cost, paired calls and finished-children time
+ * accumulated on it (struct gate_g_state). LRU, sized from user space: an evicted state is
+ * recreated with a new epoch and the calls in flight on it are counted as uncompensated. g structs
+ * are reused after a goroutine exits, which is harmless: only differences within a call matter. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct gate_g_key);
+  __type(value, struct gate_g_state);
+} goroutines SEC(".maps");
 
 /* Kernel memory follows the functions actually called, not the functions declared nor the CPUs:
  * the two maps below are hash maps without preallocation whose entries a function's first call
@@ -54,9 +70,9 @@ struct {
   __type(value, struct gate_func_stats);
 } func_stats SEC(".maps");
 
-/* key: (function id, group of 16 adjacent histogram buckets); value: the 16 counts. Only groups
- * that some call landed in exist. max_entries (set from user space) is functions x 76 groups, so
- * the map can never be full: every group of every function fits. */
+/* key: (function id, group of 16 adjacent histogram buckets of its time or self-time histogram);
+ * value: the 16 counts. Only groups that some call landed in exist. max_entries (set from user
+ * space) is functions x 76 groups x 2 histograms, so the map can never be full. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(map_flags, BPF_F_NO_PREALLOC);
@@ -65,14 +81,28 @@ struct {
   __type(value, struct gate_hist_group);
 } func_hist SEC(".maps");
 
+/* key: (traced caller, traced callee) function ids; value: calls and compensated time of the
+ * callee under that caller (struct gate_edge). Created by the first such call; max_entries set
+ * from user space; a full map loses edges (counted in lost_edges), never calls. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 1);
+  __type(key, struct gate_edge_key);
+  __type(value, struct gate_edge);
+} call_edges SEC(".maps");
+
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
-struct gate_func_stats new_stats = {.min_ns = ~0ULL};
+struct gate_func_stats new_stats = {.min_ns = ~0ULL, .raw_min_ns = ~0ULL};
 struct gate_hist_group new_group = {};
 
 /* Calls that could not be counted at all because no statistics record could be created (kernel
  * memory exhausted); read by user space next to the per-function counters. */
 __u64 lost_no_record = 0;
+/* Caller -> callee pairs not counted because call_edges was full or memory ran out. */
+__u64 lost_edges = 0;
+struct gate_edge new_edge = {};
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
 struct task_struct {
@@ -113,21 +143,109 @@ static __always_inline void atomic_max(__u64 *p, __u64 v) {
   }
 }
 
-static __always_inline void record(struct gate_func_stats *st, __u32 func, __u64 delta) {
-  __u32 b = gate_hist_bucket(delta);
+/* Adds one value to histogram `which` of func; 0 when no kernel memory was left for its group. */
+static __always_inline int hist_add(__u32 func, __u32 which, __u64 ns) {
+  __u32 b = gate_hist_bucket(ns);
   if (b >= GATE_HIST_BUCKETS) /* keeps the verifier sure of the bound */
     b = GATE_HIST_BUCKETS - 1;
-  struct gate_hist_key hk = {.func = func, .group = b / GATE_HIST_GROUP};
+  struct gate_hist_key hk = {.func = func, .group = b / GATE_HIST_GROUP + which * GATE_HIST_GROUPS};
   struct gate_hist_group *grp = lookup_or_create(&func_hist, &hk, &new_group);
-  if (!grp) {
+  if (!grp)
+    return 0;
+  __sync_fetch_and_add(&grp->counts[b & (GATE_HIST_GROUP - 1)], 1);
+  return 1;
+}
+
+/* One finished call: its compensated time, raw window, self time and traced descendants. */
+struct call_times {
+  __u64 time_ns, raw_ns, self_ns, descendants;
+};
+
+static __always_inline void record(struct gate_func_stats *st, __u32 func, const struct call_times *t) {
+  if (!hist_add(func, GATE_HIST_TIME, t->time_ns)) {
     __sync_fetch_and_add(&st->dropped, 1);
     return;
   }
-  __sync_fetch_and_add(&grp->counts[b & (GATE_HIST_GROUP - 1)], 1);
   __sync_fetch_and_add(&st->count, 1);
-  __sync_fetch_and_add(&st->sum_ns, delta);
-  atomic_min(&st->min_ns, delta);
-  atomic_max(&st->max_ns, delta);
+  __sync_fetch_and_add(&st->sum_ns, t->time_ns);
+  atomic_min(&st->min_ns, t->time_ns);
+  atomic_max(&st->max_ns, t->time_ns);
+  if (!true_time)
+    return;
+  if (!hist_add(func, GATE_HIST_SELF, t->self_ns)) /* the call still counts; its self time is lost */
+    __sync_fetch_and_add(&st->dropped, 1);
+  __sync_fetch_and_add(&st->raw_sum_ns, t->raw_ns);
+  atomic_min(&st->raw_min_ns, t->raw_ns);
+  atomic_max(&st->raw_max_ns, t->raw_ns);
+  __sync_fetch_and_add(&st->descendants, t->descendants);
+  __sync_fetch_and_add(&st->self_sum_ns, t->self_ns);
+}
+
+static __always_inline __u64 cost_of(const volatile __u64 *table, __u32 kind) {
+  return kind < 4 ? table[kind] : 0;
+}
+
+/* a - b, or 0 (and *clamped set) when b > a. */
+static __always_inline __u64 minus(__u64 a, __u64 b, int *clamped) {
+  if (b > a) {
+    *clamped = 1;
+    return 0;
+  }
+  return a - b;
+}
+
+/* A return paired with its entry frame f: the call's true time. Updates the goroutine's state
+ * (gs, the state before this return's own cost is added). */
+static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, __u64 now,
+                                        const struct gate_frame *f, struct gate_g_state *gs) {
+  struct call_times t = {.raw_ns = now - f->ts};
+  int clamped = 0;
+  __u64 bias = cost_of(costs.bias_ns, f->entry_kind);
+  if (gs->epoch == f->epoch) {
+    __u64 inner_cost = gs->cost_ns - f->cost_ns;
+    __u64 children = gs->child_ns - f->child_ns;
+    t.descendants = gs->calls - f->calls;
+    t.time_ns = minus(t.raw_ns, bias + inner_cost, &clamped);
+    int ignored = 0;
+    t.self_ns = minus(t.time_ns, children, &ignored);
+  } else {
+    /* The goroutine's state was evicted and recreated during the call: what happened inside is
+     * unknown. Keep the call, subtract only its own bias, and say so. */
+    if (true_time)
+      __sync_fetch_and_add(&st->uncompensated, 1);
+    t.time_ns = minus(t.raw_ns, bias, &clamped);
+    t.self_ns = t.time_ns;
+  }
+  if (clamped)
+    __sync_fetch_and_add(&st->clamped, 1);
+  record(st, func, &t);
+  if (gs->epoch == f->epoch && f->caller) {
+    struct gate_edge_key ek = {.caller = f->caller - 1, .callee = func};
+    struct gate_edge *e = lookup_or_create(&call_edges, &ek, &new_edge);
+    if (e) {
+      __sync_fetch_and_add(&e->calls, 1);
+      __sync_fetch_and_add(&e->sum_ns, t.time_ns);
+    } else {
+      __sync_fetch_and_add(&lost_edges, 1);
+    }
+  }
+  gs->calls += 1;
+  gs->child_ns = (gs->epoch == f->epoch ? f->child_ns : gs->child_ns) + t.time_ns;
+  gs->cur_func = f->caller;
+}
+
+/* The goroutine's accumulators, created on its first probe hit; NULL only without kernel memory.
+ * No atomics: a goroutine runs on one CPU at a time and a uprobe handler is not preempted. */
+static __always_inline struct gate_g_state *goroutine_state(__u32 tgid, __u64 g) {
+  if (!true_time)
+    return NULL;
+  struct gate_g_key k = {.tgid = tgid, .g = g};
+  struct gate_g_state *gs = bpf_map_lookup_elem(&goroutines, &k);
+  if (gs)
+    return gs;
+  struct gate_g_state fresh = {.epoch = bpf_ktime_get_ns()};
+  bpf_map_update_elem(&goroutines, &k, &fresh, BPF_NOEXIST);
+  return bpf_map_lookup_elem(&goroutines, &k);
 }
 
 static __always_inline int on_site(struct pt_regs *ctx) {
@@ -146,19 +264,22 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     return 0;
   }
 
+  /* Go >= 1.17 on amd64 keeps the current g in R14. */
+  __u64 g = ctx->r14;
   if (kind == GATE_SITE_ENTRY_JCC) {
     /* The probe fires before the jump executes, with the flags of the stack-check compare.
-     * A taken jump goes to morestack, which restarts the function: not a call. */
+     * A taken jump goes to morestack, which restarts the function: not a call, but a hit whose
+     * cost lands in the windows of the calls in flight on this goroutine. */
     __u64 flags = ctx->eflags;
     int taken = cond == GATE_JCC_B ? (flags & X86_CF) != 0 : (flags & (X86_CF | X86_ZF)) != 0;
     if (taken) {
       __sync_fetch_and_add(&st->diverted_entries, 1);
+      struct gate_g_state *gs = goroutine_state(tgid, g);
+      if (gs)
+        gs->cost_ns += cost_of(costs.full_ns, kind);
       return 0;
     }
   }
-
-  /* Go >= 1.17 on amd64 keeps the current g in R14. */
-  __u64 g = ctx->r14;
   __u64 sp = ctx->rsp;
   __u64 stack_hi = 0;
   if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
@@ -166,16 +287,24 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     return 0;
   }
   struct gate_frame_key key = {.tgid = tgid, .func = func, .g = g, .depth = stack_hi - sp};
+  struct gate_g_state *gs = goroutine_state(tgid, g);
 
   if (kind == GATE_SITE_RETURN) {
-    __u64 *start = bpf_map_lookup_elem(&frames, &key);
-    if (!start) {
+    struct gate_frame *f = bpf_map_lookup_elem(&frames, &key);
+    if (!f) {
       __sync_fetch_and_add(&st->unmatched_returns, 1);
-      return 0;
+    } else {
+      struct gate_frame entry = *f;
+      bpf_map_delete_elem(&frames, &key);
+      if (gs) {
+        finish_call(st, func, now, &entry, gs);
+      } else {
+        struct gate_g_state none = {.epoch = ~entry.epoch};
+        finish_call(st, func, now, &entry, &none);
+      }
     }
-    __u64 delta = now - *start;
-    bpf_map_delete_elem(&frames, &key);
-    record(st, func, delta);
+    if (gs)
+      gs->cost_ns += cost_of(costs.full_ns, GATE_SITE_RETURN);
     return 0;
   }
 
@@ -183,8 +312,20 @@ static __always_inline int on_site(struct pt_regs *ctx) {
    * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
   if (bpf_map_lookup_elem(&frames, &key))
     __sync_fetch_and_add(&st->abandoned_entries, 1);
-  __u64 ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
-  if (bpf_map_update_elem(&frames, &key, &ts, BPF_ANY) != 0)
+  struct gate_frame f = {.entry_kind = kind};
+  if (gs) {
+    gs->cost_ns += cost_of(costs.full_ns, kind);
+    f.epoch = gs->epoch;
+    f.cost_ns = gs->cost_ns;
+    f.calls = gs->calls;
+    f.child_ns = gs->child_ns;
+    f.caller = gs->cur_func;
+    gs->cur_func = func + 1;
+  } else {
+    f.epoch = ~0ULL; /* matches no state: the call is recorded uncompensated */
+  }
+  f.ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
+  if (bpf_map_update_elem(&frames, &key, &f, BPF_ANY) != 0)
     __sync_fetch_and_add(&st->dropped, 1);
   return 0;
 }

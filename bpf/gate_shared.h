@@ -80,6 +80,74 @@ struct gate_func_stats {
   __u64 diverted_entries;  /* stack-check jumps taken to morestack: a restart, not a call */
   __u64 dropped;           /* calls lost: pairing map full, g's stack bounds unreadable, or no
                               kernel memory for a histogram group */
+  /* True time (count/sum/min/max above and the first histogram are compensated: the call's
+   * window minus its own in-window probe bias and the full calibrated cost of every probe hit of
+   * its traced descendants on the same goroutine). The raw window is kept next to it. */
+  __u64 raw_sum_ns;
+  __u64 raw_min_ns;        /* starts at ~0 like min_ns */
+  __u64 raw_max_ns;
+  __u64 descendants;       /* traced calls that returned inside the windows of this function's
+                              calls, on the same goroutine (sum over its calls) */
+  __u64 self_sum_ns;       /* compensated time minus the direct traced children's */
+  __u64 clamped;           /* calls whose compensation exceeded the window (counted as 0 ns) */
+  __u64 uncompensated;     /* calls recorded raw minus bias only: the goroutine's accumulator was
+                              evicted during the call (more goroutines than max_goroutines) */
+};
+
+/* Probe cost model, indexed by enum gate_site_kind, in ns, from calibration on this host:
+ * full_ns = what one hit of that kind adds to the time of any window around it (trap, handler,
+ * emulation or single-step, back to user); bias_ns (entry kinds only) = the part of a call's own
+ * entry hit and return hit that falls inside its own window (after the entry's clock read,
+ * before the return's). All zero: raw times (calibration itself runs so). */
+struct gate_probe_costs {
+  __u64 full_ns[4];
+  __u64 bias_ns[4];
+};
+
+/* Key and value of the goroutines map: what happened on one goroutine so far. */
+struct gate_g_key {
+  __u32 tgid;
+  __u32 pad;
+  __u64 g;
+};
+struct gate_g_state {
+  __u64 epoch;    /* bpf_ktime at creation: tells a recreated (evicted) state from the old one */
+  __u64 cost_ns;  /* calibrated cost of every probe hit on this goroutine */
+  __u64 calls;    /* paired returns on this goroutine */
+  __u64 child_ns; /* compensated time of finished calls at the current nesting level: rewound to
+                     the entry's snapshot + the call's own time at each return, so that a
+                     parent's difference holds only its direct children */
+  __u32 cur_func; /* traced function in flight innermost on this goroutine, id + 1 (0: none) */
+  __u32 pad;
+};
+
+/* Key and value of the call_edges map: a traced caller -> traced callee pair (same goroutine,
+ * nearest traced ancestor) and the callee's calls and compensated time under that caller. */
+struct gate_edge_key {
+  __u32 caller;
+  __u32 callee;
+};
+struct gate_edge {
+  __u64 calls;
+  __u64 sum_ns;
+};
+
+/* Value of the frames map: an in-flight call's entry time and the goroutine's state then. */
+struct gate_frame {
+  __u64 ts;
+  __u64 epoch;
+  __u64 cost_ns;
+  __u64 calls;
+  __u64 child_ns;
+  __u32 entry_kind;
+  __u32 caller; /* the goroutine's cur_func at the entry: traced caller id + 1, 0 = none */
+};
+
+/* Which histogram a group belongs to: group index + GATE_HIST_GROUPS * which. */
+enum gate_hist_which {
+  GATE_HIST_TIME = 0, /* compensated time */
+  GATE_HIST_SELF = 1, /* self time */
+  GATE_HIST_KINDS = 2,
 };
 
 /* The histogram is stored sparsely, in groups of 16 adjacent buckets (half a power of two): a
@@ -88,7 +156,8 @@ struct gate_func_stats {
 #define GATE_HIST_GROUP (1u << GATE_HIST_GROUP_BITS)
 #define GATE_HIST_GROUPS (GATE_HIST_BUCKETS / GATE_HIST_GROUP) /* 76 */
 
-/* Key and value of the func_hist map: counts of buckets [group * 16, group * 16 + 16). */
+/* Key and value of the func_hist map: counts of buckets [g * 16, g * 16 + 16) with
+ * g = group % GATE_HIST_GROUPS, of histogram group / GATE_HIST_GROUPS (enum gate_hist_which). */
 struct gate_hist_key {
   __u32 func;
   __u32 group;

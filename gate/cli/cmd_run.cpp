@@ -3,10 +3,13 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "common/error.hpp"
 #include "report/run_table.hpp"
+#include "report/true_time.hpp"
 #include "results/result.hpp"
 #include "runner/coverage.hpp"
 #include "runner/measure.hpp"
+#include "truetime/calibration.hpp"
 
 namespace gate::cli {
 
@@ -17,6 +20,7 @@ struct RunArgs {
   std::string out;
   std::string entry = "auto";
   std::string format = "text";
+  bool summary = false;
 };
 
 probe::AttachMode parse_mode(const std::string& m) {
@@ -34,6 +38,9 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_option("--attach-mode", f.attach_mode, "auto, uprobe_multi or perf_event")
       ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
   app.add_flag("--no-build", f.no_build, "Skip the config's build command");
+  app.add_flag("--raw-times", f.raw_times,
+               "Report raw probe windows: no probe-cost calibration nor compensation (true time off)");
+  app.add_flag("--recalibrate", f.recalibrate, "Measure the probes' cost on this host again, even when cached");
 }
 
 runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) {
@@ -43,6 +50,19 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   mo.session.engine.mode = parse_mode(f.attach_mode);
   mo.session.keep_output_dir = f.keep_output;
   mo.session.log = [&g](const std::string& s) { g.log(s); };
+  mo.session.engine.true_time = !f.raw_times;
+  if (!f.raw_times) {
+    truetime::CalibrationOptions co;
+    co.force = f.recalibrate;
+    co.progress = [&g](const std::string& s) { g.log(s); };
+    try {
+      mo.calibration = truetime::probe_calibration(co);
+      g.log(report::calibration_line(mo.calibration));
+    } catch (const Error& e) {
+      // Without a calibration the times are raw, as before true time; the result says so.
+      g.log(std::string("warning: probe calibration failed, times are raw: ") + e.what());
+    }
+  }
   return mo;
 }
 
@@ -54,11 +74,14 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       ->check(CLI::IsMember({"auto", "first"}));
   app.add_option("--format", a->format, "Output on stdout: text (table) or json (the result file)")
       ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--summary", a->summary,
+               "Print per function calls, total, self time and probe share, worst first (text format)");
   app.footer(
       "Examples:\n"
       "  gate run -c examples/shop/gate.yaml\n"
       "  gate run -c gate.yaml --runs 10 --out results.json --keep-output logs/\n"
-      "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'");
+      "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'\n"
+      "  gate run -c gate.yaml --summary          # where the time goes: total, self, probe share");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
@@ -73,6 +96,7 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       std::fputs(result_to_json_text(m.result).c_str(), stdout);
     } else if (!m.result.runs.empty()) {
       std::fputs(report::render_run_table(m.result).c_str(), stdout);
+      if (a->summary) std::fputs(("\n" + report::render_summary(m.result)).c_str(), stdout);
     }
     if (m.failure) throw *m.failure;
     // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.

@@ -49,18 +49,29 @@ std::optional<uint64_t> read_number(const fs::path& p) {
 
 }  // namespace
 
-MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight) {
+uint32_t max_call_edges(uint32_t functions) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>(uint64_t{functions} * 16, 1024, uint64_t{1} << 20));
+}
+
+MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight, uint32_t max_goroutines) {
   MapPlan p;
   p.functions = std::max<uint32_t>(functions, 1);
-  p.max_in_flight = std::max<uint32_t>(max_in_flight, 1024);  // the engine's floor
-  const uint64_t groups = uint64_t{p.functions} * GATE_HIST_GROUPS;
-  p.in_flight_bytes = uint64_t{p.max_in_flight} * element(sizeof(gate_frame_key), sizeof(uint64_t)) +
-                      pow2_at_least(p.max_in_flight) * kBucket;
+  p.max_in_flight = std::max<uint32_t>(max_in_flight, 1024);  // the engine's floors
+  p.max_goroutines = std::max<uint32_t>(max_goroutines, 1024);
+  const uint64_t groups = uint64_t{p.functions} * GATE_HIST_GROUPS * GATE_HIST_KINDS;
+  // The pairing map and the goroutines' accumulators: LRU maps, preallocated at creation.
+  p.in_flight_bytes = uint64_t{p.max_in_flight} * element(sizeof(gate_frame_key), sizeof(gate_frame)) +
+                      pow2_at_least(p.max_in_flight) * kBucket +
+                      uint64_t{p.max_goroutines} * element(sizeof(gate_g_key), sizeof(gate_g_state)) +
+                      pow2_at_least(p.max_goroutines) * kBucket;
   p.reserved_bytes = (pow2_at_least(p.functions) + pow2_at_least(groups)) * kBucket;
   p.record_bytes = element(sizeof(uint32_t), sizeof(gate_func_stats)) + kListNode;
   p.group_bytes = element(sizeof(gate_hist_key), sizeof(gate_hist_group)) + kListNode;
-  p.per_function_max = p.record_bytes + GATE_HIST_GROUPS * p.group_bytes;
-  p.worst_case_bytes = p.in_flight_bytes + p.reserved_bytes + uint64_t{p.functions} * p.per_function_max;
+  p.per_function_max = p.record_bytes + GATE_HIST_KINDS * GATE_HIST_GROUPS * p.group_bytes;
+  const uint64_t edges = max_call_edges(p.functions);
+  p.edge_bytes = edges * (element(sizeof(gate_edge_key), sizeof(gate_edge)) + kListNode) + pow2_at_least(edges) * kBucket;
+  p.worst_case_bytes =
+      p.in_flight_bytes + p.reserved_bytes + p.edge_bytes + uint64_t{p.functions} * p.per_function_max;
   return p;
 }
 

@@ -16,14 +16,18 @@ namespace gate::probe {
 struct MapPlan {
   uint32_t functions = 0;
   uint32_t max_in_flight = 0;
-  uint64_t in_flight_bytes = 0;     // pairing map: an LRU, preallocated at creation
+  uint32_t max_goroutines = 0;
+  uint64_t in_flight_bytes = 0;     // pairing map and goroutine accumulators: LRUs, preallocated
   uint64_t reserved_bytes = 0;      // bucket arrays of the statistics and histogram maps
   uint64_t record_bytes = 0;        // statistics record of one called function
   uint64_t group_bytes = 0;         // one group of 16 histogram buckets of one called function
-  uint64_t per_function_max = 0;    // record + every group: a function whose calls span all 38 octaves
-  uint64_t worst_case_bytes = 0;    // in-flight + reserved + functions x per_function_max
+  uint64_t edge_bytes = 0;          // caller -> callee map, every slot used (max_call_edges)
+  uint64_t per_function_max = 0;    // record + every group of its time and self-time histograms
+  uint64_t worst_case_bytes = 0;    // in-flight + reserved + edges + functions x per_function_max
 };
-MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight);
+// Capacity of the caller -> callee map: 16 traced callers per traced function, within [1024, 2^20].
+uint32_t max_call_edges(uint32_t functions);
+MapPlan plan_maps(uint32_t functions, uint32_t max_in_flight, uint32_t max_goroutines = 65536);
 
 // Memory left to this process by its cgroup (v2 memory.max - memory.current, the tightest level
 // on the way up), and the file that sets it; nullopt when no level sets a limit.

@@ -122,6 +122,16 @@ int probe_uprobe_multi() {
   return err == EBADF ? 0 : (err ? err : EINVAL);
 }
 
+void set_costs(gate_probe_costs& out, const ProbeCosts& c) {
+  auto ns = [](double v) { return v > 0 ? static_cast<uint64_t>(v + 0.5) : uint64_t{0}; };
+  out = {};
+  out.full_ns[GATE_SITE_ENTRY_JCC] = ns(c.entry_jcc_full_ns);
+  out.full_ns[GATE_SITE_ENTRY] = ns(c.entry_first_full_ns);
+  out.full_ns[GATE_SITE_RETURN] = ns(c.return_full_ns);
+  out.bias_ns[GATE_SITE_ENTRY_JCC] = ns(c.bias_jcc_ns);
+  out.bias_ns[GATE_SITE_ENTRY] = ns(c.bias_first_ns);
+}
+
 struct AttachDecision {
   AttachMode mode;
   std::string reason;
@@ -243,9 +253,13 @@ struct ProbeEngine::Impl {
     skel = gate_bpf::open();
     if (!skel) return errno ? errno : EINVAL;
     skel->rodata->g_stack_hi_offset = opts.g_stack_hi_offset;
+    set_costs(skel->rodata->costs, opts.costs);
+    skel->rodata->true_time = opts.true_time ? 1 : 0;
     const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
-    bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS);  // never full
+    bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
+    bpf_map__set_max_entries(skel->maps.goroutines, std::max<uint32_t>(opts.max_goroutines, 1024));
+    bpf_map__set_max_entries(skel->maps.call_edges, max_call_edges(funcs));
     bpf_map__set_max_entries(skel->maps.frames, std::max<uint32_t>(opts.max_in_flight, 1024));
     if (mode == AttachMode::kMulti) {
       bpf_program__set_expected_attach_type(skel->progs.gate_site_multi,
@@ -362,7 +376,7 @@ ProbeEngine::ProbeEngine(const std::string& binary_path, uint32_t function_count
     throw Error::make(binary_path, std::string("cannot be read (") + std::strerror(errno) + ")",
                       "check the path in gate.yaml");
   }
-  check_maps_fit(plan_maps(function_count, options.max_in_flight), options.max_kernel_memory, cgroup_memory_room());
+  check_maps_fit(plan_maps(function_count, options.max_in_flight, options.max_goroutines), options.max_kernel_memory, cgroup_memory_room());
 
   auto t0 = std::chrono::steady_clock::now();
   const AttachDecision decision = decide_attach_mode(options.mode);
@@ -441,15 +455,37 @@ std::vector<FunctionCounters> ProbeEngine::collect_and_reset() {
     c.abandoned_entries = s.abandoned_entries;
     c.diverted_entries = s.diverted_entries;
     c.dropped = s.dropped;
+    c.raw_sum_ns = s.raw_sum_ns;
+    c.raw_min_ns = s.count ? s.raw_min_ns : 0;
+    c.raw_max_ns = s.raw_max_ns;
+    c.descendants = s.descendants;
+    c.self_sum_ns = s.self_sum_ns;
+    c.clamped = s.clamped;
+    c.uncompensated = s.uncompensated;
   });
   drain<gate_hist_key, gate_hist_group>(m.skel->maps.func_hist, "func_hist",
                                         [&](const gate_hist_key& k, const gate_hist_group& g) {
                                           if (k.func >= m.nfuncs) return;
+                                          const uint32_t group = k.group % GATE_HIST_GROUPS;
+                                          auto& into = k.group / GATE_HIST_GROUPS == GATE_HIST_SELF
+                                                           ? out[k.func].self_buckets
+                                                           : out[k.func].buckets;
                                           for (uint32_t i = 0; i < GATE_HIST_GROUP; ++i)
-                                            if (g.counts[i])
-                                              out[k.func].buckets.emplace_back(k.group * GATE_HIST_GROUP + i, g.counts[i]);
+                                            if (g.counts[i]) into.emplace_back(group * GATE_HIST_GROUP + i, g.counts[i]);
                                         });
-  for (auto& c : out) std::sort(c.buckets.begin(), c.buckets.end());  // groups come in hash order
+  for (auto& c : out) {  // groups come in hash order
+    std::sort(c.buckets.begin(), c.buckets.end());
+    std::sort(c.self_buckets.begin(), c.self_buckets.end());
+  }
+  drain<gate_edge_key, gate_edge>(m.skel->maps.call_edges, "call_edges", [&](const gate_edge_key& k, const gate_edge& e) {
+    if (k.callee < m.nfuncs) out[k.callee].callers.push_back({k.caller, e.calls, e.sum_ns});
+  });
+  for (auto& c : out)
+    std::sort(c.callers.begin(), c.callers.end(), [](const auto& a, const auto& b) { return a.caller < b.caller; });
+  if (!out.empty()) out[0].lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
+  // The goroutines' accumulators matter only within a call; the workload's processes are gone.
+  for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))
+    bpf_map__delete_elem(m.skel->maps.goroutines, &k, sizeof k, 0);
 
   // Calls of a function whose record could not be created were counted nowhere else.
   const uint64_t lost = __atomic_exchange_n(&m.skel->bss->lost_no_record, 0, __ATOMIC_SEQ_CST);
@@ -465,7 +501,8 @@ KernelMemory ProbeEngine::kernel_memory() const {
   const auto& maps = impl_->skel->maps;
   KernelMemory k;
   k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
-  k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.tracked) +
+  k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) +
+                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) +
                   map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
   k.functions = map_keys<uint32_t>(maps.func_stats).size();
   k.groups = map_keys<gate_hist_key>(maps.func_hist).size();

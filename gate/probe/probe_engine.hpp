@@ -22,6 +22,19 @@ struct SiteSpec {
 };
 
 enum class AttachMode { kAuto, kMulti, kPerProbe };
+
+// What one probe hit costs on this host, by site kind (calibration, gate/truetime), in ns. The BPF
+// program subtracts them to turn a call's window into its true time: its own entry and return
+// hits' in-window part (bias) and the whole cost (full) of every hit of its traced descendants on
+// the same goroutine. All zero: raw windows (what calibration itself measures with).
+struct ProbeCosts {
+  double entry_jcc_full_ns = 0;    // emulated stack-check jump (also each morestack restart)
+  double entry_first_full_ns = 0;  // single-stepped first instruction
+  double return_full_ns = 0;       // single-stepped RET
+  double bias_jcc_ns = 0;          // in-window part of a call entered on the jump (entry + return)
+  double bias_first_ns = 0;        // same for a call entered on its first instruction
+  bool any() const { return entry_jcc_full_ns + entry_first_full_ns + return_full_ns + bias_jcc_ns + bias_first_ns > 0; }
+};
 const char* to_string(AttachMode m);  // "auto", "uprobe_multi", "perf_event"
 
 struct EngineOptions {
@@ -32,6 +45,13 @@ struct EngineOptions {
   // shows up as an unmatched return, never as a wrong latency. ~40 bytes of kernel memory each.
   uint32_t max_in_flight = 262144;
   uint32_t g_stack_hi_offset = 8;  // offsetof(runtime.g, stack.hi)
+  // Capacity of the per-goroutine accumulators (LRU): goroutines that have called a traced
+  // function at once. An evicted one makes its in-flight calls "uncompensated" (counted).
+  uint32_t max_goroutines = 65536;
+  ProbeCosts costs;
+  // false: no per-goroutine accounting in the BPF program (raw windows; no descendants, self time
+  // nor compensation): what a probe cost before true time (bench_probe compares both).
+  bool true_time = true;
   // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
   // above it, or above what the cgroup leaves, fails before anything is loaded.
   uint64_t max_kernel_memory = uint64_t{512} << 20;
@@ -39,10 +59,23 @@ struct EngineOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// Totals of one function since the last collect (summed over CPUs).
+// Totals of one function since the last collect (summed over CPUs). Times are compensated
+// (ProbeCosts); raw_* are the uncompensated windows.
 struct FunctionCounters {
   uint64_t calls = 0, sum_ns = 0, min_ns = 0, max_ns = 0;
   std::vector<std::pair<uint32_t, uint64_t>> buckets;  // sparse, sorted by bucket index
+  uint64_t raw_sum_ns = 0, raw_min_ns = 0, raw_max_ns = 0;
+  uint64_t descendants = 0;  // traced calls returned inside its calls' windows, same goroutine
+  uint64_t self_sum_ns = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> self_buckets;  // self-time histogram, sparse
+  uint64_t clamped = 0;        // compensation larger than the window: recorded as 0
+  uint64_t uncompensated = 0;  // goroutine accumulator evicted mid-call: bias-only compensation
+  struct Caller {
+    uint32_t caller = 0;  // function id of the nearest traced caller on the same goroutine
+    uint64_t calls = 0, sum_ns = 0;  // this function's calls and compensated time under it
+  };
+  std::vector<Caller> callers;  // sorted by caller id
+  uint64_t lost_edges = 0;      // engine-wide (on function 0 only): caller pairs not counted
   uint64_t unmatched_returns = 0;
   uint64_t abandoned_entries = 0;  // replaced by a newer entry of the same frame
   uint64_t open_entries = 0;       // still in flight when collected (never returned)

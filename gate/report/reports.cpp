@@ -9,6 +9,7 @@
 #include "report/junit_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/text_report.hpp"
+#include "report/true_time.hpp"
 #include "results/result.hpp"
 
 namespace gate::report {
@@ -61,6 +62,7 @@ void write_reports(const stats::Comparison& c, const ReportInputs& in, const std
     // Colour is for a terminal: never in a file, whatever the caller asked for.
     ReportInputs plain = in;
     if (!to_stdout || r.format != Format::kText) plain.color = false;
+    for (auto& n : true_time_notices(c, in)) plain.notices.push_back(std::move(n));  // every format says it
     const std::string text = render(r.format, c, plain);
     if (to_stdout) {
       std::fputs(text.c_str(), out);

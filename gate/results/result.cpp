@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +43,44 @@ json to_json(const FunctionInfo& f) {
                          {"address", f.entry_address}}},
               {"return_addresses", f.return_addresses},
               {"inlined_at", f.inlined_at}};
+}
+
+json cost_json(const CostFigure& c) {
+  return json{{"median_ns", c.median_ns}, {"low_ns", c.low_ns}, {"high_ns", c.high_ns}};
+}
+CostFigure cost_from(const json& j) {
+  return CostFigure{j.value("median_ns", 0.0), j.value("low_ns", 0.0), j.value("high_ns", 0.0)};
+}
+
+json calibration_json(const ProbeCalibration& c) {
+  return json{{"entry_jump_full", cost_json(c.entry_jcc_full)},
+              {"entry_first_instruction_full", cost_json(c.entry_first_full)},
+              {"return_full", cost_json(c.return_full)},
+              {"bias_jump_entry", cost_json(c.bias_jcc)},
+              {"bias_first_instruction_entry", cost_json(c.bias_first)},
+              {"rounds", c.rounds},
+              {"measured_at", c.measured_at},
+              {"kernel", c.kernel},
+              {"gate_version", c.gate_version},
+              {"cache_file", c.cache_file},
+              {"from_cache", c.from_cache}};
+}
+
+ProbeCalibration calibration_from(const json& j) {
+  ProbeCalibration c;
+  c.present = true;
+  c.entry_jcc_full = cost_from(j.value("entry_jump_full", json::object()));
+  c.entry_first_full = cost_from(j.value("entry_first_instruction_full", json::object()));
+  c.return_full = cost_from(j.value("return_full", json::object()));
+  c.bias_jcc = cost_from(j.value("bias_jump_entry", json::object()));
+  c.bias_first = cost_from(j.value("bias_first_instruction_entry", json::object()));
+  c.rounds = j.value("rounds", 0);
+  c.measured_at = j.value("measured_at", "");
+  c.kernel = j.value("kernel", "");
+  c.gate_version = j.value("gate_version", "");
+  c.cache_file = j.value("cache_file", "");
+  c.from_cache = j.value("from_cache", false);
+  return c;
 }
 
 FunctionRun function_run_from(const json& j) {
@@ -122,6 +161,10 @@ RunResult run_from_v1(const json& j) {
 // counter (omitted when all zero), "buckets" (how many non-empty histogram buckets each id has),
 // "histogram" (those buckets of all ids, concatenated: bucket, count, bucket, count, ...), and
 // "absent" (table indexes the run does not hold at all; usually omitted).
+// A run measured with true time (issue 9) says "true_time": true and adds, per id, the true-time
+// counters (kTrueColumns, omitted when all zero), "self_buckets" + "self_histogram" (the self-time
+// histogram, laid out like the time histogram), "callers" (how many caller edges each id has) and
+// "caller_edges" (those edges of all ids, concatenated: caller's table index, calls, sum_ns).
 struct Column {
   const char* key;
   uint64_t FunctionRun::*field;
@@ -135,10 +178,68 @@ constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
                                {"diverted_entries", &FunctionRun::diverted_entries},
                                {"dropped", &FunctionRun::dropped}};
 
+struct TrueColumn {
+  const char* key;
+  uint64_t TrueTimeRun::*field;
+};
+constexpr TrueColumn kTrueColumns[] = {{"raw_sum_ns", &TrueTimeRun::raw_sum_ns},
+                                       {"raw_min_ns", &TrueTimeRun::raw_min_ns},
+                                       {"raw_max_ns", &TrueTimeRun::raw_max_ns},
+                                       {"descendants", &TrueTimeRun::descendants},
+                                       {"self_sum_ns", &TrueTimeRun::self_sum_ns},
+                                       {"clamped", &TrueTimeRun::clamped},
+                                       {"uncompensated", &TrueTimeRun::uncompensated}};
+
 bool active(const FunctionRun& f) {
   for (const auto& c : kColumns)
     if (f.*c.field != 0) return true;
-  return !f.histogram.empty();
+  for (const auto& c : kTrueColumns)
+    if (f.true_time.*c.field != 0) return true;
+  return !f.histogram.empty() || !f.true_time.self_histogram.empty() || !f.true_time.callers.empty();
+}
+
+bool has_true_time(const RunResult& r) {
+  return std::any_of(r.functions.begin(), r.functions.end(), [](const FunctionRun& f) { return f.true_time.present; });
+}
+
+void append_buckets(const LatencyHistogram& h, json& nbuckets, json& flat) {
+  nbuckets.push_back(h.buckets().size());
+  for (const auto& [b, n] : h.buckets()) {
+    flat.push_back(b);
+    flat.push_back(n);
+  }
+}
+
+// Adds `key` to fns: the field of every active function, unless all are zero (`always`: kept).
+template <typename Get>
+void add_column(json& fns, const char* key, const std::vector<const FunctionRun*>& act, Get get, bool always = false) {
+  json col = json::array();
+  bool any = false;
+  for (const FunctionRun* f : act) {
+    col.push_back(get(*f));
+    any = any || get(*f) != 0;
+  }
+  if (any || always) fns[key] = std::move(col);
+}
+
+void add_true_time_columns(json& fns, const std::vector<const FunctionRun*>& act,
+                           const std::unordered_map<std::string_view, size_t>& table) {
+  for (const auto& c : kTrueColumns)
+    add_column(fns, c.key, act, [&](const FunctionRun& f) { return f.true_time.*c.field; });
+  json nself = json::array(), self = json::array(), ncallers = json::array(), edges = json::array();
+  for (const FunctionRun* f : act) {
+    append_buckets(f->true_time.self_histogram, nself, self);
+    ncallers.push_back(f->true_time.callers.size());
+    for (const auto& c : f->true_time.callers) {
+      edges.push_back(table.at(c.name));
+      edges.push_back(c.calls);
+      edges.push_back(c.sum_ns);
+    }
+  }
+  fns["self_buckets"] = std::move(nself);
+  fns["self_histogram"] = std::move(self);
+  fns["callers"] = std::move(ncallers);
+  fns["caller_edges"] = std::move(edges);
 }
 
 // The names of every run's functions, in order of first appearance.
@@ -148,8 +249,11 @@ std::vector<std::string> run_function_table(const ResultFile& r) {
   for (const auto& f : r.functions)
     if (seen.emplace(f.name, names.size()).second) names.push_back(f.name);
   for (const auto& run : r.runs)
-    for (const auto& f : run.functions)
+    for (const auto& f : run.functions) {
       if (seen.emplace(f.name, names.size()).second) names.push_back(f.name);
+      for (const auto& c : f.true_time.callers)  // normally declared too; "#id" when it was not
+        if (seen.emplace(c.name, names.size()).second) names.push_back(c.name);
+    }
   return names;
 }
 
@@ -163,24 +267,15 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
     if (!active(f)) continue;
     ids.push_back(id);
     act.push_back(&f);
-    nbuckets.push_back(f.histogram.buckets().size());
-    for (const auto& [b, n] : f.histogram.buckets()) {
-      hist.push_back(b);
-      hist.push_back(n);
-    }
+    append_buckets(f.histogram, nbuckets, hist);
   }
   json fns{{"id", std::move(ids)}};
-  for (const auto& c : kColumns) {
-    json col = json::array();
-    bool any = false;
-    for (const FunctionRun* f : act) {
-      col.push_back(f->*c.field);
-      any = any || f->*c.field != 0;
-    }
-    if (any || c.field == &FunctionRun::calls) fns[c.key] = std::move(col);  // calls: always
-  }
+  for (const auto& c : kColumns)
+    add_column(fns, c.key, act, [&](const FunctionRun& f) { return f.*c.field; }, c.field == &FunctionRun::calls);
   fns["buckets"] = std::move(nbuckets);
   fns["histogram"] = std::move(hist);
+  const bool true_time = has_true_time(r);
+  if (true_time) add_true_time_columns(fns, act, table);
   json absent = json::array();
   for (size_t i = 0; i < present.size(); ++i)
     if (!present[i]) absent.push_back(i);
@@ -188,6 +283,8 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   json j{{"index", r.index},         {"variant", r.variant},
          {"exit_code", r.exit_code}, {"duration_s", r.duration_s},
          {"started_at", r.started_at}, {"functions", std::move(fns)}};
+  if (true_time) j["true_time"] = true;
+  if (r.lost_call_edges) j["lost_call_edges"] = r.lost_call_edges;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -273,19 +370,45 @@ struct Columns {
   std::vector<uint64_t> counter[std::size(kColumns)];
   std::vector<uint64_t> buckets, histogram;
   size_t next = 0;  // position in histogram of the next id's first bucket
+  // True time (empty when the run has none).
+  bool true_time = false;
+  std::vector<uint64_t> true_counter[std::size(kTrueColumns)];
+  std::vector<uint64_t> self_buckets, self_histogram, callers, caller_edges;
+  size_t self_next = 0, edge_next = 0;
 };
 
-void fill_active(FunctionRun& f, Columns& cols, size_t k) {
+// Reads `nbuckets` (bucket, count) pairs of `flat` from `next` on into h.
+void read_buckets(const std::vector<uint64_t>& flat, size_t& next, uint64_t nbuckets, LatencyHistogram& h,
+                  const std::string& name, const char* column) {
+  const size_t end = next + 2 * nbuckets;
+  if (end > flat.size() || end < next)
+    throw Error("function '" + name + "': the run's " + column + " column ends before its buckets do");
+  for (; next < end; next += 2) {
+    if (flat[next] > UINT32_MAX) throw Error("function '" + name + "': a " + column + " bucket index is out of range");
+    h.add_bucket(static_cast<uint32_t>(flat[next]), flat[next + 1]);
+  }
+}
+
+void fill_true_time(TrueTimeRun& t, Columns& cols, size_t k, const std::vector<std::string>& table,
+                    const std::string& name) {
+  for (size_t c = 0; c < std::size(kTrueColumns); ++c)
+    if (!cols.true_counter[c].empty()) t.*kTrueColumns[c].field = cols.true_counter[c][k];
+  read_buckets(cols.self_histogram, cols.self_next, cols.self_buckets[k], t.self_histogram, name, "self_histogram");
+  const size_t end = cols.edge_next + 3 * cols.callers[k];
+  if (end > cols.caller_edges.size() || end < cols.edge_next)
+    throw Error("function '" + name + "': the run's caller_edges column ends before its callers do");
+  for (; cols.edge_next < end; cols.edge_next += 3) {
+    const uint64_t caller = cols.caller_edges[cols.edge_next];
+    if (caller >= table.size()) throw Error("function '" + name + "': a caller edge names function " + std::to_string(caller) + ", beyond the table");
+    t.callers.push_back({table[caller], cols.caller_edges[cols.edge_next + 1], cols.caller_edges[cols.edge_next + 2]});
+  }
+}
+
+void fill_active(FunctionRun& f, Columns& cols, size_t k, const std::vector<std::string>& table) {
   for (size_t c = 0; c < std::size(kColumns); ++c)
     if (!cols.counter[c].empty()) f.*kColumns[c].field = cols.counter[c][k];
-  const auto& h = cols.histogram;
-  const size_t end = cols.next + 2 * cols.buckets[k];
-  if (end > h.size() || end < cols.next)
-    throw Error("function '" + f.name + "': the run's histogram column ends before its buckets do");
-  for (; cols.next < end; cols.next += 2) {
-    if (h[cols.next] > UINT32_MAX) throw Error("function '" + f.name + "': a histogram bucket index is out of range");
-    f.histogram.add_bucket(static_cast<uint32_t>(h[cols.next]), h[cols.next + 1]);
-  }
+  read_buckets(cols.histogram, cols.next, cols.buckets[k], f.histogram, f.name, "histogram");
+  if (cols.true_time) fill_true_time(f.true_time, cols, k, table, f.name);
   if (f.histogram.count() != f.calls) {
     throw Error("function '" + f.name + "': histogram holds " + std::to_string(f.histogram.count()) +
                 " calls but 'calls' says " + std::to_string(f.calls));
@@ -303,7 +426,23 @@ RunResult run_header_v2(sj::dom::object j) {
   double d = 0;
   if (!j["duration_s"].get(d)) r.duration_s = d;
   if (!j["started_at"].get(sv)) r.started_at = sv;
+  uint64_t n = 0;
+  if (!j["lost_call_edges"].get(n)) r.lost_call_edges = n;
   return r;
+}
+
+// The true-time columns of a run that says "true_time": true; every function it holds gets them.
+void read_true_time_columns(sj::dom::object fns, size_t n, Columns& cols, RunResult& r) {
+  cols.true_time = true;
+  for (size_t c = 0; c < std::size(kTrueColumns); ++c) cols.true_counter[c] = column(fns, kTrueColumns[c].key, n);
+  bool have[4] = {};
+  cols.self_buckets = column(fns, "self_buckets", n, &have[0]);
+  cols.self_histogram = column(fns, "self_histogram", SIZE_MAX, &have[1]);
+  cols.callers = column(fns, "callers", n, &have[2]);
+  cols.caller_edges = column(fns, "caller_edges", SIZE_MAX, &have[3]);
+  if (!have[0] || !have[1] || !have[2] || !have[3])
+    throw Error("a run with \"true_time\" lacks its self_buckets, self_histogram, callers or caller_edges column");
+  for (auto& f : r.functions) f.true_time.present = true;
 }
 
 RunResult run_from_v2(sj::dom::element e, const std::vector<std::string>& table) {
@@ -324,6 +463,8 @@ RunResult run_from_v2(sj::dom::element e, const std::vector<std::string>& table)
     r.functions.push_back(FunctionRun{.name = table[i]});
   }
   Columns cols;
+  bool tt = false;
+  if (!j["true_time"].get(tt) && tt) read_true_time_columns(fns, ids.size(), cols, r);
   bool have_calls = false, have_buckets = false, have_hist = false;
   for (size_t c = 0; c < std::size(kColumns); ++c)
     cols.counter[c] = column(fns, kColumns[c].key, ids.size(), c == 0 ? &have_calls : nullptr);
@@ -335,10 +476,11 @@ RunResult run_from_v2(sj::dom::element e, const std::vector<std::string>& table)
     const uint64_t id = ids[k];
     if (id >= table.size() || slot[id] == SIZE_MAX)
       throw Error("a run names function " + std::to_string(id) + ", which its table does not hold");
-    fill_active(r.functions[slot[id]], cols, k);
+    fill_active(r.functions[slot[id]], cols, k, table);
   }
-  if (cols.next != cols.histogram.size())
-    throw Error("a run's histogram column holds more values than its \"buckets\" column accounts for");
+  if (cols.next != cols.histogram.size() || cols.self_next != cols.self_histogram.size() ||
+      cols.edge_next != cols.caller_edges.size())
+    throw Error("a run's histogram, self_histogram or caller_edges column holds more values than its counts account for");
   sj::dom::element benchmarks;
   if (!j["benchmarks"].get(benchmarks)) benchmarks_from(json::parse(sj::minify(benchmarks)), r);
   return r;
@@ -351,7 +493,8 @@ json to_json(const RunContext& c) {
               {"hostname", c.hostname},       {"gate_version", c.gate_version},
               {"config_path", c.config_path}, {"config_hash", c.config_hash},
               {"attach_mode", c.attach_mode}, {"started_at", c.started_at},
-              {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns}};
+              {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns},
+              {"probe_calibration", c.calibration.present ? calibration_json(c.calibration) : json(nullptr)}};
 }
 
 RunContext context_from(const json& j) {
@@ -370,6 +513,8 @@ RunContext context_from(const json& j) {
   c.started_at = j.value("started_at", "");
   c.ended_at = j.value("ended_at", "");
   c.probe_cost_ns = j.value("probe_cost_ns", 0.0);
+  if (j.contains("probe_calibration") && j.at("probe_calibration").is_object())
+    c.calibration = calibration_from(j.at("probe_calibration"));
   return c;
 }
 
@@ -554,6 +699,29 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
 
 void save_result_file(const std::string& path, const ResultFile& r) {
   write_file_atomically(path, result_to_json_text(r));
+}
+
+}  // namespace gate
+
+namespace gate {
+
+std::string calibration_to_json_text(const ProbeCalibration& c) {
+  json j = calibration_json(c);
+  j["schema"] = "gate.probe_calibration";
+  return j.dump(1) + "\n";
+}
+
+ProbeCalibration calibration_from_json_text(const std::string& text, const std::string& origin) {
+  try {
+    const json j = json::parse(text);
+    if (!j.is_object() || j.value("schema", "") != "gate.probe_calibration")
+      throw Error::make(origin, "is not a gate probe calibration (no \"schema\": \"gate.probe_calibration\")",
+                        "delete it; gate measures the probes again");
+    return calibration_from(j);
+  } catch (const json::exception& e) {
+    throw Error::make(origin, std::string("is not a valid probe calibration (") + e.what() + ")",
+                      "delete it; gate measures the probes again");
+  }
 }
 
 }  // namespace gate

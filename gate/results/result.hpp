@@ -33,6 +33,27 @@ struct FunctionInfo {
   std::vector<std::string> inlined_at;     // where the compiler inlined it (empty: not known/none)
 };
 
+// True-time figures of one function in one run (issue 9): what the probes' calibrated cost
+// compensation did. The FunctionRun's calls/sum/min/max/histogram are the compensated times.
+struct TrueTimeRun {
+  bool present = false;        // false: a result from before true time (raw times only)
+  uint64_t raw_sum_ns = 0;     // uncompensated windows (entry clock read to return clock read)
+  uint64_t raw_min_ns = 0;
+  uint64_t raw_max_ns = 0;
+  uint64_t descendants = 0;    // traced calls inside its calls, same goroutine (sum over calls)
+  uint64_t self_sum_ns = 0;    // compensated time minus the direct traced children's
+  LatencyHistogram self_histogram;
+  uint64_t clamped = 0;        // calls whose compensation exceeded the window (recorded as 0)
+  uint64_t uncompensated = 0;  // calls compensated for their own bias only (goroutine state lost)
+  // Its calls by nearest traced caller on the same goroutine (call graph edges caller -> this).
+  struct Caller {
+    std::string name;
+    uint64_t calls = 0;
+    uint64_t sum_ns = 0;  // this function's compensated time under that caller
+  };
+  std::vector<Caller> callers;
+};
+
 // One function in one run.
 struct FunctionRun {
   std::string name;
@@ -45,6 +66,7 @@ struct FunctionRun {
   uint64_t unmatched_returns = 0;  // returns with no recorded entry
   uint64_t diverted_entries = 0;   // morestack restarts seen at the stack-check jump (not calls)
   uint64_t dropped = 0;            // entries lost (pairing map full, unreadable goroutine)
+  TrueTimeRun true_time;
 
   double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }
   // Interpolated inside its bucket, then clamped to the exact [min, max] seen by the probe.
@@ -78,12 +100,36 @@ struct RunResult {
   std::map<std::string, std::string> benchmark_config;
   std::vector<std::string> benchmark_higher_better;
   std::vector<std::string> benchmark_warnings;
+  uint64_t lost_call_edges = 0;        // caller -> callee pairs the kernel could not count (map full)
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)
       if (f.name == name) return &f;
     return nullptr;
   }
+};
+
+// One calibrated probe cost: median over interleaved calibration rounds and their range.
+struct CostFigure {
+  double median_ns = 0;
+  double low_ns = 0;   // smallest round
+  double high_ns = 0;  // largest round
+};
+
+// The probe-cost calibration a result was compensated with (gate/truetime).
+struct ProbeCalibration {
+  bool present = false;       // false: times are raw (no calibration, or --raw)
+  CostFigure entry_jcc_full;  // one hit of the emulated stack-check jump, whole cost
+  CostFigure entry_first_full;  // one hit of a single-stepped first instruction
+  CostFigure return_full;     // one hit of a single-stepped RET
+  CostFigure bias_jcc;        // in-window part of a call's own entry (jump) and return hits
+  CostFigure bias_first;      // same, entered on the first instruction
+  int rounds = 0;
+  std::string measured_at;    // ISO 8601 UTC
+  std::string kernel;
+  std::string gate_version;
+  std::string cache_file;     // where it was read from or written to ("" = not cached)
+  bool from_cache = false;
 };
 
 // Facts that make two results comparable (or explain why they are not).
@@ -103,6 +149,7 @@ struct RunContext {
   std::string ended_at;
   // Measured cost of the probes on this host (calibration), ns per traced call; 0 = unknown.
   double probe_cost_ns = 0;
+  ProbeCalibration calibration;
 };
 
 struct ResultFile {
@@ -128,6 +175,10 @@ ResultFile load_result_file(const std::string& path);
 ResultFile result_from_json_text(const std::string& text, const std::string& origin);
 std::string result_to_json_text(const ResultFile& r, int indent = 1);
 void save_result_file(const std::string& path, const ResultFile& r);
+
+// A probe calibration alone (the cache file of gate/truetime). from_json throws gate::Error (exit 2).
+std::string calibration_to_json_text(const ProbeCalibration& c);
+ProbeCalibration calibration_from_json_text(const std::string& text, const std::string& origin);
 
 // Writes bytes to path atomically (temp + fsync + rename). Throws gate::Error.
 void write_file_atomically(const std::string& path, const std::string& bytes);

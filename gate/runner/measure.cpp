@@ -8,6 +8,7 @@
 
 #include "runner/coverage.hpp"
 #include "runner/benchmarks.hpp"
+#include "truetime/true_time.hpp"
 
 namespace gate::runner {
 
@@ -85,7 +86,9 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   const std::string who = opts_.variant.empty() ? "" : opts_.variant + ": ";
   for (const auto& w : target.warnings)
     if (log) log(who + "warning: " + w);
-  session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
+  SessionOptions session_opts = opts_.session;
+  session_opts.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
+  session_ = std::make_unique<RunSession>(cfg, target, session_opts);
   if (log) {
     char b[400];
     snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s: %s)", who.c_str(),
@@ -102,6 +105,9 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.context.config_hash = cfg.hash;
   r.context.started_at = iso_now();
   r.context.attach_mode = probe::to_string(session_->engine().attach_mode());
+  r.context.calibration = opts_.calibration;
+  if (opts_.calibration.present)
+    r.context.probe_cost_ns = opts_.calibration.entry_jcc_full.median_ns + opts_.calibration.return_full.median_ns;
   r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
   r.functions = target.functions;
   r.extra["config_name"] = cfg.name;

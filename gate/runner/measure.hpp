@@ -37,6 +37,8 @@ struct MeasureOptions {
   // The copy is TMPDIR/gate-binary-*/run-N/DIR/NAME for the original .../DIR/NAME; workloads get
   // GATE_BINARY (the copy), GATE_BINARY_ORIGINAL (the original) and GATE_SIDE (base, head or "").
   bool fresh_copy_each_run = true;
+  // Probe costs to compensate (gate/truetime); absent: raw times. Recorded in the result.
+  ProbeCalibration calibration;
 };
 
 struct Measurement {

@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "runner/listeners.hpp"
+#include "truetime/true_time.hpp"
 
 namespace gate::runner {
 
@@ -306,6 +307,7 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   r.duration_s = now_s() - started;
   const auto counters = engine_->collect_and_reset();
   engine_->untrack_all();
+  if (!counters.empty()) r.lost_call_edges = counters[0].lost_edges;
   for (const auto& fi : target_.functions) {
     FunctionRun fr;
     fr.name = fi.name;
@@ -319,6 +321,7 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
     fr.unmatched_returns = c.unmatched_returns;
     fr.diverted_entries = c.diverted_entries;
     fr.dropped = c.dropped;
+    if (opts_.engine.true_time) fr.true_time = truetime::true_time_of(c, target_.functions);
     r.functions.push_back(std::move(fr));
   }
   return r;

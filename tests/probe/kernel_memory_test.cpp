@@ -11,12 +11,15 @@ namespace {
 
 TEST(KernelMemoryPlan, FollowsTheKernelsHashMapAccounting) {
   const auto p = plan_maps(10000, 262144);
-  EXPECT_EQ(p.record_bytes, 48u + 8 + 64 + 8);   // header, u32 key, 8 counters, list node
+  EXPECT_EQ(p.record_bytes, 48u + 8 + 120 + 8);  // header, u32 key, 15 counters, list node
   EXPECT_EQ(p.group_bytes, 48u + 8 + 128 + 8);   // header, (func, group) key, 16 counts, list node
-  EXPECT_EQ(p.per_function_max, 128u + 76 * 192);
-  EXPECT_EQ(p.reserved_bytes, (16384u + 1048576u) * 16);  // 10,000 and 760,000 rounded up to 2^k
-  EXPECT_EQ(p.in_flight_bytes, 262144ull * (48 + 24 + 8) + 262144ull * 16);
-  EXPECT_EQ(p.worst_case_bytes, p.in_flight_bytes + p.reserved_bytes + 10000ull * p.per_function_max);
+  EXPECT_EQ(p.per_function_max, 184u + 2 * 76 * 192);  // time and self-time histograms
+  EXPECT_EQ(p.reserved_bytes, (16384u + 2097152u) * 16);  // 10,000 and 1,520,000 rounded up to 2^k
+  // pairing map (24-byte key, 48-byte frame) + goroutines (16-byte key, 32-byte state), 65,536 default
+  EXPECT_EQ(p.in_flight_bytes, 262144ull * (48 + 24 + 48) + 262144ull * 16 + 65536ull * (48 + 16 + 40) + 65536ull * 16);
+  // caller -> callee pairs: 16 per function; header, 8-byte key, 16-byte value, list node
+  EXPECT_EQ(p.edge_bytes, 160000ull * (48 + 8 + 16 + 8) + 262144ull * 16);
+  EXPECT_EQ(p.worst_case_bytes, p.in_flight_bytes + p.reserved_bytes + p.edge_bytes + 10000ull * p.per_function_max);
 }
 
 // What the previous layout (a per-CPU array of 9,792-byte records per declared function) took,
@@ -26,8 +29,10 @@ TEST(KernelMemoryPlan, WorstCaseIsIndependentOfCpusAndFarBelowThePerCpuLayout) {
   const auto p = plan_maps(functions, 262144);
   const uint64_t per_cpu_layout_64 = functions * 9792 * 64;
   const uint64_t histograms = p.worst_case_bytes - p.in_flight_bytes;
-  EXPECT_LT(histograms * 20, per_cpu_layout_64);  // worst case < 5% of the old 64-CPU figure
-  EXPECT_LT(histograms, functions * 9792 * 2);    // and below the old 2-CPU figure
+  // Two histograms per function since true time (time and self time): worst case < 10% of the
+  // old 64-CPU figure (it was < 5% with one) and below the old 4-CPU figure.
+  EXPECT_LT(histograms * 10, per_cpu_layout_64);
+  EXPECT_LT(histograms, functions * 9792 * 4);
 }
 
 TEST(KernelMemoryCheck, TenThousandFunctionsFitTheDefaultLimitAHundredThousandDoNot) {

@@ -34,6 +34,16 @@ const std::string& probetarget_binary() {
   return path;
 }
 
+const std::string& truetime_binary() {
+  static const std::string path = [] {
+    GoBuild b;
+    b.src_dir = std::string(GATE_SOURCE_DIR) + "/tests/go/truetime";
+    b.toolchain = probe_toolchain();
+    return build_go(b);
+  }();
+  return path;
+}
+
 const FunctionRun& Measured::fn(const std::string& name, size_t run) const {
   if (run >= result.runs.size()) throw std::runtime_error("no run " + std::to_string(run));
   const auto* f = result.runs[run].find(name);
@@ -65,6 +75,8 @@ Measured measure_workload(const MeasureArgs& a) {
   runner::MeasureOptions mo;
   mo.skip_build = true;
   mo.entry = a.entry;
+  mo.calibration = a.calibration;
+  mo.session.engine.true_time = a.true_time;
   mo.session.engine.mode = a.mode;
   mo.session.keep_output_dir = (dir / "out").string();
   runner::Measurement m = runner::measure(cfg, mo, nullptr);

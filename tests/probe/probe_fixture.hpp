@@ -23,6 +23,8 @@ namespace gate::testing {
 GoToolchain probe_toolchain();
 // probetarget built with that toolchain (cached).
 const std::string& probetarget_binary();
+// tests/go/truetime (parents of known duration with traced helpers) built the same way.
+const std::string& truetime_binary();
 
 struct Measured {
   ResultFile result;
@@ -42,6 +44,8 @@ struct MeasureArgs {
   probe::AttachMode mode = probe::AttachMode::kAuto;
   analysis::EntryPolicy entry = analysis::EntryPolicy::kAuto;
   std::map<std::string, std::string> env;
+  ProbeCalibration calibration;  // absent: raw times
+  bool true_time = true;         // false: no per-goroutine accounting in BPF (--raw-times)
 };
 
 Measured measure_workload(const MeasureArgs& a);

@@ -1,0 +1,3 @@
+module gate.tool/calibtarget
+
+go 1.19

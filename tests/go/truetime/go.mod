@@ -1,0 +1,3 @@
+module gate.test/truetime
+
+go 1.19
