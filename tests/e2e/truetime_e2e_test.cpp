@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/files.hpp"
+#include "results/result.hpp"
 #include "probe/probe_fixture.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
@@ -82,6 +83,47 @@ TEST(TrueTimeE2e, AttributionNamesTheSlowedCallee) {
     EXPECT_NE(text->find("example.com/shop/pricing.Apply +"), std::string::npos) << file;
     EXPECT_NE(text->find("where the time went"), std::string::npos) << file;
   }
+  fs::remove_all(dir);
+}
+
+// Every run is compensated, not only the first: gate re-attaches its probes between runs, and a
+// session rebuilt without the calibrated costs once recorded raw times from run 2 on (raw == comp).
+// Exact: a call without traced children and not clamped loses exactly its own bias, the same
+// integer number of ns in every run.
+TEST(TrueTimeE2e, EveryRunIsCompensatedTheSameWay) {
+  GATE_REQUIRE_ROOT();
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shop";
+  const std::string shop = build_go(b);
+  const fs::path dir = fs::temp_directory_path() / ("gate-everyrun-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cfg = (dir / "gate.yaml").string(), out = (dir / "r.json").string();
+  std::ofstream(cfg) << "binary: " << shop << "\nworkload: " << shop << " -orders 100 -workers 1 -q\n"
+                     << "env: {GOMAXPROCS: \"1\"}\nfunctions:\n"
+                     << "  - example.com/shop.(*Store).Get\n  - example.com/shop.(*Cart).Add\n"
+                     << "  - example.com/shop.Order.Invoice\n";
+  auto r = run_gate({"run", "-q", "-c", cfg, "--runs", "4", "--out", out});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const ResultFile res = load_result_file(out);
+  ASSERT_TRUE(res.context.calibration.present);
+  ASSERT_EQ(res.runs.size(), 4u);
+  std::map<std::string, uint64_t> bias;  // per function: raw - compensated per call, from run 1
+  int checked = 0;
+  for (const auto& run : res.runs) {
+    for (const auto& f : run.functions) {
+      ASSERT_TRUE(f.true_time.present) << f.name << " run " << run.index;
+      ASSERT_GT(f.calls, 0u) << f.name << " run " << run.index;
+      EXPECT_GT(f.true_time.raw_sum_ns, f.sum_ns) << f.name << " run " << run.index << ": not compensated";
+      if (f.true_time.descendants || f.true_time.clamped || f.true_time.uncompensated) continue;
+      const uint64_t diff = f.true_time.raw_sum_ns - f.sum_ns;
+      EXPECT_EQ(diff % f.calls, 0u) << f.name << " run " << run.index;
+      const auto [it, first] = bias.emplace(f.name, diff / f.calls);
+      if (!first) EXPECT_EQ(diff / f.calls, it->second) << f.name << " run " << run.index;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4) << "Get and Invoice have no traced children: at least one per run";
   fs::remove_all(dir);
 }
 
