@@ -24,7 +24,8 @@ struct MeasureFlags {
   std::string keep_output;
   std::string attach_mode = "auto";
   bool no_build = false;
-  bool raw_times = false;    // no probe-cost compensation (true time off)
+  bool true_time = false;    // subtract the calibrated probe costs (opt-in)
+  bool raw_times = false;    // no per-goroutine accounting (no self time, call graph)
   bool recalibrate = false;  // measure the probe costs again even when cached
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& f);

@@ -117,7 +117,9 @@ std::vector<std::string> true_time_notices(const stats::Comparison& c, const Rep
 }
 
 std::string calibration_line(const ProbeCalibration& c) {
-  if (!c.present) return "times are raw: no probe calibration (each traced call carries its probes' cost)";
+  if (!c.present)
+    return "times are raw: each traced call carries its own probes' bias and its traced descendants' probe cost "
+           "(--true-time subtracts them)";
   return "probe costs calibrated on this host (median [range] of " + std::to_string(c.rounds) + " rounds" +
          (c.from_cache ? ", cached " + c.measured_at : ", " + c.measured_at) + "): entry " + us(c.entry_jcc_full) +
          ", return " + us(c.return_full) + ", own bias " + us(c.bias_jcc) +
@@ -164,7 +166,8 @@ std::string render_summary(const ResultFile& r) {
     std::snprintf(line, sizeof line, "%12llu %14s %12s %14s %7s %7s  %s\n", static_cast<unsigned long long>(row.calls),
                   ms(row.total_ns).c_str(), format_duration(row.total_ns / row.calls).c_str(), ms(row.self_ns).c_str(),
                   pct(row.self_ns, row.total_ns).c_str(),
-                  row.true_time ? pct(row.raw_ns - row.total_ns, row.raw_ns).c_str() : "-", row.name.c_str());
+                  row.true_time && r.context.calibration.present ? pct(row.raw_ns - row.total_ns, row.raw_ns).c_str() : "-",
+                  row.name.c_str());
     out += line;
   }
   return out;

@@ -86,7 +86,7 @@ TEST(TrueTimeE2e, AttributionNamesTheSlowedCallee) {
   fs::remove_all(dir);
 }
 
-// Every run is compensated, not only the first: gate re-attaches its probes between runs, and a
+// With --true-time every run is compensated, not only the first: gate re-attaches its probes between runs, and a
 // session rebuilt without the calibrated costs once recorded raw times from run 2 on (raw == comp).
 // Exact: a call without traced children and not clamped loses exactly its own bias, the same
 // integer number of ns in every run.
@@ -103,7 +103,7 @@ TEST(TrueTimeE2e, EveryRunIsCompensatedTheSameWay) {
                      << "env: {GOMAXPROCS: \"1\"}\nfunctions:\n"
                      << "  - example.com/shop.(*Store).Get\n  - example.com/shop.(*Cart).Add\n"
                      << "  - example.com/shop.Order.Invoice\n";
-  auto r = run_gate({"run", "-q", "-c", cfg, "--runs", "4", "--out", out});
+  auto r = run_gate({"run", "-q", "-c", cfg, "--runs", "4", "--true-time", "--out", out});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const ResultFile res = load_result_file(out);
   ASSERT_TRUE(res.context.calibration.present);
