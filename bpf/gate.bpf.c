@@ -92,6 +92,15 @@ struct {
   __type(value, struct gate_edge);
 } call_edges SEC(".maps");
 
+/* key: function id declared with bucket_by; value: which argument and bounds (struct
+ * gate_arg_spec). Filled by user space before attach; max_entries set to their number. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gate_arg_spec);
+} arg_buckets SEC(".maps");
+
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
 struct gate_func_stats new_stats = {.min_ns = ~0ULL, .raw_min_ns = ~0ULL};
@@ -219,6 +228,14 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
   if (clamped)
     __sync_fetch_and_add(&st->clamped, 1);
   record(st, func, &t);
+  if (f->bucket) { /* latency by argument: the same call into its bucket's series too */
+    __u32 b = f->bucket - 1;
+    struct gate_func_stats *bst = lookup_or_create(&func_stats, &b, &new_stats);
+    if (bst)
+      record(bst, b, &t);
+    else
+      __sync_fetch_and_add(&lost_no_record, 1);
+  }
   if (gs->epoch == f->epoch && f->caller) {
     struct gate_edge_key ek = {.caller = f->caller - 1, .callee = func};
     struct gate_edge *e = lookup_or_create(&call_edges, &ek, &new_edge);
@@ -246,6 +263,56 @@ static __always_inline struct gate_g_state *goroutine_state(__u32 tgid, __u64 g)
   struct gate_g_state fresh = {.epoch = bpf_ktime_get_ns()};
   bpf_map_update_elem(&goroutines, &k, &fresh, BPF_NOEXIST);
   return bpf_map_lookup_elem(&goroutines, &k);
+}
+
+/* Go ABI integer argument register i (0 RAX ... 8 R11) at the entry probe. */
+static __always_inline __u64 abi_register(struct pt_regs *ctx, __u32 i) {
+  switch (i) {
+  case 0: return ctx->rax;
+  case 1: return ctx->rbx;
+  case 2: return ctx->rcx;
+  case 3: return ctx->rdi;
+  case 4: return ctx->rsi;
+  case 5: return ctx->r8;
+  case 6: return ctx->r9;
+  case 7: return ctx->r10;
+  default: return ctx->r11;
+  }
+}
+
+/* Latency by argument: the bucket series id + 1 of this call of func, 0 when func has no
+ * bucket_by or the argument could not be read (a map header that faults). */
+static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
+  struct gate_arg_spec *spec = bpf_map_lookup_elem(&arg_buckets, &func);
+  if (!spec)
+    return 0;
+  __u64 raw = abi_register(ctx, spec->reg);
+  __s64 v;
+  switch (spec->read) {
+  case GATE_ARG_SIGNED:
+    v = spec->size == 1 ? (__s64)(__s8)raw : spec->size == 2 ? (__s64)(__s16)raw
+      : spec->size == 4 ? (__s64)(__s32)raw : (__s64)raw;
+    break;
+  case GATE_ARG_UNSIGNED: {
+    __u64 u = spec->size == 1 ? (__u8)raw : spec->size == 2 ? (__u16)raw : spec->size == 4 ? (__u32)raw : raw;
+    v = u > 0x7fffffffffffffffULL ? 0x7fffffffffffffffLL : (__s64)u; /* above every bound */
+    break;
+  }
+  case GATE_ARG_NIL:
+    v = raw != 0;
+    break;
+  default: {
+    __u64 n = 0;
+    if (raw && bpf_probe_read_user(&n, sizeof(n), (void *)(raw + spec->offset)) != 0)
+      return 0;
+    v = (__s64)n;
+  }
+  }
+  __u32 b = 0;
+  for (int i = 0; i < GATE_ARG_MAX_BOUNDS; i++)
+    if (i < spec->nbounds && v >= spec->bounds[i])
+      b = i + 1;
+  return spec->first_id + b + 1;
 }
 
 static __always_inline int on_site(struct pt_regs *ctx) {
@@ -312,7 +379,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
    * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
   if (bpf_map_lookup_elem(&frames, &key))
     __sync_fetch_and_add(&st->abandoned_entries, 1);
-  struct gate_frame f = {.entry_kind = kind};
+  struct gate_frame f = {.entry_kind = kind, .bucket = arg_bucket(ctx, func)};
   if (gs) {
     gs->cost_ns += cost_of(costs.full_ns, kind);
     f.epoch = gs->epoch;
