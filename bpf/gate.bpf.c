@@ -17,6 +17,8 @@ const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; z
 /* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
  * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
 const volatile __u8 true_time = 1;
+/* 1: some function has bucket_by (the arg_buckets map is filled); 0 spares every entry the lookup. */
+const volatile __u8 arg_buckets_on = 0;
 
 /* x86 EFLAGS bits read at the stack-check jump. */
 #define X86_CF 0x001
@@ -190,6 +192,19 @@ static __always_inline void record(struct gate_func_stats *st, __u32 func, const
   __sync_fetch_and_add(&st->self_sum_ns, t->self_ns);
 }
 
+/* Latency by argument: records a finished call of func into its bucket's series as well. */
+static __always_inline void record_bucket(__u32 func, __u32 bucket, const struct call_times *t) {
+  struct gate_arg_spec *spec = bpf_map_lookup_elem(&arg_buckets, &func);
+  if (!spec)
+    return;
+  __u32 id = spec->first_id + bucket;
+  struct gate_func_stats *st = lookup_or_create(&func_stats, &id, &new_stats);
+  if (st)
+    record(st, id, t);
+  else
+    __sync_fetch_and_add(&lost_no_record, 1);
+}
+
 static __always_inline __u64 cost_of(const volatile __u64 *table, __u32 kind) {
   return kind < 4 ? table[kind] : 0;
 }
@@ -228,14 +243,8 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
   if (clamped)
     __sync_fetch_and_add(&st->clamped, 1);
   record(st, func, &t);
-  if (f->bucket) { /* latency by argument: the same call into its bucket's series too */
-    __u32 b = f->bucket - 1;
-    struct gate_func_stats *bst = lookup_or_create(&func_stats, &b, &new_stats);
-    if (bst)
-      record(bst, b, &t);
-    else
-      __sync_fetch_and_add(&lost_no_record, 1);
-  }
+  if (f->bucket) /* latency by argument: the same call into its bucket's series too */
+    record_bucket(func, f->bucket - 1, &t);
   if (gs->epoch == f->epoch && f->caller) {
     struct gate_edge_key ek = {.caller = f->caller - 1, .callee = func};
     struct gate_edge *e = lookup_or_create(&call_edges, &ek, &new_edge);
@@ -286,9 +295,11 @@ static __always_inline __u64 abi_register(struct pt_regs *ctx, __u32 i) {
   return v;
 }
 
-/* Latency by argument: the bucket series id + 1 of this call of func, 0 when func has no
- * bucket_by or the argument could not be read (a map header that faults). */
+/* Latency by argument: the bucket index + 1 of this call of func, 0 when func has no bucket_by or
+ * the argument could not be read (a map header that faults). */
 static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
+  if (!arg_buckets_on)
+    return 0;
   struct gate_arg_spec *spec = bpf_map_lookup_elem(&arg_buckets, &func);
   if (!spec)
     return 0;
@@ -318,7 +329,7 @@ static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
   for (int i = 0; i < GATE_ARG_MAX_BOUNDS; i++)
     if (i < spec->nbounds && v >= spec->bounds[i])
       b = i + 1;
-  return spec->first_id + b + 1;
+  return b + 1;
 }
 
 static __always_inline int on_site(struct pt_regs *ctx) {

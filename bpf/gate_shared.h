@@ -139,10 +139,11 @@ struct gate_frame {
   __u64 cost_ns;
   __u64 calls;
   __u64 child_ns;
-  __u32 entry_kind;
+  __u8 entry_kind;
+  __u8 bucket;  /* latency by argument: bucket index + 1 (series arg_buckets[func].first_id + index),
+                   0 = none; packed beside entry_kind so that the frame stays 48 bytes */
+  __u16 pad;
   __u32 caller; /* the goroutine's cur_func at the entry: traced caller id + 1, 0 = none */
-  __u32 bucket; /* latency by argument: the bucket series id + 1 the call is also recorded in, 0 = none */
-  __u32 pad;
 };
 
 /* Latency by argument: value of the arg_buckets map (key = function id). The entry reads one Go

@@ -255,6 +255,7 @@ struct ProbeEngine::Impl {
     skel->rodata->g_stack_hi_offset = opts.g_stack_hi_offset;
     set_costs(skel->rodata->costs, opts.costs);
     skel->rodata->true_time = opts.true_time ? 1 : 0;
+    skel->rodata->arg_buckets_on = opts.arg_buckets.empty() ? 0 : 1;
     const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
     bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
