@@ -118,33 +118,54 @@ void resolve_type(Dwarf_Die t, Argument& a) {
   }
 }
 
-// The pieces of a location expression, when every piece is an integer register of the Go ABI.
+// "DWARF register 17 (not an integer register of the Go ABI)" for a piece outside RAX..R11.
+std::string outside_abi(int dwarf_reg) {
+  return "DWARF register " + std::to_string(dwarf_reg) + " (not an integer register of the Go ABI)";
+}
+
+// The pieces of a location expression, when every piece is an integer register of the Go ABI;
+// otherwise a.where says what DWARF said instead.
 void read_registers(const Dwarf_Op* ops, size_t n, Argument& a) {
   std::vector<RegisterPiece> regs;
-  int pending = -1;
+  int pending = -1;  // the register of the piece being described
+  auto close_piece = [&](uint32_t size) {
+    if (abi_index_of(pending) < 0) {
+      a.where = outside_abi(pending);
+      return false;
+    }
+    regs.push_back({abi_index_of(pending), size});
+    pending = -1;
+    return true;
+  };
   for (size_t i = 0; i < n; ++i) {
     const uint8_t op = ops[i].atom;
-    if (op >= DW_OP_reg0 && op <= DW_OP_reg31) pending = op - DW_OP_reg0;
-    else if (op == DW_OP_regx) pending = static_cast<int>(ops[i].number);
-    else if (op == DW_OP_piece) {
-      if (pending < 0) { a.where = "partly not in registers at entry"; return; }
-      regs.push_back({abi_index_of(pending), static_cast<uint32_t>(ops[i].number)});
-      if (regs.back().abi_index < 0) { a.where = "DWARF register " + std::to_string(pending) + " (not an integer register of the Go ABI)"; return; }
-      pending = -1;
+    if (op >= DW_OP_reg0 && op <= DW_OP_reg31) {
+      pending = op - DW_OP_reg0;
+    } else if (op == DW_OP_regx) {
+      pending = static_cast<int>(ops[i].number);
+    } else if (op == DW_OP_piece && pending < 0) {
+      a.where = "partly not in registers at entry";
+      return;
+    } else if (op == DW_OP_piece) {
+      if (!close_piece(static_cast<uint32_t>(ops[i].number))) return;
     } else {
       a.where = op == DW_OP_fbreg || op == DW_OP_call_frame_cfa ? "stack" : "not in registers at entry";
       return;
     }
   }
-  if (pending >= 0) {
-    regs.push_back({abi_index_of(pending), a.size});
-    if (regs.back().abi_index < 0) { a.where = "DWARF register " + std::to_string(pending) + " (not an integer register of the Go ABI)"; return; }
+  if (pending >= 0 && !close_piece(a.size)) return;
+  if (regs.empty()) {
+    a.where = "not in registers at entry";
+    return;
   }
-  if (regs.empty()) { a.where = "not in registers at entry"; return; }
   // The ABI assigns one value's words to consecutive integer registers: anything else means gate
   // and the compiler disagree on the ABI, and no register can be trusted.
-  for (size_t i = 1; i < regs.size(); ++i)
-    if (regs[i].abi_index != regs[i - 1].abi_index + 1) { a.where = "registers not consecutive in the Go ABI"; return; }
+  for (size_t i = 1; i < regs.size(); ++i) {
+    if (regs[i].abi_index != regs[i - 1].abi_index + 1) {
+      a.where = "registers not consecutive in the Go ABI";
+      return;
+    }
+  }
   a.where.clear();
   for (const auto& r : regs) a.where += (a.where.empty() ? "" : ",") + std::string(kAbiNames[r.abi_index]);
   a.registers = std::move(regs);

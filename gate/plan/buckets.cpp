@@ -2,6 +2,7 @@
 // arguments into what the kernel reads at the entry (register, width, how to read it, bounds).
 #include "plan/buckets.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 #include "common/error.hpp"
@@ -27,7 +28,8 @@ std::string arg_list(const analysis::FunctionArgs& f) {
 
 // How `by` reads an argument of this kind, and which of its registers: a string's or slice's
 // length is its second word; everything else its first.
-std::optional<std::pair<probe::ArgBucketSpec::Read, size_t>> reading(const std::string& by, const analysis::Argument& a) {
+std::optional<std::pair<probe::ArgBucketSpec::Read, size_t>> reading(const std::string& by,
+                                                                     const analysis::Argument& a) {
   using R = probe::ArgBucketSpec::Read;
   using K = analysis::ArgKind;
   if (by == "len" && (a.kind == K::kString || a.kind == K::kSlice)) return std::pair{R::kSigned, size_t{1}};

@@ -217,10 +217,12 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
 // bucket_by: {arg: NAME, by: len|value|nil, bounds: [16, 1KiB, ...]} (plan/buckets.hpp).
 plan::BucketBy parse_bucket_by(const Ctx& c, const YAML::Node& n, const std::string& key) {
   constexpr size_t kMaxBounds = 8;  // GATE_ARG_MAX_BOUNDS (bpf/gate_shared.h)
-  if (!n.IsMap()) throw c.err(n, key, "must be a map", "e.g. bucket_by: {arg: b, by: len, bounds: [1KiB, 16KiB]}");
+  if (!n.IsMap())
+    throw c.err(n, key, "must be a map", "e.g. bucket_by: {arg: b, by: len, bounds: [1KiB, 16KiB]}");
   check_keys(c, n, key, {"arg", "by", "bounds"});
   plan::BucketBy b;
-  if (!n["arg"]) throw c.err(n, key + ".arg", "is missing", "name the argument (`gate functions BINARY --args` lists them)");
+  if (!n["arg"])
+    throw c.err(n, key + ".arg", "is missing", "name the argument (`gate functions BINARY --args` lists them)");
   b.arg = str(c, n["arg"], key + ".arg");
   if (n["by"]) b.by = str(c, n["by"], key + ".by");
   if (b.by != "len" && b.by != "value" && b.by != "nil")
@@ -228,7 +230,8 @@ plan::BucketBy parse_bucket_by(const Ctx& c, const YAML::Node& n, const std::str
                 "use len (string, slice, map, chan), value (integer, bool) or nil (pointer, map, chan)");
   const auto& bounds = n["bounds"];
   if (b.by == "nil") {
-    if (bounds) throw c.err(bounds, key + ".bounds", "is set with by: nil, whose buckets are nil and not nil", "remove bounds");
+    if (bounds)
+      throw c.err(bounds, key + ".bounds", "is set with by: nil, whose buckets are nil and not nil", "remove bounds");
     return b;
   }
   if (!bounds || !bounds.IsSequence() || bounds.size() == 0 || bounds.size() > kMaxBounds)
@@ -240,7 +243,8 @@ plan::BucketBy parse_bucket_by(const Ctx& c, const YAML::Node& n, const std::str
     try {
       x = plan::parse_bound(text);
     } catch (const std::exception&) {
-      throw c.err(v, key + ".bounds[]", "is not a bound: '" + text + "'", "write an integer, optionally with KiB, MiB or GiB: 16, 1KiB, 4MiB");
+      throw c.err(v, key + ".bounds[]", "is not a bound: '" + text + "'",
+                  "write an integer, optionally with KiB, MiB or GiB: 16, 1KiB, 4MiB");
     }
     if (!b.bounds.empty() && x <= b.bounds.back())
       throw c.err(v, key + ".bounds", "are not increasing: " + text + " follows " + b.bound_texts.back(),
@@ -266,7 +270,8 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
     if (f["bucket_by"]) {
       spec.bucket_by = parse_bucket_by(c, f["bucket_by"], spec.pattern + ".bucket_by");
       if (analysis::NamePattern::parse(spec.pattern).is_glob())
-        throw c.err(f["bucket_by"], spec.pattern + ".bucket_by", "is on a glob, whose functions have different arguments",
+        throw c.err(f["bucket_by"], spec.pattern + ".bucket_by",
+                    "is on a glob, whose functions have different arguments",
                     "put bucket_by on an entry with one exact function name");
     }
   } else {
