@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "report/call_graph.hpp"
 #include "report/run_table.hpp"
 #include "report/true_time.hpp"
 #include "results/result.hpp"
@@ -21,6 +22,7 @@ struct RunArgs {
   std::string entry = "auto";
   std::string format = "text";
   bool summary = false;
+  std::string folded;
 };
 
 probe::AttachMode parse_mode(const std::string& m) {
@@ -66,6 +68,17 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   return mo;
 }
 
+void write_folded(const std::string& path, const ResultFile& r, const Globals& g) {
+  const std::string text = report::render_folded(r);
+  if (text.empty()) {
+    throw Error::make(path, "no call graph to write: the runs were measured without true time or timed no call",
+                      "drop --raw-times (the call graph comes with true time), or check the run table above",
+                      ExitCode::kUsage);
+  }
+  write_file_atomically(path, text);
+  g.log("wrote " + path + " (folded stacks: self time in ns)");
+}
+
 std::function<int()> add_run(CLI::App& app, const Globals& g) {
   auto a = std::make_shared<RunArgs>();
   add_measure_flags(app, a->m);
@@ -76,12 +89,16 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       ->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--summary", a->summary,
                "Print per function calls, total, self time and probe share, worst first (text format)");
+  app.add_option("--folded", a->folded,
+                 "Write the traced call graph as folded stacks (self time in ns) for flamegraph.pl, "
+                 "inferno or speedscope");
   app.footer(
       "Examples:\n"
       "  gate run -c examples/shop/gate.yaml\n"
       "  gate run -c gate.yaml --runs 10 --out results.json --keep-output logs/\n"
       "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'\n"
-      "  gate run -c gate.yaml --summary          # where the time goes: total, self, probe share");
+      "  gate run -c gate.yaml --summary          # where the time goes: total, self, probe share\n"
+      "  gate run -c gate.yaml --folded calls.folded && flamegraph.pl calls.folded > calls.svg");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
@@ -99,6 +116,7 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       if (a->summary) std::fputs(("\n" + report::render_summary(m.result)).c_str(), stdout);
     }
     if (m.failure) throw *m.failure;
+    if (!a->folded.empty()) write_folded(a->folded, m.result, g);
     // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.
     for (const auto& w : runner::uncalled_warnings(m.result)) std::fprintf(stderr, "gate: warning: %s\n", w.c_str());
     return 0;

@@ -163,8 +163,10 @@ RunResult run_from_v1(const json& j) {
 // "absent" (table indexes the run does not hold at all; usually omitted).
 // A run measured with true time (issue 9) says "true_time": true and adds, per id, the true-time
 // counters (kTrueColumns, omitted when all zero), "self_buckets" + "self_histogram" (the self-time
-// histogram, laid out like the time histogram), "callers" (how many caller edges each id has) and
-// "caller_edges" (those edges of all ids, concatenated: caller's table index, calls, sum_ns).
+// histogram, laid out like the time histogram; "self_is_time" lists the positions whose self-time
+// histogram equals the time histogram, as a call without traced children's does, and which store
+// 0 buckets of their own), "callers" (how many caller edges each id has) and "caller_edges" (those
+// edges of all ids, concatenated: caller's table index, calls, sum_ns).
 struct Column {
   const char* key;
   uint64_t FunctionRun::*field;
@@ -227,8 +229,14 @@ void add_true_time_columns(json& fns, const std::vector<const FunctionRun*>& act
   for (const auto& c : kTrueColumns)
     add_column(fns, c.key, act, [&](const FunctionRun& f) { return f.true_time.*c.field; });
   json nself = json::array(), self = json::array(), ncallers = json::array(), edges = json::array();
+  json self_is_time = json::array();
   for (const FunctionRun* f : act) {
-    append_buckets(f->true_time.self_histogram, nself, self);
+    if (!f->histogram.empty() && f->true_time.self_histogram == f->histogram) {
+      self_is_time.push_back(nself.size());
+      nself.push_back(0);
+    } else {
+      append_buckets(f->true_time.self_histogram, nself, self);
+    }
     ncallers.push_back(f->true_time.callers.size());
     for (const auto& c : f->true_time.callers) {
       edges.push_back(table.at(c.name));
@@ -238,6 +246,7 @@ void add_true_time_columns(json& fns, const std::vector<const FunctionRun*>& act
   }
   fns["self_buckets"] = std::move(nself);
   fns["self_histogram"] = std::move(self);
+  if (!self_is_time.empty()) fns["self_is_time"] = std::move(self_is_time);
   fns["callers"] = std::move(ncallers);
   fns["caller_edges"] = std::move(edges);
 }
@@ -374,6 +383,7 @@ struct Columns {
   bool true_time = false;
   std::vector<uint64_t> true_counter[std::size(kTrueColumns)];
   std::vector<uint64_t> self_buckets, self_histogram, callers, caller_edges;
+  std::vector<bool> self_is_time;  // by position
   size_t self_next = 0, edge_next = 0;
 };
 
@@ -389,11 +399,15 @@ void read_buckets(const std::vector<uint64_t>& flat, size_t& next, uint64_t nbuc
   }
 }
 
-void fill_true_time(TrueTimeRun& t, Columns& cols, size_t k, const std::vector<std::string>& table,
-                    const std::string& name) {
+void fill_true_time(TrueTimeRun& t, const LatencyHistogram& time, Columns& cols, size_t k,
+                    const std::vector<std::string>& table, const std::string& name) {
   for (size_t c = 0; c < std::size(kTrueColumns); ++c)
     if (!cols.true_counter[c].empty()) t.*kTrueColumns[c].field = cols.true_counter[c][k];
   read_buckets(cols.self_histogram, cols.self_next, cols.self_buckets[k], t.self_histogram, name, "self_histogram");
+  if (cols.self_is_time[k]) {
+    if (!t.self_histogram.empty()) throw Error("function '" + name + "': self_is_time names it, but it stores a self-time histogram");
+    t.self_histogram = time;
+  }
   const size_t end = cols.edge_next + 3 * cols.callers[k];
   if (end > cols.caller_edges.size() || end < cols.edge_next)
     throw Error("function '" + name + "': the run's caller_edges column ends before its callers do");
@@ -408,7 +422,7 @@ void fill_active(FunctionRun& f, Columns& cols, size_t k, const std::vector<std:
   for (size_t c = 0; c < std::size(kColumns); ++c)
     if (!cols.counter[c].empty()) f.*kColumns[c].field = cols.counter[c][k];
   read_buckets(cols.histogram, cols.next, cols.buckets[k], f.histogram, f.name, "histogram");
-  if (cols.true_time) fill_true_time(f.true_time, cols, k, table, f.name);
+  if (cols.true_time) fill_true_time(f.true_time, f.histogram, cols, k, table, f.name);
   if (f.histogram.count() != f.calls) {
     throw Error("function '" + f.name + "': histogram holds " + std::to_string(f.histogram.count()) +
                 " calls but 'calls' says " + std::to_string(f.calls));
@@ -440,6 +454,11 @@ void read_true_time_columns(sj::dom::object fns, size_t n, Columns& cols, RunRes
   cols.self_histogram = column(fns, "self_histogram", SIZE_MAX, &have[1]);
   cols.callers = column(fns, "callers", n, &have[2]);
   cols.caller_edges = column(fns, "caller_edges", SIZE_MAX, &have[3]);
+  cols.self_is_time.assign(n, false);
+  for (uint64_t k : column(fns, "self_is_time", SIZE_MAX)) {
+    if (k >= n) throw Error("a run's \"self_is_time\" names position " + std::to_string(k) + " of " + std::to_string(n));
+    cols.self_is_time[k] = true;
+  }
   if (!have[0] || !have[1] || !have[2] || !have[3])
     throw Error("a run with \"true_time\" lacks its self_buckets, self_histogram, callers or caller_edges column");
   for (auto& f : r.functions) f.true_time.present = true;

@@ -86,9 +86,10 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   const std::string who = opts_.variant.empty() ? "" : opts_.variant + ": ";
   for (const auto& w : target.warnings)
     if (log) log(who + "warning: " + w);
-  SessionOptions session_opts = opts_.session;
-  session_opts.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
-  session_ = std::make_unique<RunSession>(cfg, target, session_opts);
+  // Kept in opts_ (not a local copy): every re-attach between runs builds its session from it, and
+  // a session without the costs would record raw times from run 2 on.
+  opts_.session.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
+  session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
   if (log) {
     char b[400];
     snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s: %s)", who.c_str(),
