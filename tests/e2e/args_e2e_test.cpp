@@ -1,12 +1,13 @@
 // Latency by argument end to end, as root: gate ab between two copies of tests/go/args whose head
-// makes Encode 3x slower for payloads of 16 KiB and more only (ARGS_SLOW). The report must flag
-// the large bucket, and nothing else: Encode's p50 over all calls (a third of them large) and the
-// small and middle buckets stay unchanged. With nothing slowed, exit 0.
+// makes Encode's payload work 3x slower for payloads of 16 KiB and more only (ARGS_SLOW). The
+// report must flag the large bucket and nothing else: neither Encode's p50 over all calls (a third
+// of them large) nor the small and middle buckets. With nothing slowed, exit 0.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -52,13 +53,22 @@ TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
     return cfg;
   };
   const auto base = (dir / "base" / "args").string(), head = (dir / "head" / "args").string();
-  auto slow = run_gate({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head});
+  auto slow = run_gate({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head,
+                        "--report-dir", (dir / "report").string()});
   std::printf("--- ab, head 3x slower for len(b) >= 16KiB (exit %d):\n%s\n", slow.code, slow.out.c_str());
   EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
   EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"main.Encode{len(b)>=16KiB}"}) << slow.out;
   // Every series is in the report, the unchanged ones too.
   for (const char* s : {"main.Encode{len(b)<1KiB}", "main.Encode{1KiB<=len(b)<16KiB}"})
     EXPECT_NE(slow.out.find(s), std::string::npos) << s << "\n" << slow.out;
+  // The HTML report draws a CDF per series: the function's and each bucket's.
+  std::ifstream in(dir / "report" / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t svgs = 0;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_GE(svgs, 4u);
+  for (const char* s : {"main.Encode{len(b)&lt;1KiB}", "main.Encode{1KiB&lt;=len(b)&lt;16KiB}", "main.Encode{len(b)&gt;=16KiB}"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
 
   auto same = run_gate({"ab", "-q", "-c", config("same.yaml", false), "--base-binary", base, "--head-binary", head});
   EXPECT_EQ(same.code, 0) << same.out << same.err;

@@ -3,8 +3,9 @@
 // with known values so that the tests know how many calls land in each bucket.
 //
 //	args counts          the fixed call mix of callMix (exact counts per bucket)
-//	args payload N       N rounds of Encode over 200 B, 2 KiB and 32 KiB payloads; ARGS_SLOW=F
-//	                     makes Encode F times slower for payloads of 16 KiB and more only
+//	args payload N       N rounds of Encode over 200 B, 2 KiB and 32 KiB payloads, each call with
+//	                     a fixed base cost; ARGS_SLOW=F makes the payload part F times slower for
+//	                     payloads of 16 KiB and more only
 package main
 
 import (
@@ -25,6 +26,9 @@ var sink int
 //go:noinline
 func Encode(b []byte) int {
 	n := 0
+	for i := 0; i < baseWork; i++ { // payload mode: a fixed cost well above the probes' own
+		n += i ^ len(b)
+	}
 	for _, c := range b {
 		n += int(c)
 	}
@@ -82,6 +86,11 @@ func MapLen(m map[string]int) int { return len(m) + sink }
 func ChanLen(c chan int) int { return cap(c) + sink }
 
 var slowFactor float64
+
+// baseWork: iterations of fixed work per Encode call in payload mode, so that even the smallest
+// payload's call takes far longer than the probes cost (a call near the probes' cost is timed
+// near 0 ns once true time subtracts them, and its p50 is noise).
+var baseWork int
 
 func repeat(n int, f func()) {
 	for i := 0; i < n; i++ {
@@ -150,6 +159,7 @@ func main() {
 		callMix()
 	case "payload":
 		n, _ := strconv.Atoi(os.Args[2])
+		baseWork = 20000
 		small, mid, big := make([]byte, 200), make([]byte, 2<<10), make([]byte, 32<<10)
 		for i := 0; i < n; i++ {
 			sink += Encode(small) + Encode(mid) + Encode(big)
