@@ -17,6 +17,8 @@ const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; z
 /* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
  * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
 const volatile __u8 true_time = 1;
+/* 1: some function has bucket_by (the arg_buckets map is filled); 0 spares every entry the lookup. */
+const volatile __u8 arg_buckets_on = 0;
 
 /* x86 EFLAGS bits read at the stack-check jump. */
 #define X86_CF 0x001
@@ -91,6 +93,15 @@ struct {
   __type(key, struct gate_edge_key);
   __type(value, struct gate_edge);
 } call_edges SEC(".maps");
+
+/* key: function id declared with bucket_by; value: which argument and bounds (struct
+ * gate_arg_spec). Filled by user space before attach; max_entries set to their number. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gate_arg_spec);
+} arg_buckets SEC(".maps");
 
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
@@ -181,6 +192,19 @@ static __always_inline void record(struct gate_func_stats *st, __u32 func, const
   __sync_fetch_and_add(&st->self_sum_ns, t->self_ns);
 }
 
+/* Latency by argument: records a finished call of func into its bucket's series as well. */
+static __always_inline void record_bucket(__u32 func, __u32 bucket, const struct call_times *t) {
+  struct gate_arg_spec *spec = bpf_map_lookup_elem(&arg_buckets, &func);
+  if (!spec)
+    return;
+  __u32 id = spec->first_id + bucket;
+  struct gate_func_stats *st = lookup_or_create(&func_stats, &id, &new_stats);
+  if (st)
+    record(st, id, t);
+  else
+    __sync_fetch_and_add(&lost_no_record, 1);
+}
+
 static __always_inline __u64 cost_of(const volatile __u64 *table, __u32 kind) {
   return kind < 4 ? table[kind] : 0;
 }
@@ -219,6 +243,8 @@ static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, 
   if (clamped)
     __sync_fetch_and_add(&st->clamped, 1);
   record(st, func, &t);
+  if (f->bucket) /* latency by argument: the same call into its bucket's series too */
+    record_bucket(func, f->bucket - 1, &t);
   if (gs->epoch == f->epoch && f->caller) {
     struct gate_edge_key ek = {.caller = f->caller - 1, .callee = func};
     struct gate_edge *e = lookup_or_create(&call_edges, &ek, &new_edge);
@@ -246,6 +272,64 @@ static __always_inline struct gate_g_state *goroutine_state(__u32 tgid, __u64 g)
   struct gate_g_state fresh = {.epoch = bpf_ktime_get_ns()};
   bpf_map_update_elem(&goroutines, &k, &fresh, BPF_NOEXIST);
   return bpf_map_lookup_elem(&goroutines, &k);
+}
+
+/* Go ABI integer argument register i (0 RAX ... 8 R11) at the entry probe. Picked by offset and
+ * read with one helper call: a switch of ctx->rax, ctx->rbx ... is compiled into one load from a
+ * computed ctx offset, which the verifier refuses. */
+static __always_inline __u64 abi_register(struct pt_regs *ctx, __u32 i) {
+  __u32 off;
+  switch (i) {
+  case 0: off = offsetof(struct pt_regs, rax); break;
+  case 1: off = offsetof(struct pt_regs, rbx); break;
+  case 2: off = offsetof(struct pt_regs, rcx); break;
+  case 3: off = offsetof(struct pt_regs, rdi); break;
+  case 4: off = offsetof(struct pt_regs, rsi); break;
+  case 5: off = offsetof(struct pt_regs, r8); break;
+  case 6: off = offsetof(struct pt_regs, r9); break;
+  case 7: off = offsetof(struct pt_regs, r10); break;
+  default: off = offsetof(struct pt_regs, r11); break;
+  }
+  __u64 v = 0;
+  bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+  return v;
+}
+
+/* Latency by argument: the bucket index + 1 of this call of func, 0 when func has no bucket_by or
+ * the argument could not be read (a map header that faults). */
+static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
+  if (!arg_buckets_on)
+    return 0;
+  struct gate_arg_spec *spec = bpf_map_lookup_elem(&arg_buckets, &func);
+  if (!spec)
+    return 0;
+  __u64 raw = abi_register(ctx, spec->reg);
+  __s64 v;
+  switch (spec->read) {
+  case GATE_ARG_SIGNED:
+    v = spec->size == 1 ? (__s64)(__s8)raw : spec->size == 2 ? (__s64)(__s16)raw
+      : spec->size == 4 ? (__s64)(__s32)raw : (__s64)raw;
+    break;
+  case GATE_ARG_UNSIGNED: {
+    __u64 u = spec->size == 1 ? (__u8)raw : spec->size == 2 ? (__u16)raw : spec->size == 4 ? (__u32)raw : raw;
+    v = u > 0x7fffffffffffffffULL ? 0x7fffffffffffffffLL : (__s64)u; /* above every bound */
+    break;
+  }
+  case GATE_ARG_NIL:
+    v = raw != 0;
+    break;
+  default: {
+    __u64 n = 0;
+    if (raw && bpf_probe_read_user(&n, sizeof(n), (void *)(raw + spec->offset)) != 0)
+      return 0;
+    v = (__s64)n;
+  }
+  }
+  __u32 b = 0;
+  for (int i = 0; i < GATE_ARG_MAX_BOUNDS; i++)
+    if (i < spec->nbounds && v >= spec->bounds[i])
+      b = i + 1;
+  return b + 1;
 }
 
 static __always_inline int on_site(struct pt_regs *ctx) {
@@ -312,7 +396,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
    * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
   if (bpf_map_lookup_elem(&frames, &key))
     __sync_fetch_and_add(&st->abandoned_entries, 1);
-  struct gate_frame f = {.entry_kind = kind};
+  struct gate_frame f = {.entry_kind = kind, .bucket = arg_bucket(ctx, func)};
   if (gs) {
     gs->cost_ns += cost_of(costs.full_ns, kind);
     f.epoch = gs->epoch;

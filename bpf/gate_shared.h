@@ -139,8 +139,32 @@ struct gate_frame {
   __u64 cost_ns;
   __u64 calls;
   __u64 child_ns;
-  __u32 entry_kind;
+  __u8 entry_kind;
+  __u8 bucket;  /* latency by argument: bucket index + 1 (series arg_buckets[func].first_id + index),
+                   0 = none; packed beside entry_kind so that the frame stays 48 bytes */
+  __u16 pad;
   __u32 caller; /* the goroutine's cur_func at the entry: traced caller id + 1, 0 = none */
+};
+
+/* Latency by argument: value of the arg_buckets map (key = function id). The entry reads one Go
+ * ABI integer register, turns it into a value (enum gate_arg_read) and records the call also into
+ * series first_id + (number of bounds <= value). */
+#define GATE_ARG_MAX_BOUNDS 8
+enum gate_arg_read {
+  GATE_ARG_SIGNED = 1,   /* the register sign-extended from size bytes */
+  GATE_ARG_UNSIGNED = 2, /* zero-extended */
+  GATE_ARG_NIL = 3,      /* register != 0 */
+  GATE_ARG_DEREF = 4,    /* 8 bytes at register + offset; 0 when the register is 0 */
+};
+struct gate_arg_spec {
+  __u32 first_id;
+  __u8 read;   /* enum gate_arg_read */
+  __u8 reg;    /* Go ABI integer register: 0 RAX, 1 RBX, 2 RCX, 3 RDI, 4 RSI, 5 R8, 6 R9, 7 R10, 8 R11 */
+  __u8 size;   /* bytes of the value in the register: 1, 2, 4 or 8 */
+  __u8 nbounds;
+  __u32 offset;
+  __u32 pad;
+  __s64 bounds[GATE_ARG_MAX_BOUNDS];
 };
 
 /* Which histogram a group belongs to: group index + GATE_HIST_GROUPS * which. */

@@ -16,6 +16,22 @@ namespace {
 std::string placement_of(const analysis::ProbeSites& ps) { return ps.measurable ? analysis::to_string(ps.placement) : "-"; }
 std::string cost_of(const analysis::ProbeSites& ps) { return ps.measurable ? analysis::to_string(ps.entry.cost) : "-"; }
 
+nlohmann::json args_json(const analysis::FunctionArgs& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : f.args) {
+    nlohmann::json regs = nlohmann::json::array();
+    for (const auto& r : a.registers) regs.push_back(analysis::abi_register_name(r.abi_index));
+    out.push_back({{"name", a.name}, {"type", a.type}, {"kind", analysis::to_string(a.kind)}, {"size", a.size},
+                   {"registers", regs}, {"where", a.where}});
+  }
+  return out;
+}
+
+// "b []uint8 in RAX,RBX,RCX": one argument, as a user writes bucket_by from it.
+std::string describe_arg(const analysis::Argument& a) {
+  return a.name + " " + (a.type.empty() ? "?" : a.type) + (a.registers.empty() ? " (" + a.where + ")" : " in " + a.where);
+}
+
 void print_json(const plan::FunctionList& list) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& l : list.functions) {
@@ -33,6 +49,7 @@ void print_json(const plan::FunctionList& list) {
                    {"entry_cost_class", cost_of(l.sites)},
                    {"inlined", l.inlined ? nlohmann::json(l.inlined->size()) : nlohmann::json(nullptr)},
                    {"inlined_at", inlined_at}});
+    if (l.args) out.back()["args"] = args_json(*l.args);
   }
   std::puts(out.dump(1).c_str());
 }
@@ -48,6 +65,8 @@ void print_table(const plan::FunctionList& list) {
     std::printf("%s  %8llu  %4zu  %7s  %s\n", pad_right(l.function.name, w).c_str(),
                 static_cast<unsigned long long>(l.function.size), ps.returns.size(),
                 l.inlined ? std::to_string(l.inlined->size()).c_str() : "-", probe.c_str());
+    if (l.args)
+      for (const auto& a : l.args->args) std::printf("    arg %s\n", describe_arg(a).c_str());
   }
   std::fprintf(stderr, "gate: %zu of %zu functions (symbols from %s)\n", list.functions.size(), list.total,
                list.symbol_source.c_str());
@@ -60,6 +79,7 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
     std::string binary;
     std::vector<std::string> match;
     bool json = false;
+    bool args = false;
   };
   auto a = std::make_shared<Args>();
   app.add_option("binary", a->binary, "Go binary (ELF) to list")->required();
@@ -67,18 +87,22 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--json", a->json, "Machine-readable output");
+  app.add_flag("--args", a->args,
+               "Also list each function's arguments (DWARF): name, Go type and the registers holding it at entry");
   app.footer(
       "Glob syntax: * any run without '/', ** any run, ? one char, [...] any generic instantiation,\n"
       "\\x a literal x; everything else ('(', '*' after '\\', '.', '[') is literal.\n"
       "Examples:\n"
       "  gate functions bin/shop --match 'example.com/shop.*'\n"
-      "  gate functions bin/shop --match 'example.com/shop.(\\*Cart).*' --json");
+      "  gate functions bin/shop --match 'example.com/shop.(\\*Cart).*' --json\n"
+      "  gate functions bin/shop --match 'example.com/shop.Encode' --args   # for bucket_by");
   return [a, &g]() -> int {
     (void)g;
-    const plan::FunctionList list = plan::list_functions(a->binary, a->match);
+    const plan::FunctionList list = plan::list_functions(a->binary, a->match, a->args);
     if (a->json) print_json(list);
     else print_table(list);
     if (!list.dwarf_note.empty()) std::fprintf(stderr, "gate: %s\n", list.dwarf_note.c_str());
+    if (!list.args_note.empty()) std::fprintf(stderr, "gate: %s\n", list.args_note.c_str());
     for (const auto& [name, n] : list.inlined_only)
       std::fprintf(stderr, "gate: %s exists only inlined (%zu site%s): no entry to probe; add //go:noinline to time it\n",
                    name.c_str(), n, n == 1 ? "" : "s");

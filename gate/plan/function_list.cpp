@@ -22,7 +22,7 @@ bool listed(const std::vector<analysis::NamePattern>& pats, const std::string& n
 
 }  // namespace
 
-FunctionList list_functions(const std::string& binary, const std::vector<std::string>& patterns) {
+FunctionList list_functions(const std::string& binary, const std::vector<std::string>& patterns, bool with_args) {
   const auto elf = elf::ElfFile::open(binary);
   const auto table = analysis::FunctionTable::from_elf(elf);
   const Inlining inlining = load_inlining(elf);
@@ -32,10 +32,17 @@ FunctionList list_functions(const std::string& binary, const std::vector<std::st
   out.total = table.all().size();
   out.symbol_source = table.source();
   out.dwarf_note = inlining.note;
+  std::optional<analysis::ArgIndex> args;
+  if (with_args) {
+    args = analysis::ArgIndex::load(elf);
+    if (!args) out.args_note = "DWARF absent: arguments cannot be listed (build without -ldflags=-w / -s)";
+  }
   for (const auto& fn : table.all()) {
     if (!listed(pats, fn.name)) continue;
     ListedFunction l{fn, analysis::find_probe_sites(elf, table, fn), std::nullopt};
     if (inlining.index) l.inlined = inlining.index->sites_of(fn.name);
+    if (args)
+      if (const auto* a = args->find(fn.name)) l.args = *a;
     out.functions.push_back(std::move(l));
   }
   if (inlining.index && !pats.empty()) {

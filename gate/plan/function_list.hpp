@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/args.hpp"
 #include "analysis/functions.hpp"
 #include "analysis/inlining.hpp"
 #include "analysis/probe_sites.hpp"
@@ -18,6 +19,7 @@ struct ListedFunction {
   analysis::Function function;
   analysis::ProbeSites sites;
   std::optional<std::vector<analysis::InlineSite>> inlined;  // nullopt: DWARF cannot say
+  std::optional<analysis::FunctionArgs> args;  // with_args and DWARF describes the function
 };
 
 struct FunctionList {
@@ -25,11 +27,14 @@ struct FunctionList {
   size_t total = 0;                       // functions in the binary
   std::string symbol_source;              // "symtab" or "gopclntab"
   std::string dwarf_note;                 // why inlining cannot be checked ("" when it can)
+  std::string args_note;                  // with_args: why arguments cannot be listed ("" when they can)
   // Names the patterns match that have no symbol because every call was inlined, with their site count.
   std::vector<std::pair<std::string, size_t>> inlined_only;
 };
 
 // Throws gate::Error when the binary cannot be read or a pattern is malformed.
-FunctionList list_functions(const std::string& binary, const std::vector<std::string>& patterns);
+// with_args: also each function's arguments from DWARF (analysis/args.hpp).
+FunctionList list_functions(const std::string& binary, const std::vector<std::string>& patterns,
+                            bool with_args = false);
 
 }  // namespace gate::plan

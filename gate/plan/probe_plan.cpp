@@ -126,6 +126,42 @@ void place_probes(const elf::ElfFile& elf, const analysis::ProbeSites& ps, Funct
   t.sites.insert(t.sites.end(), sites.begin(), sites.end());
 }
 
+// Latency by argument: per bucket_by, the kernel's reading of the argument and one statistics
+// series per bucket, appended after the functions (a bucket series is a copy of its function's
+// info under the bucket's name, so results, reports and the verdict treat it as one more function).
+void add_buckets(const elf::ElfFile& elf, const std::vector<BucketRequest>& buckets, ProbePlan& t) {
+  if (buckets.empty()) return;
+  const auto args = analysis::ArgIndex::load(elf);
+  if (!args)
+    throw Error::make(t.binary, "has no DWARF, and bucket_by (" + buckets.front().origin +
+                                    ") needs it to find the argument " + buckets.front().spec.arg + " of " +
+                                    buckets.front().function,
+                      "build the binary without -ldflags=-w or -s (and do not strip it), or remove bucket_by");
+  const size_t declared = t.functions.size();
+  for (const auto& req : buckets) {
+    size_t i = 0;
+    while (i < declared && t.functions[i].name != req.function) ++i;
+    if (i == declared || !t.functions[i].measurable)
+      throw Error::make(req.origin + ": bucket_by of " + req.function,
+                        i == declared ? "names no function of the binary" : "is on a function that cannot be measured",
+                        "put bucket_by on an exact, measurable function name (see `gate functions " + t.binary + "`)");
+    const auto* fa = args->find(req.function);
+    if (!fa)
+      throw Error::make(req.origin + ": bucket_by of " + req.function, "DWARF does not describe its arguments",
+                        "rebuild the binary with DWARF (no -ldflags=-w), or remove bucket_by");
+    probe::ArgBucketSpec spec = bucket_spec(req, *fa, t.functions[i].entry_address);
+    spec.function_id = t.functions[i].id;
+    spec.first_id = static_cast<uint32_t>(t.functions.size());
+    for (const auto& name : bucket_names(req.function, req.spec)) {
+      FunctionInfo series = t.functions[i];
+      series.id = static_cast<uint32_t>(t.functions.size());
+      series.name = name;
+      t.functions.push_back(std::move(series));
+    }
+    t.arg_buckets.push_back(std::move(spec));
+  }
+}
+
 }  // namespace
 
 size_t ProbePlan::measurable_count() const {
@@ -141,7 +177,7 @@ std::pair<int, int> parse_go_version(const std::string& v) {
 }
 
 ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& patterns,
-                    analysis::EntryPolicy policy) {
+                    analysis::EntryPolicy policy, const std::vector<BucketRequest>& buckets) {
   ProbePlan t;
   t.binary = std::filesystem::absolute(binary).lexically_normal().string();
   const elf::ElfFile elf = open_go_binary(t);
@@ -169,6 +205,7 @@ ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& p
     throw Error::make(t.binary, "none of the declared functions can be measured:" + why,
                       "declare functions that return normally (see `gate functions " + t.binary + "`)");
   }
+  add_buckets(elf, buckets, t);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/probe_sites.hpp"
+#include "plan/buckets.hpp"
 #include "probe/probe_engine.hpp"
 #include "results/result.hpp"
 
@@ -18,8 +19,9 @@ struct ProbePlan {
   std::string build_id;
   std::string go_version;
   std::string symbol_source;            // "symtab" or "gopclntab"
-  std::vector<FunctionInfo> functions;  // every resolved function; id = index
+  std::vector<FunctionInfo> functions;  // every resolved function, then the bucket series; id = index
   std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
+  std::vector<probe::ArgBucketSpec> arg_buckets;  // bucket_by: what the entry reads, per function
   std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
   // offsetof(runtime.g, stack.hi): from DWARF when the binary has it, else Go's layout (g.stack
   // is the first field, stack.hi its second word). Passed to the BPF program.
@@ -29,9 +31,11 @@ struct ProbePlan {
 };
 
 // Throws gate::Error: binary missing / not ELF / not Go / Go < 1.17 / not x86-64 / unknown
-// function names / a function that exists only inlined / nothing measurable.
+// function names / a function that exists only inlined / nothing measurable / a bucket_by that
+// the binary's DWARF cannot serve (plan/buckets.hpp).
 ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& patterns,
-                    analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto);
+                    analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto,
+                    const std::vector<BucketRequest>& buckets = {});
 
 // "go1.21.13" -> {1, 21}; {0, 0} when unparsable.
 std::pair<int, int> parse_go_version(const std::string& v);

@@ -255,12 +255,14 @@ struct ProbeEngine::Impl {
     skel->rodata->g_stack_hi_offset = opts.g_stack_hi_offset;
     set_costs(skel->rodata->costs, opts.costs);
     skel->rodata->true_time = opts.true_time ? 1 : 0;
+    skel->rodata->arg_buckets_on = opts.arg_buckets.empty() ? 0 : 1;
     const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
     bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
     bpf_map__set_max_entries(skel->maps.goroutines, std::max<uint32_t>(opts.max_goroutines, 1024));
     bpf_map__set_max_entries(skel->maps.call_edges, max_call_edges(funcs));
     bpf_map__set_max_entries(skel->maps.frames, std::max<uint32_t>(opts.max_in_flight, 1024));
+    bpf_map__set_max_entries(skel->maps.arg_buckets, std::max<uint32_t>(opts.arg_buckets.size(), 1));
     if (mode == AttachMode::kMulti) {
       bpf_program__set_expected_attach_type(skel->progs.gate_site_multi,
                                             static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
@@ -273,6 +275,28 @@ struct ProbeEngine::Impl {
       gate_bpf::destroy(skel);
       skel = nullptr;
       return -err;
+    }
+    if (int e = fill_arg_buckets()) {
+      gate_bpf::destroy(skel);
+      skel = nullptr;
+      return e;
+    }
+    return 0;
+  }
+
+  // Latency by argument: one gate_arg_spec per bucketed function, before any probe fires.
+  int fill_arg_buckets() {
+    for (const auto& a : opts.arg_buckets) {
+      gate_arg_spec v{};
+      v.first_id = a.first_id;
+      v.read = static_cast<uint8_t>(a.read);
+      v.reg = a.abi_register;
+      v.size = a.size;
+      v.offset = a.offset;
+      v.nbounds = static_cast<uint8_t>(std::min<size_t>(a.bounds.size(), GATE_ARG_MAX_BOUNDS));
+      for (size_t i = 0; i < v.nbounds; ++i) v.bounds[i] = a.bounds[i];
+      if (bpf_map__update_elem(skel->maps.arg_buckets, &a.function_id, sizeof a.function_id, &v, sizeof v, BPF_ANY))
+        return errno ? errno : EINVAL;
     }
     return 0;
   }

@@ -37,6 +37,23 @@ struct ProbeCosts {
 };
 const char* to_string(AttachMode m);  // "auto", "uprobe_multi", "perf_event"
 
+// Latency by argument (plan/buckets.hpp): each call of function_id is also recorded into series
+// first_id + (how many bounds are <= the argument's value), read at the entry from one register.
+struct ArgBucketSpec {
+  enum class Read : uint8_t {
+    kSigned = 1,    // the register, sign-extended from `size` bytes (ints; a length)
+    kUnsigned = 2,  // zero-extended (uints, bool)
+    kNil = 3,       // 0 when the register is 0, else 1 (pointer nil-ness)
+    kDeref = 4,     // the 8 bytes at register + offset, 0 when the register is 0 (len of map, chan)
+  };
+  uint32_t function_id = 0, first_id = 0;
+  Read read = Read::kSigned;
+  uint8_t abi_register = 0;  // Go ABI integer register: 0 = RAX, RBX, RCX, RDI, RSI, R8, R9, R10, 8 = R11
+  uint8_t size = 8;
+  uint32_t offset = 0;
+  std::vector<int64_t> bounds;  // strictly increasing, at most GATE_ARG_MAX_BOUNDS (bpf/gate_shared.h)
+};
+
 struct EngineOptions {
   // kAuto: uprobe_multi when a feature probe says this kernel has it, else per-probe links.
   AttachMode mode = AttachMode::kAuto;
@@ -55,6 +72,8 @@ struct EngineOptions {
   // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
   // above it, or above what the cgroup leaves, fails before anything is loaded.
   uint64_t max_kernel_memory = uint64_t{512} << 20;
+  // Functions whose calls are also recorded by argument bucket (empty: none).
+  std::vector<ArgBucketSpec> arg_buckets;
   // Progress lines for slow work ("attached 400/1000 probes"); may be empty.
   std::function<void(const std::string&)> progress;
 };

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "analysis/functions.hpp"
 #include "common/files.hpp"
 
 namespace gate::runner {
@@ -144,6 +145,13 @@ std::vector<std::string> Config::patterns() const {
   return out;
 }
 
+std::vector<plan::BucketRequest> Config::bucket_requests() const {
+  std::vector<plan::BucketRequest> out;
+  for (const auto& f : functions)
+    if (f.bucket_by) out.push_back({f.pattern, *f.bucket_by, path + ":" + std::to_string(f.line)});
+  return out;
+}
+
 namespace {
 
 ServiceSpec parse_service(const Ctx& c, const YAML::Node& s) {
@@ -206,17 +214,66 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
   }
 }
 
+// bucket_by: {arg: NAME, by: len|value|nil, bounds: [16, 1KiB, ...]} (plan/buckets.hpp).
+plan::BucketBy parse_bucket_by(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  constexpr size_t kMaxBounds = 8;  // GATE_ARG_MAX_BOUNDS (bpf/gate_shared.h)
+  if (!n.IsMap())
+    throw c.err(n, key, "must be a map", "e.g. bucket_by: {arg: b, by: len, bounds: [1KiB, 16KiB]}");
+  check_keys(c, n, key, {"arg", "by", "bounds"});
+  plan::BucketBy b;
+  if (!n["arg"])
+    throw c.err(n, key + ".arg", "is missing", "name the argument (`gate functions BINARY --args` lists them)");
+  b.arg = str(c, n["arg"], key + ".arg");
+  if (n["by"]) b.by = str(c, n["by"], key + ".by");
+  if (b.by != "len" && b.by != "value" && b.by != "nil")
+    throw c.err(n["by"], key + ".by", "is \"" + b.by + "\"",
+                "use len (string, slice, map, chan), value (integer, bool) or nil (pointer, map, chan)");
+  const auto& bounds = n["bounds"];
+  if (b.by == "nil") {
+    if (bounds)
+      throw c.err(bounds, key + ".bounds", "is set with by: nil, whose buckets are nil and not nil", "remove bounds");
+    return b;
+  }
+  if (!bounds || !bounds.IsSequence() || bounds.size() == 0 || bounds.size() > kMaxBounds)
+    throw c.err(bounds ? bounds : n, key + ".bounds", "must list 1 to " + std::to_string(kMaxBounds) + " bounds",
+                "e.g. bounds: [1KiB, 4KiB, 16KiB] (a call lands in the bucket below the first bound it is under)");
+  for (const auto& v : bounds) {
+    const std::string text = str(c, v, key + ".bounds[]");
+    int64_t x;
+    try {
+      x = plan::parse_bound(text);
+    } catch (const std::exception&) {
+      throw c.err(v, key + ".bounds[]", "is not a bound: '" + text + "'",
+                  "write an integer, optionally with KiB, MiB or GiB: 16, 1KiB, 4MiB");
+    }
+    if (!b.bounds.empty() && x <= b.bounds.back())
+      throw c.err(v, key + ".bounds", "are not increasing: " + text + " follows " + b.bound_texts.back(),
+                  "list the bounds from small to large, each once");
+    b.bounds.push_back(x);
+    b.bound_texts.push_back(text);
+  }
+  return b;
+}
+
 FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
   FunctionSpec spec;
+  spec.line = f.Mark().line + 1;
   if (f.IsScalar()) {
     spec.pattern = f.as<std::string>();
   } else if (f.IsMap()) {
-    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds", "optional"});
+    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds", "optional", "bucket_by"});
     if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
     spec.pattern = str(c, f["name"], "name");
     if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
     if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
     if (f["optional"]) spec.optional = boolean(c, f["optional"], spec.pattern + ".optional");
+    if (f["bucket_by"]) {
+      spec.bucket_by = parse_bucket_by(c, f["bucket_by"], spec.pattern + ".bucket_by");
+      if (analysis::NamePattern::parse(spec.pattern).is_glob())
+        throw c.err(f["bucket_by"], spec.pattern + ".bucket_by",
+                    "is on a glob, whose functions have different arguments",
+                    "put bucket_by on an entry with one exact function name");
+    }
   } else {
     throw c.err(f, "functions[]", "must be a name or {name, threshold}", "");
   }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/buckets.hpp"
+
 namespace gate::runner {
 
 struct FunctionSpec {
@@ -16,6 +18,9 @@ struct FunctionSpec {
   // May have no calls: `gate record` otherwise refuses a baseline in which a function it declares
   // was never called (the baseline could not guard it). Applies to every function a glob matches.
   bool optional = false;
+  // Latency by argument: also one series per bucket of this argument (exact names only).
+  std::optional<plan::BucketBy> bucket_by;
+  int line = 0;  // 1-based line of the entry, for errors that need the binary (bucket_by)
 };
 
 // In command, ready_tcp and load, `{port}` stands for a free TCP port gate picks for each run.
@@ -62,6 +67,7 @@ struct Config {
   std::string hash;              // config_fingerprint of the file's bytes
 
   std::vector<std::string> patterns() const;
+  std::vector<plan::BucketRequest> bucket_requests() const;
 };
 
 // Throws gate::Error (exit 2) naming the file, the key (with line) and the fix.

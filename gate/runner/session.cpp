@@ -87,6 +87,7 @@ RunSession::RunSession(const Config& cfg, const plan::ProbePlan& target, const S
   auto engine_opts = opts_.engine;
   engine_opts.g_stack_hi_offset = target_.g_stack_hi_offset;  // from the binary's DWARF when it has one
   if (cfg_.max_in_flight) engine_opts.max_in_flight = cfg_.max_in_flight;
+  engine_opts.arg_buckets = target_.arg_buckets;  // bucket_by
   if (!engine_opts.progress && opts_.log) engine_opts.progress = opts_.log;
   engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
                                                  target_.sites, engine_opts);

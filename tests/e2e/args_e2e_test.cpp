@@ -1,0 +1,81 @@
+// Latency by argument end to end, as root: gate ab between two copies of tests/go/args whose head
+// makes Encode's payload work 3x slower for payloads of 16 KiB and more only (ARGS_SLOW). The
+// report must flag the large bucket and nothing else: neither Encode's p50 over all calls (a third
+// of them large) nor the small and middle buckets. With nothing slowed, exit 0.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+
+#include "probe/probe_fixture.hpp"
+#include "support/gate_cli.hpp"
+#include "support/go_build.hpp"
+
+namespace gate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Function names on report lines whose verdict is "regression".
+std::vector<std::string> regressions(const std::string& report) {
+  std::vector<std::string> out;
+  std::istringstream in(report);
+  static const std::regex line(R"(^regression\s+(\S+))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, line)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
+  GATE_REQUIRE_ROOT();
+  const std::string bin = build_go({"tests/go/args", ".", default_go(), {}, {}});
+  const fs::path dir = fs::temp_directory_path() / ("gate-args-e2e-" + std::to_string(getpid()));
+  fs::create_directories(dir / "base");
+  fs::create_directories(dir / "head");
+  fs::copy_file(bin, dir / "base" / "args", fs::copy_options::overwrite_existing);
+  fs::copy_file(bin, dir / "head" / "args", fs::copy_options::overwrite_existing);
+  auto config = [&](const std::string& name, bool slow_head) {
+    const std::string cfg = (dir / name).string();
+    std::ofstream(cfg) << "name: args-ab\nbinary: head/args\n"
+                       << "workload: |\n"
+                       << "  case \"$GATE_BINARY\" in */head/args) " << (slow_head ? "export ARGS_SLOW=3;; " : ";; ")
+                       << "esac; exec \"$GATE_BINARY\" payload 300\n"
+                       << "runs: 6\nmax_runs: 10\nenv: {GOMAXPROCS: \"1\"}\n"
+                       << "threshold: 25%\nquantiles: [p50]\n"
+                       << "functions:\n"
+                       << "  - {name: main.Encode, bucket_by: {arg: b, by: len, bounds: [1KiB, 16KiB]}}\n";
+    return cfg;
+  };
+  const auto base = (dir / "base" / "args").string(), head = (dir / "head" / "args").string();
+  auto slow = run_gate({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head,
+                        "--report-dir", (dir / "report").string()});
+  std::printf("--- ab, head 3x slower for len(b) >= 16KiB (exit %d):\n%s\n", slow.code, slow.out.c_str());
+  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+  EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"main.Encode{len(b)>=16KiB}"}) << slow.out;
+  // Every series is in the report, the unchanged ones too.
+  for (const char* s : {"main.Encode{len(b)<1KiB}", "main.Encode{1KiB<=len(b)<16KiB}"})
+    EXPECT_NE(slow.out.find(s), std::string::npos) << s << "\n" << slow.out;
+  // The HTML report draws a CDF per series: the function's and each bucket's.
+  std::ifstream in(dir / "report" / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t svgs = 0;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_GE(svgs, 4u);
+  for (const char* s : {"main.Encode{len(b)&lt;1KiB}", "main.Encode{1KiB&lt;=len(b)&lt;16KiB}", "main.Encode{len(b)&gt;=16KiB}"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+
+  auto same = run_gate({"ab", "-q", "-c", config("same.yaml", false), "--base-binary", base, "--head-binary", head});
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_TRUE(regressions(same.out).empty()) << same.out;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace
+}  // namespace gate::testing

@@ -1,0 +1,3 @@
+module gate.test/args
+
+go 1.19
