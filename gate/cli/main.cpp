@@ -35,9 +35,12 @@ int main(int argc, char** argv) {
       "  gate check -c examples/shop/gate.yaml             # exit 1 on a regression\n"
       "  gate ab -c gate.yaml --base-binary old/shop --head-binary bin/shop\n"
       "  gate functions bin/shop --match 'example.com/shop.(*Cart).*'\n"
+      "  gate functions bin/shop --args --match 'example.com/shop.(*Cart).Add'   # for bucket_by\n"
+      "  gate run -c gate.yaml --summary --folded calls.folded   # self time, call graph\n"
       "\n"
       "Exit codes: 0 ok / no regression, 1 regression, 2 usage or config error,\n"
-      "            3 could not measure (workload failed, BPF refused, interrupted).");
+      "            3 could not measure (workload failed, a run timed no call, BPF refused,\n"
+      "            interrupted).");
 
   struct Command {
     const char* name;

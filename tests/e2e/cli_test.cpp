@@ -48,6 +48,17 @@ TEST(Cli, VersionAndHelp) {
   EXPECT_EQ(none.code, 2);
 }
 
+// Compensation is opt-in (--true-time); asking for it and for no accounting at all, or for a new
+// calibration without it, is a usage error naming both flags, before anything is measured.
+TEST(Cli, TrueTimeFlagsThatContradictAreUsageErrors) {
+  auto both = gate_cli({"run", "-c", "/nonexistent/gate.yaml", "--true-time", "--raw-times"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE((both.out + both.err).find("--true-time excludes --raw-times"), std::string::npos) << both.err;
+  auto recal = gate_cli({"check", "-c", "/nonexistent/gate.yaml", "--recalibrate"});
+  EXPECT_EQ(recal.code, 2);
+  EXPECT_NE((recal.out + recal.err).find("--recalibrate requires --true-time"), std::string::npos) << recal.err;
+}
+
 TEST(Cli, MissingConfigIsAUsageError) {
   auto r = gate_cli({"run", "-c", "/nonexistent/gate.yaml"});
   EXPECT_EQ(r.code, 2);
