@@ -20,18 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Function names on report lines whose verdict is "regression".
-std::vector<std::string> regressions(const std::string& report) {
-  std::vector<std::string> out;
-  std::istringstream in(report);
-  static const std::regex line(R"(^regression\s+(\S+))");
-  for (std::string l; std::getline(in, l);) {
-    std::smatch m;
-    if (std::regex_search(l, m, line)) out.push_back(m[1]);
-  }
-  return out;
-}
-
 TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
   GATE_REQUIRE_ROOT();
   const std::string bin = build_go({"tests/go/args", ".", default_go(), {}, {}});

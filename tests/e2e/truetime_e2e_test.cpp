@@ -20,23 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> regressions(const std::string& report) {
-  std::vector<std::string> out;
-  std::istringstream in(report);
-  static const std::regex line(R"(^regression\s+(\S+))");
-  for (std::string l; std::getline(in, l);) {
-    std::smatch m;
-    if (std::regex_search(l, m, line)) out.push_back(m[1]);
-  }
-  return out;
-}
-
 TEST(TrueTimeE2e, AttributionNamesTheSlowedCallee) {
   GATE_REQUIRE_ROOT();
-  GoBuild b;
-  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
-  b.package = "./cmd/shop";
-  const std::string shop = build_go(b);
+  const std::string shop = build_shop_example();
   const fs::path dir = fs::temp_directory_path() / ("gate-attribution-" + std::to_string(getpid()));
   fs::create_directories(dir / "base");
   fs::create_directories(dir / "head");
@@ -93,10 +79,7 @@ TEST(TrueTimeE2e, AttributionNamesTheSlowedCallee) {
 // integer number of ns in every run.
 TEST(TrueTimeE2e, EveryRunIsCompensatedTheSameWay) {
   GATE_REQUIRE_ROOT();
-  GoBuild b;
-  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
-  b.package = "./cmd/shop";
-  const std::string shop = build_go(b);
+  const std::string shop = build_shop_example();
   const fs::path dir = fs::temp_directory_path() / ("gate-everyrun-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string cfg = (dir / "gate.yaml").string(), out = (dir / "r.json").string();
@@ -120,7 +103,9 @@ TEST(TrueTimeE2e, EveryRunIsCompensatedTheSameWay) {
       const uint64_t diff = f.true_time.raw_sum_ns - f.sum_ns;
       EXPECT_EQ(diff % f.calls, 0u) << f.name << " run " << run.index;
       const auto [it, first] = bias.emplace(f.name, diff / f.calls);
-      if (!first) EXPECT_EQ(diff / f.calls, it->second) << f.name << " run " << run.index;
+      if (!first) {
+        EXPECT_EQ(diff / f.calls, it->second) << f.name << " run " << run.index;
+      }
       ++checked;
     }
   }

@@ -25,24 +25,9 @@ CliOutcome gate_cli(const std::vector<std::string>& args, const std::map<std::st
   return run_gate(args, {.env = env});
 }
 
-// Function names on report lines whose verdict is "regression".
-std::vector<std::string> regressions(const std::string& report) {
-  std::vector<std::string> out;
-  std::istringstream in(report);
-  static const std::regex line(R"(^regression\s+(\S+))");
-  for (std::string l; std::getline(in, l);) {
-    std::smatch m;
-    if (std::regex_search(l, m, line)) out.push_back(m[1]);
-  }
-  return out;
-}
-
 TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
   GATE_REQUIRE_ROOT();
-  GoBuild b;
-  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
-  b.package = "./cmd/shop";
-  const std::string shop = build_go(b);
+  const std::string shop = build_shop_example();
   const fs::path dir = fs::temp_directory_path() / ("gate-verdict-cfg-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string cfg = (dir / "gate.yaml").string();
@@ -98,10 +83,7 @@ TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
 // slowed, exit 0.
 TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
   GATE_REQUIRE_ROOT();
-  GoBuild b;
-  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
-  b.package = "./cmd/shop";
-  const std::string shop = build_go(b);
+  const std::string shop = build_shop_example();
   const fs::path dir = fs::temp_directory_path() / ("gate-ab-" + std::to_string(getpid()));
   fs::create_directories(dir / "base");
   fs::create_directories(dir / "head");
@@ -145,10 +127,7 @@ TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
 // tested function and quantile with its noise, and suggested runs.
 TEST(Verdict, CalibratePrintsNoiseAndWhatItCanCatch) {
   GATE_REQUIRE_ROOT();
-  GoBuild b;
-  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
-  b.package = "./cmd/shop";
-  const std::string shop = build_go(b);
+  const std::string shop = build_shop_example();
   const fs::path dir = fs::temp_directory_path() / ("gate-calibrate-" + std::to_string(getpid()));
   fs::create_directories(dir / "bin");
   fs::copy_file(shop, dir / "bin" / "shop", fs::copy_options::overwrite_existing);

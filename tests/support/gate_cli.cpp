@@ -1,6 +1,9 @@
 // run_gate: the gate binary of this build tree through gate's own run_process.
 #include "support/gate_cli.hpp"
 
+#include <regex>
+#include <sstream>
+
 #include "common/subprocess.hpp"
 
 namespace gate::testing {
@@ -25,6 +28,17 @@ CliOutcome run_program(const std::vector<std::string>& argv, const std::string& 
   spec.env = env;
   const ProcessResult r = run_process(spec);
   return {r.status, r.out, r.err};
+}
+
+std::vector<std::string> regressions(const std::string& report) {
+  std::vector<std::string> out;
+  std::istringstream in(report);
+  static const std::regex line(R"(^regression\s+(\S+))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, line)) out.push_back(m[1]);
+  }
+  return out;
 }
 
 }  // namespace gate::testing

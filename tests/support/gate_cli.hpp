@@ -26,6 +26,8 @@ struct CliOptions {
 };
 
 CliOutcome run_gate(const std::vector<std::string>& args, const CliOptions& options = {});
+// Function names on the lines of a text report whose verdict is "regression", in report order.
+std::vector<std::string> regressions(const std::string& report);
 // Any program (argv[0] looked up in PATH), in cwd, with env added to the test's environment.
 CliOutcome run_program(const std::vector<std::string>& argv, const std::string& cwd,
                        const std::map<std::string, std::string>& env = {});

@@ -220,4 +220,11 @@ std::string build_go(const GoBuild& b) {
   return out.string();
 }
 
+std::string build_shop_example() {
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shop";
+  return build_go(b);
+}
+
 }  // namespace gate::testing

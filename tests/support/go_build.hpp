@@ -41,5 +41,7 @@ struct GoBuild {
 // Returns the absolute path of the built binary; rebuilds only when the inputs changed.
 // Throws gate::Error with go's output when the build fails.
 std::string build_go(const GoBuild& b);
+// The bundled example's driver (examples/shop, ./cmd/shop) built with the default toolchain.
+std::string build_shop_example();
 
 }  // namespace gate::testing
