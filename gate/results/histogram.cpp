@@ -26,6 +26,11 @@ void LatencyHistogram::add_bucket(uint32_t bucket, uint64_t n) {
                       "the result file was written by an incompatible gate version or is corrupt");
   }
   if (n == 0) return;
+  count_ += n;
+  if (buckets_.empty() || buckets_.back().first < bucket) {  // in order, as files and maps list them
+    buckets_.emplace_back(bucket, n);
+    return;
+  }
   auto it = std::lower_bound(buckets_.begin(), buckets_.end(), bucket,
                              [](const Bucket& b, uint32_t v) { return b.first < v; });
   if (it != buckets_.end() && it->first == bucket) {
@@ -33,7 +38,6 @@ void LatencyHistogram::add_bucket(uint32_t bucket, uint64_t n) {
   } else {
     buckets_.insert(it, {bucket, n});
   }
-  count_ += n;
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {

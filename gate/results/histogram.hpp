@@ -2,6 +2,7 @@
 // side buckets them (bpf/gate_shared.h), with quantiles interpolated inside a bucket.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@ class LatencyHistogram {
   void add_bucket(uint32_t bucket, uint64_t n);  // throws gate::Error on an index out of range
   void merge(const LatencyHistogram& other);
   void clear() { buckets_.clear(); count_ = 0; }
+  void reserve(std::size_t buckets) { buckets_.reserve(buckets); }
 
   uint64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }

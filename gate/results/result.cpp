@@ -393,6 +393,7 @@ void read_buckets(const std::vector<uint64_t>& flat, size_t& next, uint64_t nbuc
   const size_t end = next + 2 * nbuckets;
   if (end > flat.size() || end < next)
     throw Error("function '" + name + "': the run's " + column + " column ends before its buckets do");
+  h.reserve(h.buckets().size() + nbuckets);
   for (; next < end; next += 2) {
     if (flat[next] > UINT32_MAX) throw Error("function '" + name + "': a " + column + " bucket index is out of range");
     h.add_bucket(static_cast<uint32_t>(flat[next]), flat[next + 1]);

@@ -33,10 +33,12 @@ struct Counts {
 };
 std::unordered_map<std::string_view, Counts> counts_by_name(std::span<const RunResult> runs) {
   std::unordered_map<std::string_view, Counts> out;
+  out.reserve(runs.empty() ? 0 : runs.front().functions.size());
   for (const auto& run : runs)
     for (const auto& f : run.functions) {
-      out[f.name].calls += f.calls;
-      out[f.name].open_entries += f.unmatched_entries;
+      Counts& c = out[f.name];
+      c.calls += f.calls;
+      c.open_entries += f.unmatched_entries;
     }
   return out;
 }

@@ -15,7 +15,9 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
@@ -68,12 +70,24 @@ BootstrapOptions bootstrap_options(const CompareOptions& o, uint64_t seed) {
 namespace {
 
 // Names of the functions a side knows: declared in its result, or present in any of its runs.
-std::set<std::string> names_of(const std::vector<RunResult>& runs, const ResultFile& meta) {
-  std::set<std::string> names;
-  for (const auto& f : meta.functions) names.insert(f.name);
+// Every function name of a side, sorted and unique, as views of the names `runs` and `meta` own.
+// (A std::set<std::string> of them was 7% of `gate compare` on 10,000 functions x 20 runs.)
+std::vector<std::string_view> names_of(const std::vector<RunResult>& runs, const ResultFile& meta) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(meta.functions.size() + (runs.empty() ? 0 : runs.front().functions.size()));
+  for (const auto& f : meta.functions) seen.insert(f.name);
   for (const auto& r : runs)
-    for (const auto& f : r.functions) names.insert(f.name);
+    for (const auto& f : r.functions) seen.insert(f.name);
+  std::vector<std::string_view> names(seen.begin(), seen.end());
+  std::sort(names.begin(), names.end());
   return names;
+}
+
+// a - b of two sorted name lists, as strings.
+std::vector<std::string> names_missing(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+  std::vector<std::string_view> d;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(d));
+  return {d.begin(), d.end()};
 }
 
 struct Side {
@@ -776,13 +790,12 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   c.head_runs = static_cast<int>(head_runs.size());
   const auto base_names = names_of(base_runs, base_meta);
   const auto head_names = names_of(head_runs, head_meta);
-  std::set_difference(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
-                      std::back_inserter(c.only_in_base));
-  std::set_difference(head_names.begin(), head_names.end(), base_names.begin(), base_names.end(),
-                      std::back_inserter(c.only_in_head));
-  std::vector<std::string> names;
-  for (const auto& name : base_names)
-    if (head_names.count(name)) names.push_back(name);
+  c.only_in_base = names_missing(base_names, head_names);
+  c.only_in_head = names_missing(head_names, base_names);
+  std::vector<std::string_view> common;
+  std::set_intersection(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
+                        std::back_inserter(common));
+  const std::vector<std::string> names(common.begin(), common.end());
   const RunIndex base_index = index_runs(base_runs);
   const RunIndex head_index = index_runs(head_runs);
   c.paired = runs_are_paired(base_runs, head_runs, o.pairing);
@@ -824,9 +837,10 @@ SpeedFactors speed_factors(const std::vector<RunResult>& base_runs, const std::v
   if (!o.normalize_speed) return {};
   const ResultFile no_meta;
   const auto base_names = names_of(base_runs, no_meta), head_names = names_of(head_runs, no_meta);
-  std::vector<std::string> names;
+  std::vector<std::string_view> common;
   std::set_intersection(base_names.begin(), base_names.end(), head_names.begin(), head_names.end(),
-                        std::back_inserter(names));
+                        std::back_inserter(common));
+  const std::vector<std::string> names(common.begin(), common.end());
   const RunIndex base_index = index_runs(base_runs), head_index = index_runs(head_runs);
   const RunIndex* indexes[2] = {&base_index, &head_index};
   return speed_of(indexes, names, o);
