@@ -101,7 +101,7 @@ def with_method(cfg, lab, name, pairing, normalize, threshold):
     return path
 
 
-def session(gate, cfg, lab, label, slow_spec, runs):
+def session(gate, cfg, lab, label, slow_spec, runs, extra=()):
     for side in ("base", "head"):
         p = os.path.join(lab, side + ".slow")
         if os.path.exists(p):
@@ -113,7 +113,7 @@ def session(gate, cfg, lab, label, slow_spec, runs):
     t0 = time.time()
     r = subprocess.run([gate, "ab", "-q", "-c", cfg, "--base-binary", os.path.join(lab, "base"), "--head-binary",
                         os.path.join(lab, "head"), "--runs", str(runs), "--max-runs", str(runs), "--out-base", ob,
-                        "--out-head", oh], capture_output=True, text=True)
+                        "--out-head", oh, *extra], capture_output=True, text=True)
     if r.returncode not in (0, 1):
         sys.exit(f"noise_lab: gate ab failed ({r.returncode}):\n{r.stderr[-2000:]}")
     return json.load(open(ob)), json.load(open(oh)), time.time() - t0
@@ -131,6 +131,49 @@ def judge(gate, lab, cfg, base, head, lo, hi):
     return json.loads(r.stdout)
 
 
+def tally(a, spec, base, head, lab, mcfg):
+    """Judges trials of a.pairs consecutive units (pairs of runs, or of time slices)."""
+    st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, tested=0, caught=0, other_flagged=0, noise=[])
+    for t in range(a.trials):
+        rep = judge(a.gate, lab, mcfg, base, head, t * a.pairs, (t + 1) * a.pairs)
+        st["trials"] += 1
+        for f in rep["functions"]:
+            p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
+            if not p50 or p50["verdict"] == "insufficient data":
+                continue
+            st["tested"] += 1
+            if p50.get("noise"):
+                st["noise"].append(p50["noise"])
+            reg = p50["verdict"] == "regression"
+            if spec and f["name"] == a.function:
+                st["caught"] += reg
+            else:
+                st["fn_trials"] += 1
+                st["false_reg"] += reg
+                st["unchanged"] += p50["verdict"] == "unchanged"
+    return st
+
+
+def sliced_rows(a, cfg, lab, scenarios, methods):
+    """Time-sliced interleaving (gate ab --slice-ms T): per T and scenario, one session whose paired
+    slices are judged like pairs of runs, in trials of a.pairs consecutive units, under the
+    "paired + speed-normalized" method. Rows "time-sliced T ms"."""
+    mcfg = dict(methods)["paired + speed-normalized"]
+    rows = []
+    for t_ms in (x for x in a.slice_ms.split(",") if x):
+        for label, spec in scenarios:
+            tag = label.replace("/", "") + f"_slice{t_ms}"
+            base, head, wall = session(a.gate, cfg, lab, tag, spec, a.trials * a.pairs, ("--slice-ms", t_ms))
+            units = min(len(base["runs"]), len(head["runs"]))
+            straddled = sum(int(r.get("extra", {}).get("straddled_calls", 0)) for r in (base, head))
+            print(f"{label} sliced {t_ms} ms: {units} pairs of slices in {wall:.0f} s; {straddled} calls dropped "
+                  f"for straddling a switch")
+            if units < a.trials * a.pairs:
+                sys.exit(f"noise_lab: only {units} pairs of {t_ms} ms slices, {a.trials * a.pairs} needed")
+            rows.append((label, f"time-sliced {t_ms} ms", tally(a, spec, base, head, lab, mcfg), wall))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"))
@@ -141,6 +184,7 @@ def main():
     ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
     ap.add_argument("--threshold", default="5%", help="the p50 band")
     ap.add_argument("--machine-seconds", type=int, default=20)
+    ap.add_argument("--slice-ms", default="", help="also measure gate ab --slice-ms T for each T (e.g. 100,500)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("noise_lab: needs root (gate attaches BPF uprobes)")
@@ -157,25 +201,8 @@ def main():
         base, head, wall = session(a.gate, cfg, lab, label.replace("/", ""), spec, a.trials * a.pairs)
         print(f"{label}: {a.trials * a.pairs} pairs in {wall:.0f} s ({wall / (a.trials * a.pairs):.1f} s a pair)")
         for name, mcfg in methods:
-            st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, tested=0, caught=0, other_flagged=0, noise=[])
-            for t in range(a.trials):
-                rep = judge(a.gate, lab, mcfg, base, head, t * a.pairs, (t + 1) * a.pairs)
-                st["trials"] += 1
-                for f in rep["functions"]:
-                    p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
-                    if not p50 or p50["verdict"] == "insufficient data":
-                        continue
-                    st["tested"] += 1
-                    if p50.get("noise"):
-                        st["noise"].append(p50["noise"])
-                    reg = p50["verdict"] == "regression"
-                    if spec and f["name"] == a.function:
-                        st["caught"] += reg
-                    else:
-                        st["fn_trials"] += 1
-                        st["false_reg"] += reg
-                        st["unchanged"] += p50["verdict"] == "unchanged"
-            rows.append((label, name, st, wall))
+            rows.append((label, name, tally(a, spec, base, head, lab, mcfg), wall))
+    rows += sliced_rows(a, cfg, lab, scenarios, methods)
     print()
     print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'caught':>8s} {'noise p50':>10s} "
           f"{'wall/trial':>10s}")
