@@ -61,11 +61,32 @@ std::string describe(const SlicedRound& s, int round, double slice_ms) {
   std::string out = b;
   for (const auto& [side, l] : {std::pair{"base", &s.base}, std::pair{"head", &s.head}}) {
     if (l->unpaired_s <= 0) continue;
-    snprintf(b, sizeof b, "; %s ran %.2f s alone at the end (%llu calls, unpaired: dropped)", side, l->unpaired_s,
-             static_cast<unsigned long long>(l->unpaired_calls));
+    snprintf(b, sizeof b, "; %s: %.2f s at the end unpaired or in a short last pair (%llu calls, dropped)", side,
+             l->unpaired_s, static_cast<unsigned long long>(l->unpaired_calls));
     out += b;
   }
   return out;
+}
+
+std::string fmt_ms(double ms) {
+  char b[32];
+  snprintf(b, sizeof b, "%g", ms);
+  return b;
+}
+
+// The last pair ends with the workloads; when one of its slices ran less than half a slice, it is
+// dropped (counted as unpaired): its few calls would leave a function without enough calls in
+// that unit (and speed normalization then off for every unit), and its two slices met the machine
+// for different lengths of time.
+void drop_short_last_pair(std::vector<RunResult> (&units)[2], SliceLosses (&loss)[2], double slice_s) {
+  if (units[0].empty() || units[1].empty()) return;
+  if (units[0].back().duration_s >= slice_s / 2 && units[1].back().duration_s >= slice_s / 2) return;
+  for (int k = 0; k < 2; ++k) {
+    const RunResult& r = units[k].back();
+    loss[k].unpaired_calls += calls_of(r) + r.straddled_calls;
+    loss[k].unpaired_s += r.duration_s;
+    units[k].pop_back();
+  }
 }
 
 }  // namespace
@@ -105,12 +126,18 @@ bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19
       loss[current].straddled_calls += rest.straddled_calls;
       loss[current].unpaired_s = rest.duration_s;
     }
+    drop_short_last_pair(units, loss, seconds);
+    if (units[0].empty()) {
+      current = 2;
+      throw Error::make("--slice-ms " + fmt_ms(slice_ms), "the workloads ended within their first pair of slices",
+                        "use a shorter --slice-ms, or a workload that runs for several slices", ExitCode::kUsage);
+    }
     for (current = 0; current < 2; ++current) {
       require_some_call(round_total(units[current]), m[current]->result().functions,
                         "round " + std::to_string(round) + " (" + variant[current] + ")", false);
     }
   } catch (const Error& e) {
-    m[current < 2 ? current : 1]->fail(e);
+    m[current < 2 ? current : 1]->fail(e);  // an error of the round itself (2) goes on head
     for (RunSession* session : s)
       if (session) session->stop_sliced();
     return false;

@@ -31,7 +31,7 @@ struct SlicedRound {
 // thread is stopped, read and reset its maps into one unit, then the other side; which side goes
 // first in each pair is drawn from `rng`. A side that exits mid-slice ends its pair with a
 // partial slice; the other side then runs to its end alone and that remainder is dropped
-// (counted in SliceLosses). The paired units (RunResults, index = pair index) are added to both
+// (counted in SliceLosses), as is a last pair with a slice shorter than half a slice. The paired units (RunResults, index = pair index) are added to both
 // Measurers. Returns false when a side failed: the failure is on that side's Measurer, the
 // other side's workload is killed, and no unit of the round is kept.
 bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19937_64& rng, SignalWatch* signals,

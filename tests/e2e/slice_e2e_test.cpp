@@ -155,8 +155,12 @@ TEST(SliceE2e, EveryCallIsRecordedOrCountedAsStraddledOrUnpaired) {
   fs::remove_all(dir);
 }
 
-// The verdict through the slices, on the bundled example: head's pricing.Apply 3x slower is the one
-// regression; an A/A flags nothing.
+// The verdict through the slices, on the bundled example: head's pricing.Apply 3x slower (~2x in
+// its measured p50) is the one regression; an A/A flags nothing. Short workloads (~0.8 s a side,
+// ~3 pairs a round) so that the units come from many rounds, each on fresh copies of the binaries:
+// a copy's fixed offset (up to ~14% on ~1 us functions, see MeasureOptions::fresh_copy_each_run)
+// is shared by every slice of a round. A/A Apply p50 read 0.96x-1.04x (CI within [0.87, 1.15]) in
+// 3 sessions of 30 pairs this way; the 20% band leaves room for that.
 TEST(SliceE2e, SlicedAbCatchesTheSlowHeadOnly) {
   GATE_REQUIRE_ROOT();
   const std::string shop = build_shop_example();
@@ -172,10 +176,10 @@ TEST(SliceE2e, SlicedAbCatchesTheSlowHeadOnly) {
                        << "workload: |\n"
                        << "  case \"$GATE_BINARY\" in */head/shop) "
                        << (slow_head ? "export SHOP_SLOW='example.com/shop/pricing.Apply=3';; " : ";; ")
-                       << "esac; exec \"$GATE_BINARY\" -orders 1500 -workers 1 -q\n"
+                       << "esac; exec \"$GATE_BINARY\" -orders 300 -workers 1 -q\n"
                        << "runs: 10\nmax_runs: 30\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
-                       << "threshold: 10%\nquantiles: [p50]\n"
+                       << "threshold: 20%\nquantiles: [p50]\n"
                        << "functions:\n"
                        << "  - example.com/shop/pricing.Apply\n"
                        << "  - example.com/shop.(*Store).Get\n"
