@@ -15,6 +15,7 @@
 #include "probe/probe_fixture.hpp"
 #include "results/result.hpp"
 #include "runner/process.hpp"
+#include "runner/sliced.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 
@@ -204,6 +205,29 @@ TEST(SliceE2e, SlicedAbCatchesTheSlowHeadOnly) {
   EXPECT_EQ(same.code, 0) << same.out << same.err;
   EXPECT_TRUE(regressions(same.out).empty()) << same.out;
   fs::remove_all(dir);
+}
+
+// No root: the report's notes of a sliced measurement. A function whose p50 call is above a
+// quarter of the slice is named; one well below it is not; the straddled count is said.
+TEST(SliceNotes, NameFunctionsWhoseCallsAreLongForTheSlice) {
+  ResultFile r;
+  r.functions.resize(2);
+  r.functions[0].name = "main.long";
+  r.functions[1].name = "main.short";
+  for (int u = 0; u < 3; ++u) {
+    RunResult run;
+    run.functions.resize(2);
+    run.functions[0].histogram.add(60'000'000, 5);  // 60 ms calls
+    run.functions[1].histogram.add(40'000'000, 5);  // 40 ms: below 200/4 = 50 ms
+    r.runs.push_back(run);
+  }
+  r.extra["straddled_calls"] = "7";
+  const auto notes = runner::slice_notes(r, 200, "head");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].rfind("main.long: p50 call 60", 0), 0u) << notes[0];
+  EXPECT_NE(notes[0].find("without --slice-ms"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[1], "7 calls on head straddled a switch between time slices and were dropped");
+  EXPECT_TRUE(runner::slice_notes(r, 400, "head").size() == 1u) << "at 400 ms slices 60 ms calls are fine";
 }
 
 // A service config cannot be sliced yet: a usage error that says so, before anything is measured.
