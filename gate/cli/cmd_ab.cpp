@@ -1,5 +1,6 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
-// order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
+// order (A B B A ...), or both run at once in time slices (--slice-ms), so that machine drift hits
+// both alike; then the same verdict as check.
 // The work is verdict::ab.
 #include <cstdio>
 

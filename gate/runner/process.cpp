@@ -224,25 +224,29 @@ std::vector<pid_t> group_members(pid_t pgid) {
   return out;
 }
 
-// True when every thread of pid is stopped or dead (or pid is gone).
-bool all_threads_stopped(pid_t pid) {
+// "" when every thread of pid is stopped, dead (or pid is gone) or in an uninterruptible wait
+// (state D: it runs no user code, and the pending stop holds it before it could; a vfork parent
+// waits so while its child is stopped before exec), else the first one that is not, as
+// "pid/tid (comm) state S".
+std::string running_thread(pid_t pid) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   DIR* d = opendir(dir.c_str());
-  if (!d) return true;
-  bool stopped = true;
+  if (!d) return "";
+  std::string running;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.') continue;
     const std::string stat = read_small_file(dir + "/" + e->d_name + "/stat");
     const auto close = stat.rfind(')');
     if (close == std::string::npos || close + 2 >= stat.size()) continue;
     const char state = stat[close + 2];
-    if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
-      stopped = false;
+    if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != 'D') {
+      running = std::to_string(pid) + "/" + e->d_name + " " + stat.substr(stat.find(' ') + 1, close - stat.find(' ')) +
+                " state " + state;
       break;
     }
   }
   closedir(d);
-  return stopped;
+  return running;
 }
 
 }  // namespace
@@ -252,17 +256,14 @@ void Child::pause(double timeout_s) {
   ::kill(-pid_, SIGSTOP);
   const double deadline = now_s() + timeout_s;
   while (true) {
-    bool all = true;
+    std::string running;
     for (const pid_t p : group_members(pid_))
-      if (!all_threads_stopped(p)) {
-        all = false;
-        break;
-      }
-    if (all) return;
+      if (!(running = running_thread(p)).empty()) break;
+    if (running.empty()) return;
     if (now_s() > deadline) {
       throw Error::make("workload '" + command_ + "' (pid " + std::to_string(pid_) + ")",
                         "not every thread stopped within " + std::to_string(static_cast<int>(timeout_s)) +
-                            " s of SIGSTOP (a thread stuck in the kernel, state D?)",
+                            " s of SIGSTOP to its process group: " + running,
                         "run without --slice-ms", ExitCode::kMeasure);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));

@@ -65,7 +65,7 @@ class Child {
   // process in it is stopped (or gone), so that no workload code runs after it returns; throws
   // gate::Error (exit 3) when that takes longer than timeout_s. resume(): SIGCONT to the group;
   // the first resume of a start_stopped child also waits for its exec and throws if it failed.
-  void pause(double timeout_s = 5);
+  void pause(double timeout_s = 30);
   void resume();
 
  private:

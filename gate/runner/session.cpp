@@ -345,9 +345,9 @@ uint64_t monotonic_ns() {
 }  // namespace
 
 void RunSession::start_sliced(int round, const std::string& variant) {
-  if (cfg_.service) {
-    throw Error::make("--slice-ms", "cannot switch a service and its load driver together yet",
-                      "drop --slice-ms for a service config (gate ab interleaves whole runs)", ExitCode::kUsage);
+  if (cfg_.service) {  // verdict::require_sliceable says so first, with the config's name
+    throw Error::make("--slice-ms", "cannot switch a service and its load driver together yet", "drop --slice-ms",
+                      ExitCode::kUsage);
   }
   engine_->untrack_all();
   engine_->collect_and_reset();  // nothing from before this round counts

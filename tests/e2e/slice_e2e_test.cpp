@@ -37,6 +37,13 @@ uintmax_t size_of(const fs::path& p) {
   return ec ? 0 : n;
 }
 
+// Waits up to 20 s for the file to grow past `size` (a loaded VM can hold an exec for a while:
+// seen, a vfork child in sched_exec for over a second); returns its size then.
+uintmax_t wait_for_growth(const fs::path& p, uintmax_t size) {
+  for (int i = 0; i < 2000 && size_of(p) <= size; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return size_of(p);
+}
+
 // No root needed: plain processes. The shell (and every `date` it forks, same process group) must
 // not run before resume(), nor between pause() and the next resume().
 TEST(SliceProcess, StartStoppedAndPausedGroupsRunNothing) {
@@ -51,9 +58,7 @@ TEST(SliceProcess, StartStoppedAndPausedGroupsRunNothing) {
   EXPECT_FALSE(fs::exists(log)) << "the workload ran before its first resume()";
 
   child.resume();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const auto running = size_of(log);
-  EXPECT_GT(running, 0u) << "resume() did not let it run";
+  EXPECT_GT(wait_for_growth(log, 0), 0u) << "resume() did not let it run";
 
   child.pause();
   const auto at_pause = size_of(log);
@@ -61,8 +66,7 @@ TEST(SliceProcess, StartStoppedAndPausedGroupsRunNothing) {
   EXPECT_EQ(size_of(log), at_pause) << "the group wrote while paused";
 
   child.resume();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_GT(size_of(log), at_pause) << "the second resume() did not let it run";
+  EXPECT_GT(wait_for_growth(log, at_pause), at_pause) << "the second resume() did not let it run";
   child.stop(SIGKILL, 0);
   fs::remove_all(dir);
 }
