@@ -4,12 +4,15 @@
 Characterizes the machine (the size and timescale of its speed swings, from a Go SHA-256 loop
 timed by its own clock), then measures the shop example through the real probe path with
 `gate ab`: A/A (the same code both sides) and A/B with one function slowed 1.1x, 1.25x and 1.5x
-through the example's SHOP_SLOW knob. Each scenario is one `gate ab` session of trials x pairs
-runs, cut into trials of `pairs` consecutive pairs; every trial is judged by `gate compare` on
-that trial's runs under each method (config keys pairing and speed_normalization), so all
-methods see the same runs. Prints one side-by-side table, plus the wall time per scenario.
+through the example's SHOP_SLOW knob. Every trial is one real `gate ab` session with the default
+method (paired + speed-normalized), band 5% at p50: scenarios in --sequential (A/A and 1.1x by
+default) run as gate ab does in CI, --pairs pairs first and then one more pair at a time while a
+verdict is inconclusive, up to --max-pairs; the others run exactly --pairs pairs. The runs each
+trial measured are then judged by `gate compare` under every method (config keys pairing and
+speed_normalization), so all methods see the same runs. Prints one side-by-side table with the
+pairs and wall time each trial needed.
 
-Usage (root, after ci/build.sh):  sudo tests/bench/noise_lab.py [--trials 10] [--pairs 10]
+Usage (root, after ci/build.sh):  sudo tests/bench/noise_lab.py [--trials 30] [--pairs 10] [--max-pairs 30]
 Figures, not pass/fail: the README quotes its table with the command line that made it.
 """
 import argparse
@@ -101,7 +104,8 @@ def with_method(cfg, lab, name, pairing, normalize, threshold):
     return path
 
 
-def session(gate, cfg, lab, label, slow_spec, runs, extra=()):
+def session(gate, cfg, lab, label, slow_spec, runs, max_runs, extra=()):
+    """One trial: a gate ab session of `runs` pairs, then more while a verdict is inconclusive."""
     for side in ("base", "head"):
         p = os.path.join(lab, side + ".slow")
         if os.path.exists(p):
@@ -112,109 +116,134 @@ def session(gate, cfg, lab, label, slow_spec, runs, extra=()):
     ob, oh = os.path.join(lab, label + "_base.json"), os.path.join(lab, label + "_head.json")
     t0 = time.time()
     r = subprocess.run([gate, "ab", "-q", "-c", cfg, "--base-binary", os.path.join(lab, "base"), "--head-binary",
-                        os.path.join(lab, "head"), "--runs", str(runs), "--max-runs", str(runs), "--out-base", ob,
+                        os.path.join(lab, "head"), "--runs", str(runs), "--max-runs", str(max_runs), "--out-base", ob,
                         "--out-head", oh, *extra], capture_output=True, text=True)
     if r.returncode not in (0, 1):
         sys.exit(f"noise_lab: gate ab failed ({r.returncode}):\n{r.stderr[-2000:]}")
     return json.load(open(ob)), json.load(open(oh)), time.time() - t0
 
 
-def judge(gate, lab, cfg, base, head, lo, hi):
-    b, h = dict(base), dict(head)
-    b["runs"], h["runs"] = base["runs"][lo:hi], head["runs"][lo:hi]
+def judge(gate, lab, cfg, base, head):
     pb, ph = os.path.join(lab, "trial_base.json"), os.path.join(lab, "trial_head.json")
-    json.dump(b, open(pb, "w"))
-    json.dump(h, open(ph, "w"))
+    json.dump(base, open(pb, "w"))
+    json.dump(head, open(ph, "w"))
     r = subprocess.run([gate, "compare", pb, ph, "-c", cfg, "--format", "json"], capture_output=True, text=True)
     if r.returncode not in (0, 1, 3):
         sys.exit(f"noise_lab: gate compare failed ({r.returncode}): {r.stderr[-1000:]}")
     return json.loads(r.stdout)
 
 
-def tally(a, spec, base, head, lab, mcfg):
-    """Judges trials of a.pairs consecutive units (pairs of runs, or of time slices)."""
-    st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, tested=0, caught=0, other_flagged=0, noise=[])
-    for t in range(a.trials):
-        rep = judge(a.gate, lab, mcfg, base, head, t * a.pairs, (t + 1) * a.pairs)
-        st["trials"] += 1
-        for f in rep["functions"]:
-            p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
-            if not p50 or p50["verdict"] == "insufficient data":
-                continue
-            st["tested"] += 1
-            if p50.get("noise"):
-                st["noise"].append(p50["noise"])
-            reg = p50["verdict"] == "regression"
-            if spec and f["name"] == a.function:
-                st["caught"] += reg
-            else:
-                st["fn_trials"] += 1
-                st["false_reg"] += reg
-                st["unchanged"] += p50["verdict"] == "unchanged"
-    return st
+def tally(st, rep, slowed, function):
+    """Adds one trial's p50 verdicts under one method to `st`."""
+    st["trials"] += 1
+    for f in rep["functions"]:
+        p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
+        if not p50 or p50["verdict"] == "insufficient data":
+            continue
+        if p50.get("noise"):
+            st["noise"].append(p50["noise"])
+        reg = p50["verdict"] == "regression"
+        if slowed and f["name"] == function:
+            st["caught"] += reg
+        else:
+            st["fn_trials"] += 1
+            st["false_reg"] += reg
+            st["unchanged"] += p50["verdict"] == "unchanged"
 
 
-def sliced_rows(a, cfg, lab, scenarios, methods):
-    """Time-sliced interleaving (gate ab --slice-ms T): per T and scenario, one session whose paired
-    slices are judged like pairs of runs, in trials of a.pairs consecutive units, under the
-    "paired + speed-normalized" method. Rows "time-sliced T ms"."""
-    mcfg = dict(methods)["paired + speed-normalized"]
+def trials_for(spec, label):
+    """--trials: one count for every scenario, or scenario=count pairs (unnamed scenarios: 10)."""
+    if "=" not in spec:
+        return int(spec)
+    counts = dict(item.split("=") for item in spec.split(","))
+    return int(counts.get(label, 10))
+
+
+def sliced_rows(a, lab, scenarios, sequential, default_cfg):
+    """Time-sliced interleaving: per T in --slice-ms and scenario, trials that are each one real
+    `gate ab --slice-ms T` session (runs and max runs then count pairs of slices), judged under the
+    default method (paired + speed-normalized) only. Rows "time-sliced T ms"."""
     rows = []
     for t_ms in (x for x in a.slice_ms.split(",") if x):
+        name = f"time-sliced {t_ms} ms"
         for label, spec in scenarios:
-            tag = label.replace("/", "") + f"_slice{t_ms}"
-            base, head, wall = session(a.gate, cfg, lab, tag, spec, a.trials * a.pairs, ("--slice-ms", t_ms))
-            units = min(len(base["runs"]), len(head["runs"]))
-            straddled = sum(int(r.get("extra", {}).get("straddled_calls", 0)) for r in (base, head))
-            print(f"{label} sliced {t_ms} ms: {units} pairs of slices in {wall:.0f} s; {straddled} calls dropped "
-                  f"for straddling a switch")
-            if units < a.trials * a.pairs:
-                sys.exit(f"noise_lab: only {units} pairs of {t_ms} ms slices, {a.trials * a.pairs} needed")
-            rows.append((label, f"time-sliced {t_ms} ms", tally(a, spec, base, head, lab, mcfg), wall))
+            st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, caught=0, noise=[])
+            pairs_used, walls = [], []
+            most = a.max_pairs if label in sequential else a.pairs
+            trials = trials_for(a.trials, label)
+            for t in range(trials):
+                base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", "") + f"_slice{t_ms}", spec,
+                                           a.pairs, most, ("--slice-ms", t_ms))
+                pairs_used.append(len(head["runs"]))
+                walls.append(wall)
+                tally(st, judge(a.gate, lab, default_cfg, base, head), spec is not None, a.function)
+                dropped = sum(int(r["extra"].get("straddled_calls", 0)) for r in (base, head))
+                print(f"{label} {name} trial {t + 1}/{trials}: {pairs_used[-1]} pairs of slices, {wall:.0f} s, "
+                      f"{dropped} calls straddled a switch; so far: {st['false_reg']} false regressions, caught "
+                      f"{st['caught']}/{st['trials']}", flush=True)
+            rows.append((label, name, st, pairs_used, walls, most))
     return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"))
-    ap.add_argument("--trials", type=int, default=10)
-    ap.add_argument("--pairs", type=int, default=10, help="pairs of runs per trial")
+    ap.add_argument("--trials", default="30", help="trials a scenario: N, or per scenario, e.g. A/A=30,1.1x=20")
+    ap.add_argument("--pairs", type=int, default=10, help="pairs of runs per trial (the first look when sequential)")
+    ap.add_argument("--max-pairs", type=int, default=30, help="pairs at most in a sequential trial")
+    ap.add_argument("--sequential", default="A/A,1.1x", help="scenarios run until decided, up to --max-pairs")
     ap.add_argument("--orders", type=int, default=400, help="orders per run of the shop workload")
     ap.add_argument("--function", default="example.com/shop/pricing.Apply", help="the function slowed in A/B")
     ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
     ap.add_argument("--threshold", default="5%", help="the p50 band")
     ap.add_argument("--machine-seconds", type=int, default=20)
-    ap.add_argument("--slice-ms", default="", help="also measure gate ab --slice-ms T for each T (e.g. 100,500)")
+    ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
+                    "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("noise_lab: needs root (gate attaches BPF uprobes)")
     go = find_go()
     lab = tempfile.mkdtemp(prefix="gate-noise-lab-")
-    print(f"noise lab in {lab}: {a.trials} trials x {a.pairs} pairs a scenario, shop -orders {a.orders}, "
-          f"band {a.threshold}, `{' '.join(sys.argv)}`")
+    print(f"noise lab in {lab}: trials {a.trials}, {a.pairs} pairs (sequential: {a.sequential}, up to "
+          f"{a.max_pairs}), shop -orders {a.orders}, band {a.threshold}, `{' '.join(sys.argv)}`", flush=True)
     machine(lab, go, a.machine_seconds)
     cfg = shop(lab, go, a.orders)
     methods = [(n, with_method(cfg, lab, n, p, s, a.threshold)) for n, p, s in METHODS]
+    default_cfg = methods[-1][1]  # what gate ab decides and stops by: paired + speed-normalized
     scenarios = [("A/A", None)] + [(f"{x}x", f"{a.function}={x}") for x in a.slowdowns.split(",")]
+    sequential = set(a.sequential.split(","))
     rows = []
     for label, spec in scenarios:
-        base, head, wall = session(a.gate, cfg, lab, label.replace("/", ""), spec, a.trials * a.pairs)
-        print(f"{label}: {a.trials * a.pairs} pairs in {wall:.0f} s ({wall / (a.trials * a.pairs):.1f} s a pair)")
-        for name, mcfg in methods:
-            rows.append((label, name, tally(a, spec, base, head, lab, mcfg), wall))
-    rows += sliced_rows(a, cfg, lab, scenarios, methods)
+        stats = {name: dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, caught=0, noise=[]) for name, _ in methods}
+        pairs_used, walls = [], []
+        most = a.max_pairs if label in sequential else a.pairs
+        trials = trials_for(a.trials, label)
+        for t in range(trials):
+            base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", ""), spec, a.pairs, most)
+            pairs_used.append(len(head["runs"]))
+            walls.append(wall)
+            for name, mcfg in methods:
+                tally(stats[name], judge(a.gate, lab, mcfg, base, head), spec is not None, a.function)
+            d = stats[methods[-1][0]]
+            print(f"{label} trial {t + 1}/{trials}: {pairs_used[-1]} pairs, {wall:.0f} s; default method so far: "
+                  f"{d['false_reg']} false regressions, caught {d['caught']}/{d['trials']}", flush=True)
+        for name, _ in methods:
+            rows.append((label, name, stats[name], pairs_used, walls, most))
+    rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
     print()
     print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'caught':>8s} {'noise p50':>10s} "
-          f"{'wall/trial':>10s}")
-    for label, name, st, wall in rows:
-        fr = f"{100 * st['false_reg'] / max(1, st['fn_trials']):.1f}%"
+          f"{'pairs (med/max)':>16s} {'wall/trial':>10s}")
+    for label, name, st, pairs_used, walls, most in rows:
+        fr = f"{st['false_reg']}/{st['fn_trials']}"
         un = f"{100 * st['unchanged'] / max(1, st['fn_trials']):.0f}%"
         caught = f"{st['caught']}/{st['trials']}" if label != "A/A" else "-"
         noise = f"{100 * statistics.median(st['noise']):.1f}%" if st["noise"] else "-"
-        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {caught:>8s} {noise:>10s} {wall / a.trials:>9.0f}s")
+        pu = f"{statistics.median(pairs_used):.0f}/{max(pairs_used)} of {most}"
+        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
+              f"{statistics.median(walls):>9.0f}s")
     print(f"\n(false reg: p50 regressions among function-trials of functions not slowed; unchanged: their share "
-          f"read unchanged; caught: trials flagging {a.function}; noise: median per-unit log-sd; "
-          f"{a.pairs} pairs a trial)")
+          f"read unchanged; caught: trials flagging {a.function}; noise: median per-unit log-sd; pairs: what the "
+          f"default method's gate ab session measured per trial, every method judged on those runs)")
     shutil.rmtree(lab, ignore_errors=True)
 
 
