@@ -234,8 +234,9 @@ TEST(SliceNotes, NameFunctionsWhoseCallsAreLongForTheSlice) {
   EXPECT_TRUE(runner::slice_notes(r, 400, "head").size() == 1u) << "at 400 ms slices 60 ms calls are fine";
 }
 
-// A service config cannot be sliced yet: a usage error that says so, before anything is measured.
-TEST(SliceE2e, ServiceConfigIsAUsageError) {
+// A service config cannot be sliced yet, nor can anything in slices under 10 ms: usage errors that
+// say so, before anything is measured.
+TEST(SliceE2e, ServiceConfigAndTinySlicesAreUsageErrors) {
   const fs::path dir = scratch("service");
   const std::string cfg = (dir / "svc.yaml").string();
   std::ofstream(cfg) << "binary: " << probetarget_binary() << "\n"
@@ -246,6 +247,15 @@ TEST(SliceE2e, ServiceConfigIsAUsageError) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("service"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("drop --slice-ms"), std::string::npos) << r.err;
+
+  // And a slice too short to be worth its switch, on a batch config.
+  const std::string batch = (dir / "batch.yaml").string();
+  std::ofstream(batch) << "binary: " << probetarget_binary() << "\nworkload: " << probetarget_binary()
+                       << " spin -n 10\nfunctions: [main.spinFor]\n";
+  auto short_slice = run_gate({"ab", "-c", batch, "--base-binary", probetarget_binary(), "--head-binary",
+                               probetarget_binary(), "--slice-ms", "5"});
+  EXPECT_EQ(short_slice.code, 2) << short_slice.out << short_slice.err;
+  EXPECT_NE(short_slice.err.find("below 10 ms"), std::string::npos) << short_slice.err;
   fs::remove_all(dir);
 }
 
