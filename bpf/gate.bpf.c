@@ -113,6 +113,12 @@ struct gate_hist_group new_group = {};
 __u64 lost_no_record = 0;
 /* Caller -> callee pairs not counted because call_edges was full or memory ran out. */
 __u64 lost_edges = 0;
+/* Time slicing (gate ab --slice-ms): bpf_ktime of the moment user space let the workload run
+ * again after a stop, written before each SIGCONT; 0 = not sliced. A call entered before it holds
+ * a stop (and the other side's slice) in its window: it is dropped and counted in straddled_calls,
+ * never recorded. */
+__u64 slice_start_ns = 0;
+__u64 straddled_calls = 0;
 struct gate_edge new_edge = {};
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
@@ -380,7 +386,14 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     } else {
       struct gate_frame entry = *f;
       bpf_map_delete_elem(&frames, &key);
-      if (gs) {
+      __u64 slice_start = *(volatile __u64 *)&slice_start_ns;
+      if (slice_start && entry.ts < slice_start) {
+        /* Its traced callers entered earlier still, so they straddle too: nothing to rewind but
+         * the goroutine's innermost traced function. */
+        __sync_fetch_and_add(&straddled_calls, 1);
+        if (gs)
+          gs->cur_func = entry.caller;
+      } else if (gs) {
         finish_call(st, func, now, &entry, gs);
       } else {
         struct gate_g_state none = {.epoch = ~entry.epoch};

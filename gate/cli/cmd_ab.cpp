@@ -1,5 +1,6 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
-// order (A B B A ...), so that machine drift hits both alike; then the same verdict as check.
+// order (A B B A ...), or both run at once in time slices (--slice-ms), so that machine drift hits
+// both alike; then the same verdict as check.
 // The work is verdict::ab.
 #include <cstdio>
 
@@ -15,6 +16,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     std::string base_binary, head_binary;
     int max_runs = 0;
     uint64_t seed = 1;
+    double slice_ms = 0;
     std::string out_base, out_head;
     ReportFlags report;
   };
@@ -24,6 +26,10 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   app.add_option("--head-binary", a->head_binary, "The binary built from the head commit")->required();
   app.add_option("--max-runs", a->max_runs, "Runs per side, at most, while a verdict is inconclusive");
   app.add_option("--seed", a->seed, "Seed of the run order (default 1: the same order every time)");
+  app.add_option("--slice-ms", a->slice_ms,
+                 "Time-sliced interleaving: run both workloads at once and switch between them every this many "
+                 "ms; paired slices replace pairs of runs (runs and --max-runs then count pairs of slices). "
+                 "0 (default): whole runs");
   app.add_option("--out-base", a->out_base, "Write the base result JSON here");
   app.add_option("--out-head", a->out_head, "Write the head result JSON here");
   add_report_flags(app, a->report);
@@ -31,13 +37,16 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
       "Examples:\n"
       "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --runs 10\n"
+      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --slice-ms 200 --runs 10 --max-runs 30\n"
+      "    (both run at once, switched every 200 ms; calls that straddle a switch are dropped and counted)\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
+    verdict::require_sliceable(cfg, a->slice_ms);
     const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, measure_options(a->m, g), a->seed,
-                                            a->max_runs, &signals);
+                                            a->max_runs, &signals, a->slice_ms);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
@@ -48,6 +57,11 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});
     if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
     if (a->seed != 1) rc.rerun.insert(rc.rerun.end(), {"--seed", std::to_string(a->seed)});
+    if (a->slice_ms > 0) {
+      char b[32];
+      snprintf(b, sizeof b, "%g", a->slice_ms);
+      rc.rerun.insert(rc.rerun.end(), {"--slice-ms", b});
+    }
     for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
     rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
     rc.base_label = a->base_binary;

@@ -457,13 +457,21 @@ void ProbeEngine::untrack_all() {
   for (uint32_t k : keys) bpf_map__delete_elem(map, &k, sizeof k, 0);
 }
 
-std::vector<FunctionCounters> ProbeEngine::collect_and_reset() {
+std::vector<FunctionCounters> ProbeEngine::collect_and_reset() { return collect(true); }
+
+std::vector<FunctionCounters> ProbeEngine::collect_slice() { return collect(false); }
+
+void ProbeEngine::set_slice_start(uint64_t monotonic_ns) {
+  __atomic_store_n(&impl_->skel->bss->slice_start_ns, monotonic_ns, __ATOMIC_SEQ_CST);
+}
+
+std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   Impl& m = *impl_;
   std::vector<FunctionCounters> out(m.nfuncs);
 
   // In-flight entries: calls that never returned before their process ended.
   bpf_map* frames = m.skel->maps.frames;
-  for (const auto& k : map_keys<gate_frame_key>(frames)) {
+  for (const auto& k : end_of_run ? map_keys<gate_frame_key>(frames) : std::vector<gate_frame_key>{}) {
     if (k.func < m.nfuncs) out[k.func].open_entries++;
     bpf_map__delete_elem(frames, &k, sizeof k, 0);
   }
@@ -507,9 +515,12 @@ std::vector<FunctionCounters> ProbeEngine::collect_and_reset() {
   for (auto& c : out)
     std::sort(c.callers.begin(), c.callers.end(), [](const auto& a, const auto& b) { return a.caller < b.caller; });
   if (!out.empty()) out[0].lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
+  const uint64_t straddled = __atomic_exchange_n(&m.skel->bss->straddled_calls, 0, __ATOMIC_SEQ_CST);
+  if (!out.empty()) out[0].straddled_calls = straddled;
   // The goroutines' accumulators matter only within a call; the workload's processes are gone.
-  for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))
-    bpf_map__delete_elem(m.skel->maps.goroutines, &k, sizeof k, 0);
+  if (end_of_run)
+    for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))
+      bpf_map__delete_elem(m.skel->maps.goroutines, &k, sizeof k, 0);
 
   // Calls of a function whose record could not be created were counted nowhere else.
   const uint64_t lost = __atomic_exchange_n(&m.skel->bss->lost_no_record, 0, __ATOMIC_SEQ_CST);

@@ -95,6 +95,8 @@ struct FunctionCounters {
   };
   std::vector<Caller> callers;  // sorted by caller id
   uint64_t lost_edges = 0;      // engine-wide (on function 0 only): caller pairs not counted
+  uint64_t straddled_calls = 0;  // engine-wide (on function 0 only): calls dropped because they
+                                 // entered before the current time slice (set_slice_start)
   uint64_t unmatched_returns = 0;
   uint64_t abandoned_entries = 0;  // replaced by a newer entry of the same frame
   uint64_t open_entries = 0;       // still in flight when collected (never returned)
@@ -136,6 +138,14 @@ class ProbeEngine {
   // workload's processes have exited. Throws gate::Error (exit 3) when calls could not be counted
   // at all because the kernel had no memory for a function's record.
   std::vector<FunctionCounters> collect_and_reset();
+  // Time slicing: the statistics so far, read and deleted like collect_and_reset, while the
+  // workload is stopped between two slices. Calls in flight stay in flight (their returns, in a
+  // later slice, are then counted as straddled), and so do the goroutines' accumulators.
+  std::vector<FunctionCounters> collect_slice();
+  // Time slicing: calls entered before `monotonic_ns` (CLOCK_MONOTONIC, what bpf_ktime_get_ns
+  // reads) are dropped at their return and counted in straddled_calls; 0 turns it off. Set it
+  // while the workload is stopped, just before letting it run again.
+  void set_slice_start(uint64_t monotonic_ns);
 
   KernelMemory kernel_memory() const;
   // Ids of the functions that hold kernel memory now (called since the last collect), sorted.
@@ -145,6 +155,7 @@ class ProbeEngine {
   double detach();
 
  private:
+  std::vector<FunctionCounters> collect(bool end_of_run);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -294,6 +294,7 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
          {"started_at", r.started_at}, {"functions", std::move(fns)}};
   if (true_time) j["true_time"] = true;
   if (r.lost_call_edges) j["lost_call_edges"] = r.lost_call_edges;
+  if (r.straddled_calls) j["straddled_calls"] = r.straddled_calls;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -443,6 +444,7 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["started_at"].get(sv)) r.started_at = sv;
   uint64_t n = 0;
   if (!j["lost_call_edges"].get(n)) r.lost_call_edges = n;
+  if (!j["straddled_calls"].get(n)) r.straddled_calls = n;
   return r;
 }
 

@@ -101,6 +101,9 @@ struct RunResult {
   std::vector<std::string> benchmark_higher_better;
   std::vector<std::string> benchmark_warnings;
   uint64_t lost_call_edges = 0;        // caller -> callee pairs the kernel could not count (map full)
+  // gate ab --slice-ms: this run is one time slice; calls that returned in it but had entered
+  // before it (a stop and the other side's slice in their window) were dropped and counted here.
+  uint64_t straddled_calls = 0;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

@@ -131,12 +131,7 @@ bool Measurer::run(int count, SignalWatch* signals) {
   try {
     for (int k = 0; k < count; ++k) {
       const int i = runs_done() + 1;
-      if (opts_.reattach_each_run && i > 1 && session_->engine().attach_mode() == probe::AttachMode::kMulti) {
-        session_->engine().detach();
-        session_.reset();
-        if (!copy_dir_.empty()) use_fresh_copy(i);
-        session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
-      }
+      if (i > 1) reattach(i);
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
       require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
@@ -158,6 +153,31 @@ bool Measurer::run(int count, SignalWatch* signals) {
     return false;
   }
   return true;
+}
+
+// A new attach (and copy of the binary) for the next run: see reattach_each_run.
+void Measurer::reattach(int copy_index) {
+  if (!opts_.reattach_each_run || session_->engine().attach_mode() != probe::AttachMode::kMulti) return;
+  session_->engine().detach();
+  session_.reset();
+  if (!copy_dir_.empty()) use_fresh_copy(copy_index);
+  session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
+}
+
+RunSession& Measurer::session_for_round() {
+  if (++rounds_ > 1) reattach(rounds_);
+  return *session_;
+}
+
+void Measurer::add_units(std::vector<RunResult> units) {
+  for (auto& u : units) m_.result.runs.push_back(std::move(u));
+}
+
+void Measurer::fail(const Error& e) {
+  if (failed()) return;
+  m_.failure = e;
+  m_.result.partial = true;
+  m_.result.partial_reason = e.what();
 }
 
 bool Measurer::warm_up(int count, SignalWatch* signals) {

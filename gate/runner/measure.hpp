@@ -68,7 +68,20 @@ class Measurer {
   // Detaches the probes and returns the measurement.
   Measurement finish();
 
+  // Time slicing (runner/sliced.hpp) drives the session itself. session_for_round: the session
+  // for the next round, attached afresh on a fresh copy of the binary as before a run (round 1:
+  // the one attached in the constructor). add_units: a round's paired slices, as runs. fail: a
+  // round failed; the result is then partial, as after a failed run.
+  RunSession& session_for_round();
+  int rounds_started() const { return rounds_; }
+  void add_units(std::vector<RunResult> units);
+  void fail(const Error& e);
+  const MeasureOptions& options() const { return opts_; }
+  ResultFile& mutable_result() { return m_.result; }
+
  private:
+  void reattach(int copy_index);
+  int rounds_ = 0;
   const Config& cfg_;
   MeasureOptions opts_;
   plan::ProbePlan target_;

@@ -2,6 +2,7 @@
 #include "runner/process.hpp"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -52,6 +53,16 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// A /proc file's first bytes ("" when it is gone): stat lines fit.
+std::string read_small_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buf[1024];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
 // The child's side of Child::spawn: own process group, dies with gate, waits at the start gate
 // until gate has tracked it, then redirects and execs. Only async-signal-safe calls.
 [[noreturn]] void exec_held_child(const SpawnOptions& o, std::vector<char*>& argv, std::vector<char*>& envp,
@@ -79,6 +90,7 @@ double now_s() {
   dup2(fi, 0);
   dup2(fo, 1);
   dup2(fe, 2);
+  if (o.start_stopped) raise(SIGSTOP);  // gate lets it go with SIGCONT at its first slice
   execvpe(argv[0], argv.data(), envp.data());
   int e = errno;
   (void)!::write(errno_fd, &e, sizeof e);
@@ -148,31 +160,144 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
     throw;
   }
   ::close(gate_pipe[1]);  // releases the child
-  int child_errno = 0;
-  ssize_t n;
-  while ((n = ::read(err_pipe[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  child.command_ = o.command;
+  child.cwd_ = o.cwd;
+  child.program_ = words[0];
+  if (o.start_stopped && child.wait_stopped_before_exec()) {
+    child.exec_errno_fd_ = err_pipe[0];  // exec (or its failure) comes at the first resume()
+    return child;
   }
-  ::close(err_pipe[0]);
-  if (n == sizeof child_errno) {
-    child.reap(true);
-    throw Error::make("workload '" + o.command + "'",
-                      std::string("cannot be started: ") + std::strerror(child_errno) + " (" + words[0] + ")",
-                      child_errno == ENOENT ? "check the command and that the build step produced it"
-                                            : "check the working directory " + o.cwd,
-                      ExitCode::kMeasure);
-  }
+  child.check_exec(err_pipe[0]);
   return child;
 }
 
+// start_stopped: waits for the child's own SIGSTOP; false when it exited before (its errno is
+// then in the pipe).
+bool Child::wait_stopped_before_exec() {
+  int st = 0;
+  pid_t r;
+  while ((r = waitpid(pid_, &st, WUNTRACED)) < 0 && errno == EINTR) {
+  }
+  if (r == pid_ && WIFSTOPPED(st)) return true;
+  if (r == pid_) {
+    exited_ = true;
+    status_ = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+  }
+  return false;
+}
+
+// Reads the child's exec errno from the pipe that closes at a successful exec; throws on failure.
+void Child::check_exec(int errno_fd) {
+  int child_errno = 0;
+  ssize_t n;
+  while ((n = ::read(errno_fd, &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(errno_fd);
+  if (n == sizeof child_errno) {
+    reap(true);
+    throw Error::make("workload '" + command_ + "'",
+                      std::string("cannot be started: ") + std::strerror(child_errno) + " (" + program_ + ")",
+                      child_errno == ENOENT ? "check the command and that the build step produced it"
+                                            : "check the working directory " + cwd_,
+                      ExitCode::kMeasure);
+  }
+}
+
+namespace {
+
+// Processes whose process group is pgid (/proc/PID/stat field 5).
+std::vector<pid_t> group_members(pid_t pgid) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string stat = read_small_file(std::string("/proc/") + e->d_name + "/stat");
+    const auto close = stat.rfind(')');  // comm may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0, pgrp = 0;
+    if (sscanf(stat.c_str() + close + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid)
+      out.push_back(static_cast<pid_t>(atoi(e->d_name)));
+  }
+  closedir(d);
+  return out;
+}
+
+// "" when every thread of pid is stopped, dead (or pid is gone) or in an uninterruptible wait
+// (state D: it runs no user code, and the pending stop holds it before it could; a vfork parent
+// waits so while its child is stopped before exec), else the first one that is not, as
+// "pid/tid (comm) state S".
+std::string running_thread(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return "";
+  std::string running;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string stat = read_small_file(dir + "/" + e->d_name + "/stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size()) continue;
+    const char state = stat[close + 2];
+    if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != 'D') {
+      running = std::to_string(pid) + "/" + e->d_name + " " + stat.substr(stat.find(' ') + 1, close - stat.find(' ')) +
+                " state " + state;
+      break;
+    }
+  }
+  closedir(d);
+  return running;
+}
+
+}  // namespace
+
+void Child::pause(double timeout_s) {
+  if (exited_ || pid_ <= 0) return;
+  ::kill(-pid_, SIGSTOP);
+  const double deadline = now_s() + timeout_s;
+  while (true) {
+    std::string running;
+    for (const pid_t p : group_members(pid_))
+      if (!(running = running_thread(p)).empty()) break;
+    if (running.empty()) return;
+    if (now_s() > deadline) {
+      throw Error::make("workload '" + command_ + "' (pid " + std::to_string(pid_) + ")",
+                        "not every thread stopped within " + std::to_string(static_cast<int>(timeout_s)) +
+                            " s of SIGSTOP to its process group: " + running,
+                        "run without --slice-ms", ExitCode::kMeasure);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+void Child::resume() {
+  if (exited_ || pid_ <= 0) return;
+  ::kill(-pid_, SIGCONT);
+  if (exec_errno_fd_ >= 0) {
+    const int fd = exec_errno_fd_;
+    exec_errno_fd_ = -1;
+    check_exec(fd);
+  }
+}
+
 Child::Child(Child&& o) noexcept
-    : pid_(o.pid_), pidfd_(o.pidfd_), status_(o.status_), exited_(o.exited_) {
+    : pid_(o.pid_),
+      pidfd_(o.pidfd_),
+      status_(o.status_),
+      exited_(o.exited_),
+      exec_errno_fd_(o.exec_errno_fd_),
+      command_(std::move(o.command_)),
+      cwd_(std::move(o.cwd_)),
+      program_(std::move(o.program_)) {
   o.pid_ = -1;
   o.pidfd_ = -1;
+  o.exec_errno_fd_ = -1;
 }
 
 Child::~Child() {
   if (pid_ > 0 && !exited_) stop(SIGKILL, 0);
   if (pidfd_ >= 0) ::close(pidfd_);
+  if (exec_errno_fd_ >= 0) ::close(exec_errno_fd_);
 }
 
 bool Child::reap(bool block) {

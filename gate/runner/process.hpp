@@ -35,6 +35,9 @@ struct SpawnOptions {
   std::string stdout_path;  // files that receive the child's output ("" = /dev/null)
   std::string stderr_path;
   bool die_with_gate = true;  // PR_SET_PDEATHSIG: killed if gate is killed
+  // Time slicing: the child stops itself (SIGSTOP) just before exec and spawn() returns once it is
+  // stopped, so that not one instruction of the workload runs before the first resume().
+  bool start_stopped = false;
 };
 
 class Child {
@@ -58,13 +61,24 @@ class Child {
   // Sends `sig` to the process group, waits up to grace_s, then SIGKILLs the group.
   void stop(int sig, double grace_s);
 
+  // Time slicing. pause(): SIGSTOP to the process group, then waits until every thread of every
+  // process in it is stopped (or gone), so that no workload code runs after it returns; throws
+  // gate::Error (exit 3) when that takes longer than timeout_s. resume(): SIGCONT to the group;
+  // the first resume of a start_stopped child also waits for its exec and throws if it failed.
+  void pause(double timeout_s = 30);
+  void resume();
+
  private:
   explicit Child(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd) {}
   bool reap(bool block);
+  bool wait_stopped_before_exec();
+  void check_exec(int errno_fd);
   pid_t pid_ = -1;
   int pidfd_ = -1;
   int status_ = -1;
   bool exited_ = false;
+  int exec_errno_fd_ = -1;  // start_stopped: read at the first resume (closes at exec)
+  std::string command_, cwd_, program_;  // for exec errors
 };
 
 // The last `max_bytes` of a file (for "the tail of its stderr" in errors).

@@ -300,15 +300,17 @@ void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& servi
   }
 }
 
-RunResult RunSession::collect(int index, const std::string& variant, double started, const std::string& started_at) {
+RunResult RunSession::collect(int index, const std::string& variant, double started, const std::string& started_at,
+                              bool end_of_run) {
   RunResult r;
   r.index = index;
   r.variant = variant;
   r.started_at = started_at;
   r.duration_s = now_s() - started;
-  const auto counters = engine_->collect_and_reset();
-  engine_->untrack_all();
+  const auto counters = end_of_run ? engine_->collect_and_reset() : engine_->collect_slice();
+  if (end_of_run) engine_->untrack_all();
   if (!counters.empty()) r.lost_call_edges = counters[0].lost_edges;
+  if (!counters.empty()) r.straddled_calls = counters[0].straddled_calls;
   for (const auto& fi : target_.functions) {
     FunctionRun fr;
     fr.name = fi.name;
@@ -326,6 +328,93 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
     r.functions.push_back(std::move(fr));
   }
   return r;
+}
+
+}  // namespace gate::runner
+
+namespace gate::runner {
+
+namespace {
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+void RunSession::start_sliced(int round, const std::string& variant) {
+  if (cfg_.service) {  // verdict::require_sliceable says so first, with the config's name
+    throw Error::make("--slice-ms", "cannot switch a service and its load driver together yet", "drop --slice-ms",
+                      ExitCode::kUsage);
+  }
+  engine_->untrack_all();
+  engine_->collect_and_reset();  // nothing from before this round counts
+  engine_->set_slice_start(0);
+  sliced_ = std::make_unique<Sliced>();
+  sliced_->files = {round, variant, output_path(round, variant, "stdout"), output_path(round, variant, "stderr"),
+                    "round " + std::to_string(round) + " (" + variant + ")"};
+  last_stdout_ = sliced_->files.out;
+  SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, sliced_->files.out, sliced_->files.err, true, true};
+  sliced_->child = std::make_unique<Child>(Child::spawn(so, [this](pid_t pid) { engine_->track(pid); }));
+}
+
+bool RunSession::run_slice(double seconds, SignalWatch* signals) {
+  Sliced& sl = *sliced_;
+  const RunFiles& f = sl.files;
+  if (sl.exited) return true;
+  sl.slice_started = now_s();
+  sl.slice_started_at = iso_now();
+  const double left = cfg_.timeout_s > 0 ? cfg_.timeout_s - sl.active_s : 0;
+  // Calls already in flight now hold the stop (and the other side's slice) in their window.
+  engine_->set_slice_start(monotonic_ns());
+  sl.child->resume();
+  const auto end = sl.child->wait(left > 0 ? std::min(seconds, left) : seconds, signals);
+  sl.slice_s = now_s() - sl.slice_started;
+  sl.active_s += sl.slice_s;
+  switch (end) {
+    case Child::WaitEnd::kSignal:
+      sl.child->stop(SIGTERM, 2);
+      throw interrupted(signals->received(), f.label);
+    case Child::WaitEnd::kTimeout:
+      if (cfg_.timeout_s > 0 && sl.active_s >= cfg_.timeout_s) {
+        sl.child->stop(SIGTERM, 2);
+        throw run_failure("workload '" + cfg_.workload + "'", f.label,
+                          "did not finish within the timeout of " + std::to_string(static_cast<int>(cfg_.timeout_s)) +
+                              " s of its own slices",
+                          f.err, "raise timeout: in gate.yaml, or make the workload shorter");
+      }
+      return false;
+    case Child::WaitEnd::kExited:
+      break;
+  }
+  sl.exited = true;
+  if (sl.child->status() != 0) {
+    throw run_failure("workload '" + cfg_.workload + "'", f.label,
+                      "exited with status " + std::to_string(sl.child->status()), f.err,
+                      "run the command by hand in " + cfg_.dir + " to see why; a failed run is never recorded");
+  }
+  return true;
+}
+
+RunResult RunSession::end_slice(int index) {
+  Sliced& sl = *sliced_;
+  if (!sl.exited) sl.child->pause();
+  RunResult r = collect(index, sl.files.variant, sl.slice_started, sl.slice_started_at, sl.exited);
+  r.duration_s = sl.slice_s;  // the time it ran, not the stop and the reading after it
+  return r;
+}
+
+RunResult RunSession::run_to_end(int index, SignalWatch* signals) {
+  while (!run_slice(3600, signals)) {
+  }
+  return end_slice(index);
+}
+
+void RunSession::stop_sliced() {
+  if (sliced_ && sliced_->child && !sliced_->exited) sliced_->child->stop(SIGKILL, 0);
+  sliced_.reset();
 }
 
 }  // namespace gate::runner

@@ -31,6 +31,17 @@ class RunSession {
   // One run of the workload (or service + load). `variant` labels it ("base"/"head" in ab).
   RunResult run_once(int index, const std::string& variant, SignalWatch* signals);
 
+  // Time slicing (runner/sliced.hpp), one workload run cut into slices: start_sliced spawns it
+  // stopped and tracked; run_slice lets it run for up to `seconds` (true: it exited meanwhile, with
+  // status 0; throws gate::Error on a failure, the config's timeout over its slices, or a signal);
+  // end_slice stops it (while alive) and returns the slice's statistics as a RunResult.
+  // run_to_end lets it finish alone and returns what it measured meanwhile.
+  void start_sliced(int round, const std::string& variant);
+  bool run_slice(double seconds, SignalWatch* signals);
+  RunResult end_slice(int index);
+  RunResult run_to_end(int index, SignalWatch* signals);
+  void stop_sliced();  // kills a sliced workload still running (an error elsewhere)
+
   probe::ProbeEngine& engine() { return *engine_; }
   const plan::ProbePlan& target() const { return target_; }
   // Path of the last run's stdout file (valid until the next run).
@@ -46,7 +57,18 @@ class RunSession {
   void run_workload(const RunFiles& f, SignalWatch* signals);
   void run_service(const RunFiles& f, SignalWatch* signals);
   void run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals);
-  RunResult collect(int index, const std::string& variant, double started, const std::string& started_at);
+  RunResult collect(int index, const std::string& variant, double started, const std::string& started_at,
+                    bool end_of_run = true);
+  struct Sliced {
+    std::unique_ptr<Child> child;
+    RunFiles files;
+    bool exited = false;
+    double active_s = 0;       // time it was let run, over its slices: what the timeout bounds
+    double slice_started = 0;  // steady clock
+    double slice_s = 0;        // how long the last slice ran
+    std::string slice_started_at;
+  };
+  std::unique_ptr<Sliced> sliced_;
   std::string output_path(int index, const std::string& variant, const char* stream) const;
   // The command as run: when this session measures another binary than the config's (gate ab),
   // a command whose program is the config's binary runs this one instead.

@@ -5,6 +5,7 @@
 
 #include "baselines/store.hpp"
 #include "runner/coverage.hpp"
+#include "runner/sliced.hpp"
 #include "verdict/benchmarks.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
@@ -55,8 +56,28 @@ void settle(Checked& c, const ResultFile& base, const std::string& base_path) {
   }
 }
 
+void require_sliceable(const runner::Config& cfg, double slice_ms) {
+  if (slice_ms == 0) return;
+  if (!(slice_ms >= 10)) {
+    throw Error::make("--slice-ms", "is below 10 ms: every switch costs a stop, a read of the maps and cold caches",
+                      "use --slice-ms 50 or more (200 ms is a good start), or 0 for whole runs", ExitCode::kUsage);
+  }
+  if (cfg.service) {
+    throw Error::make("--slice-ms with a service config (" + cfg.path + ")",
+                      "gate cannot yet switch a service and its load driver together",
+                      "drop --slice-ms: gate ab then interleaves whole runs of the service", ExitCode::kUsage);
+  }
+  if (cfg.benchmarks != "none") {
+    throw Error::make("--slice-ms with benchmarks: " + cfg.benchmarks + " (" + cfg.path + ")",
+                      "a Go benchmark's ns/op is printed once per run, not per time slice",
+                      "drop --slice-ms for this config", ExitCode::kUsage);
+  }
+}
+
 AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
-            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals) {
+            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
+            double slice_ms) {
+  require_sliceable(cfg, slice_ms);
   auto side_options = [&](const std::string& binary, const char* variant) {
     runner::MeasureOptions o = opts;
     o.skip_build = true;
@@ -67,7 +88,9 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
   runner::Measurer base(cfg, side_options(base_binary, "base"));
   runner::Measurer head(cfg, side_options(head_binary, "head"));
   MeasuredSide base_side(base, signals), head_side(head, signals);
-  InterleavedPairs schedule(base_side, head_side, seed);
+  InterleavedPairs whole_runs(base_side, head_side, seed);
+  SlicedPairs slices(base, head, slice_ms, seed, signals);
+  Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : whole_runs;
   AbJudged out;
   out.comparison = measure_until_decided(
       schedule,
@@ -79,6 +102,9 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
   out.base = base.finish();
   out.head = head.finish();
   warn_uncalled(out.comparison, out.base.result, out.head.result);
+  if (slice_ms > 0)
+    for (const auto& [r, side] : {std::pair{&out.base.result, "base"}, std::pair{&out.head.result, "head"}})
+      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.comparison.warnings.push_back(std::move(w));
   return out;
 }
 

@@ -30,8 +30,13 @@ struct AbJudged {
 };
 // gate ab: the two binaries with the same config (no build), runs in pairs in a seeded order until
 // decided. Does not throw for a failed run: the caller saves what was measured, then throw_failure().
+// slice_ms > 0: time-sliced interleaving (runner/sliced.hpp); runs and max_runs then count pairs
+// of slices. Throws gate::Error (exit 2) for a config that cannot be sliced (service, benchmarks).
 AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
-            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals);
+            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
+            double slice_ms = 0);
+// Throws gate::Error (exit 2) when --slice-ms cannot be used with this config.
+void require_sliceable(const runner::Config& cfg, double slice_ms);
 void throw_failure(const AbJudged& j);
 
 // gate compare: two result files; head must be complete and share a function with base. cfg may be

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runner/measure.hpp"
+#include "runner/sliced.hpp"
 
 namespace gate::verdict {
 
@@ -26,6 +27,19 @@ bool InterleavedPairs::add_rounds(int rounds) {
   }
   return !failed();
 }
+
+bool SlicedPairs::add_rounds(int pairs) {
+  const int target = rounds_done() + pairs;
+  while (rounds_done() < target && !failed()) {
+    runner::SlicedRound round;
+    if (!runner::run_sliced_round(base_, head_, slice_ms_, rng_, signals_, &round)) break;
+    if (round.pairs == 0) break;  // cannot happen (every round pairs its first slices); never loop on it
+  }
+  return !failed();
+}
+
+int SlicedPairs::rounds_done() const { return head_.runs_done(); }
+bool SlicedPairs::failed() const { return base_.failed() || head_.failed(); }
 
 stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, const Budget& budget,
                                         const std::function<void(const std::string&)>& log) {

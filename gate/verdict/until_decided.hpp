@@ -85,6 +85,28 @@ class InterleavedPairs : public Schedule {
   std::mt19937_64 rng_;
 };
 
+// gate ab --slice-ms: both workloads run at once, switched every slice_ms (runner/sliced.hpp).
+// A round is one run of each workload cut into many pairs of slices; rounds are added until at
+// least the asked number of pairs more were measured, and rounds_done() counts pairs, so that
+// runs and max_runs bound paired units as they bound pairs of runs.
+class SlicedPairs : public Schedule {
+ public:
+  SlicedPairs(runner::Measurer& base, runner::Measurer& head, double slice_ms, uint64_t seed,
+              runner::SignalWatch* signals)
+      : base_(base), head_(head), slice_ms_(slice_ms), rng_(seed), signals_(signals) {}
+  bool add_rounds(int pairs) override;
+  int rounds_done() const override;
+  bool failed() const override;
+  std::string round_name() const override { return "round of time slices"; }
+
+ private:
+  runner::Measurer& base_;
+  runner::Measurer& head_;
+  double slice_ms_;
+  std::mt19937_64 rng_;
+  runner::SignalWatch* signals_;
+};
+
 // Is it decided: the comparison of what the sides measured so far.
 using Judge = std::function<stats::Comparison()>;
 

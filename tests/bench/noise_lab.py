@@ -104,7 +104,7 @@ def with_method(cfg, lab, name, pairing, normalize, threshold):
     return path
 
 
-def session(gate, cfg, lab, label, slow_spec, runs, max_runs):
+def session(gate, cfg, lab, label, slow_spec, runs, max_runs, extra=()):
     """One trial: a gate ab session of `runs` pairs, then more while a verdict is inconclusive."""
     for side in ("base", "head"):
         p = os.path.join(lab, side + ".slow")
@@ -117,7 +117,7 @@ def session(gate, cfg, lab, label, slow_spec, runs, max_runs):
     t0 = time.time()
     r = subprocess.run([gate, "ab", "-q", "-c", cfg, "--base-binary", os.path.join(lab, "base"), "--head-binary",
                         os.path.join(lab, "head"), "--runs", str(runs), "--max-runs", str(max_runs), "--out-base", ob,
-                        "--out-head", oh], capture_output=True, text=True)
+                        "--out-head", oh, *extra], capture_output=True, text=True)
     if r.returncode not in (0, 1):
         sys.exit(f"noise_lab: gate ab failed ({r.returncode}):\n{r.stderr[-2000:]}")
     return json.load(open(ob)), json.load(open(oh)), time.time() - t0
@@ -159,6 +159,32 @@ def trials_for(spec, label):
     return int(counts.get(label, 10))
 
 
+def sliced_rows(a, lab, scenarios, sequential, default_cfg):
+    """Time-sliced interleaving: per T in --slice-ms and scenario, trials that are each one real
+    `gate ab --slice-ms T` session (runs and max runs then count pairs of slices), judged under the
+    default method (paired + speed-normalized) only. Rows "time-sliced T ms"."""
+    rows = []
+    for t_ms in (x for x in a.slice_ms.split(",") if x):
+        name = f"time-sliced {t_ms} ms"
+        for label, spec in scenarios:
+            st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, caught=0, noise=[])
+            pairs_used, walls = [], []
+            most = a.max_pairs if label in sequential else a.pairs
+            trials = trials_for(a.trials, label)
+            for t in range(trials):
+                base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", "") + f"_slice{t_ms}", spec,
+                                           a.pairs, most, ("--slice-ms", t_ms))
+                pairs_used.append(len(head["runs"]))
+                walls.append(wall)
+                tally(st, judge(a.gate, lab, default_cfg, base, head), spec is not None, a.function)
+                dropped = sum(int(r["extra"].get("straddled_calls", 0)) for r in (base, head))
+                print(f"{label} {name} trial {t + 1}/{trials}: {pairs_used[-1]} pairs of slices, {wall:.0f} s, "
+                      f"{dropped} calls straddled a switch; so far: {st['false_reg']} false regressions, caught "
+                      f"{st['caught']}/{st['trials']}", flush=True)
+            rows.append((label, name, st, pairs_used, walls, most))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"))
@@ -171,6 +197,8 @@ def main():
     ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
     ap.add_argument("--threshold", default="5%", help="the p50 band")
     ap.add_argument("--machine-seconds", type=int, default=20)
+    ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
+                    "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("noise_lab: needs root (gate attaches BPF uprobes)")
@@ -201,6 +229,7 @@ def main():
                   f"{d['false_reg']} false regressions, caught {d['caught']}/{d['trials']}", flush=True)
         for name, _ in methods:
             rows.append((label, name, stats[name], pairs_used, walls, most))
+    rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
     print()
     print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'caught':>8s} {'noise p50':>10s} "
           f"{'pairs (med/max)':>16s} {'wall/trial':>10s}")
