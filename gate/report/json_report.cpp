@@ -63,6 +63,7 @@ Json options(const stats::CompareOptions* o) {
   for (const auto& s : o->quantiles) q.push_back(s.name);
   return Json{{"quantiles", q},
               {"confidence", o->confidence},
+              {"equivalence_alpha", o->equivalence_alpha},
               {"resamples", o->resamples},
               {"seed", o->seed},
               {"min_runs", o->min_runs},
@@ -117,6 +118,9 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"p_regression_adjusted", number(q.p_regression_adjusted)},
                         {"p_improvement", number(q.p_improvement)},
                         {"p_improvement_adjusted", number(q.p_improvement_adjusted)},
+                        {"p_unchanged", number(q.p_unchanged)},
+                        {"eq_low", number(q.eq_low)},
+                        {"eq_high", number(q.eq_high)},
                         {"base_runs_used", q.base_runs_used},
                         {"head_runs_used", q.head_runs_used},
                         {"more_runs_would_help", q.more_runs_would_help},

@@ -25,8 +25,8 @@ inline constexpr int kReportSchemaVersion = 1;
 //   "base_runs", "head_runs", "tests": int,    // tests: function x quantile tests with enough data
 //   "method": string, "method_short": string,
 //   "thresholds": the text report's thresholds line,
-//   "options": null | {"quantiles": [string], "confidence", "resamples", "seed", "min_runs",
-//              "min_tail_calls", "outlier_sigmas", "calls_ratio_threshold", "calls_policy",
+//   "options": null | {"quantiles": [string], "confidence", "equivalence_alpha", "resamples", "seed",
+//              "min_runs", "min_tail_calls", "outlier_sigmas", "calls_ratio_threshold", "calls_policy",
 //              "multiplicity", "require_sufficient_data", "max_lost_fraction",
 //              "default_threshold": {"regression", "improvement"}},
 //   "functions": [ worst first:
@@ -38,7 +38,8 @@ inline constexpr int kReportSchemaVersion = 1;
 //      "quantiles": [{"name", "verdict", "threshold": {"regression", "improvement"},
 //                     "base_ns", "head_ns", "ratio", "ci_low", "ci_high",
 //                     "p_regression", "p_regression_adjusted", "p_improvement",
-//                     "p_improvement_adjusted", "base_runs_used", "head_runs_used",
+//                     "p_improvement_adjusted", "p_unchanged", "eq_low", "eq_high",
+//                     "base_runs_used", "head_runs_used",
 //                     "more_runs_would_help", "reason"}]}],
 //   "only_in_base": [string], "only_in_head": [string], "warnings": [string],
 //   "next_steps": {"rerun", "accept", "accept_note": string},

@@ -191,6 +191,7 @@ void take_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) 
   qc.ci_high = r.ci_high;
   qc.p_regression = r.p_above(1 + qc.band.regression);
   qc.p_improvement = r.p_below(1 - qc.band.improvement);
+  qc.p_unchanged = std::max(r.p_below(1 + qc.band.regression), r.p_above(1 - qc.band.improvement));
   qc.verdict = Verdict::kUnchanged;
 }
 
@@ -325,7 +326,7 @@ void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) 
   else if (c < down)
     se_needed = (down - c) / crit;
   else
-    se_needed = std::min(up - c, c - down) / student_t_quantile(1 - alpha, qc.df);
+    se_needed = std::min(up - c, c - down) / student_t_quantile(1 - o.equivalence_alpha, qc.df);
   if (!(se_needed > 0)) return;
   const double units = std::ceil(qc.units * (se / se_needed) * (se / se_needed));
   qc.units_to_decide = units < 1e6 ? static_cast<int>(units) : 1000000;
@@ -339,11 +340,19 @@ void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
                                  ? std::string("")
                                  : " after " + std::string(to_string(o.multiplicity)) + " over " +
                                        std::to_string(tests) + " tests";
+  {  // the equivalence interval: the reported one (centred in log space) narrowed to 1 - 2 alpha_eq
+    const double c = 0.5 * (std::log(qc.ci_low) + std::log(qc.ci_high));
+    const double half = 0.5 * (std::log(qc.ci_high) - std::log(qc.ci_low));
+    const double df = qc.df >= 1 ? qc.df : 1e6;
+    const double k = student_t_quantile(1 - o.equivalence_alpha, df) / student_t_quantile(1 - alpha, df);
+    qc.eq_low = std::exp(c - k * half);
+    qc.eq_high = std::exp(c + k * half);
+  }
   if (qc.p_regression_adjusted < alpha) {
     qc.verdict = Verdict::kRegression;
   } else if (qc.p_improvement_adjusted < alpha) {
     qc.verdict = Verdict::kImprovement;
-  } else if (qc.ci_low >= down && qc.ci_high <= up) {
+  } else if (qc.p_unchanged < o.equivalence_alpha) {
     qc.verdict = Verdict::kUnchanged;
   } else {
     qc.verdict = Verdict::kInconclusive;
@@ -359,9 +368,12 @@ void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
                   "); more runs would decide";
     } else {
       std::string which;
-      if (qc.ci_high > up) which = "+" + percent(qc.band.regression);
-      if (qc.ci_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
-      qc.reason = "interval " + ci + " straddles " + which + "; more runs would narrow it";
+      if (qc.eq_high > up) which = "+" + percent(qc.band.regression);
+      if (qc.eq_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
+      if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
+      qc.reason = percent(1 - 2 * o.equivalence_alpha) + " interval [" + fmt("%.3f", qc.eq_low) + ", " +
+                  fmt("%.3f", qc.eq_high) + "] reaches beyond " + which +
+                  " (unchanged needs it inside); more runs would narrow it";
     }
   }
   describe_power(qc, o, tests);
@@ -566,6 +578,8 @@ void CompareOptions::validate() const {
   }
   if (!(confidence >= 0.5 && confidence <= 0.9999))
     throw bad("confidence", fmt("%g", confidence) + " is outside [0.5, 0.9999]", "use 0.95");
+  if (!(equivalence_alpha > 0 && equivalence_alpha <= 0.25))
+    throw bad("equivalence_alpha", fmt("%g", equivalence_alpha) + " is outside (0, 0.25]", "use 0.05");
   if (resamples < 100 || resamples > 1000000)
     throw bad("resamples", std::to_string(resamples) + " is outside [100, 1000000]", "use 2000");
   if (min_runs < 2) throw bad("min_runs", std::to_string(min_runs) + " is below 2", "use 5 or more");
@@ -772,7 +786,9 @@ void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOpti
                              runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) +
                              " robust SDs, Welch-t calibrated), ") +
              speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
-             fmt("%g", (1 - o.confidence) / 2) + " " + fam;
+             fmt("%g", (1 - o.confidence) / 2) + " " + fam + "; unchanged needs the " +
+             percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
+             fmt("%g", o.equivalence_alpha) + ")";
   c.method_short = std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + conf + " CI, " +
                    (speed.usable ? "speed-normalized, " : "") +
                    (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")

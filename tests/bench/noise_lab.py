@@ -149,6 +149,17 @@ def tally(st, rep, slowed, function):
             st["fn_trials"] += 1
             st["false_reg"] += reg
             st["unchanged"] += p50["verdict"] == "unchanged"
+            # gate's earlier rule: the 95% interval inside the band
+            band = p50["threshold"]
+            st["unchanged95"] += (p50["verdict"] in ("unchanged", "inconclusive") and
+                                  p50["ci_low"] >= 1 - band["improvement"] and p50["ci_high"] <= 1 + band["regression"])
+            per = st["per_function"].setdefault(f["name"], [0, 0])
+            per[0] += p50["verdict"] == "unchanged"
+            per[1] += 1
+
+
+def new_stats():
+    return dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, unchanged95=0, caught=0, noise=[], per_function={})
 
 
 def trials_for(spec, label):
@@ -167,7 +178,7 @@ def sliced_rows(a, lab, scenarios, sequential, default_cfg):
     for t_ms in (x for x in a.slice_ms.split(",") if x):
         name = f"time-sliced {t_ms} ms"
         for label, spec in scenarios:
-            st = dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, caught=0, noise=[])
+            st = new_stats()
             pairs_used, walls = [], []
             most = a.max_pairs if label in sequential else a.pairs
             trials = trials_for(a.trials, label)
@@ -214,7 +225,7 @@ def main():
     sequential = set(a.sequential.split(","))
     rows = []
     for label, spec in scenarios:
-        stats = {name: dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, caught=0, noise=[]) for name, _ in methods}
+        stats = {name: new_stats() for name, _ in methods}
         pairs_used, walls = [], []
         most = a.max_pairs if label in sequential else a.pairs
         trials = trials_for(a.trials, label)
@@ -231,18 +242,25 @@ def main():
             rows.append((label, name, stats[name], pairs_used, walls, most))
     rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
     print()
-    print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'caught':>8s} {'noise p50':>10s} "
-          f"{'pairs (med/max)':>16s} {'wall/trial':>10s}")
+    print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'(95% rule)':>10s} {'caught':>8s} "
+          f"{'noise p50':>10s} {'pairs (med/max)':>16s} {'wall/trial':>10s}")
     for label, name, st, pairs_used, walls, most in rows:
         fr = f"{st['false_reg']}/{st['fn_trials']}"
         un = f"{100 * st['unchanged'] / max(1, st['fn_trials']):.0f}%"
+        un95 = f"{100 * st['unchanged95'] / max(1, st['fn_trials']):.0f}%"
         caught = f"{st['caught']}/{st['trials']}" if label != "A/A" else "-"
         noise = f"{100 * statistics.median(st['noise']):.1f}%" if st["noise"] else "-"
         pu = f"{statistics.median(pairs_used):.0f}/{max(pairs_used)} of {most}"
-        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
+        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {un95:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
               f"{statistics.median(walls):>9.0f}s")
+    for label, name, st, *_ in rows:
+        if label == "A/A" and name == METHODS[-1][0] and st["per_function"]:
+            print(f"\nA/A, {name}: unchanged per function (trials)")
+            for fn, (u, n) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
+                print(f"  {100 * u / n:4.0f}%  {n:3d}  {fn}")
     print(f"\n(false reg: p50 regressions among function-trials of functions not slowed; unchanged: their share "
-          f"read unchanged; caught: trials flagging {a.function}; noise: median per-unit log-sd; pairs: what the "
+          f"read unchanged (the 90% interval inside the band, two one-sided tests at 5%); (95% rule): their share "
+          f"whose 95% interval lay inside the band, gate's earlier rule; caught: trials flagging {a.function}; noise: median per-unit log-sd; pairs: what the "
           f"default method's gate ab session measured per trial, every method judged on those runs)")
     shutil.rmtree(lab, ignore_errors=True)
 

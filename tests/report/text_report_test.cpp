@@ -143,7 +143,7 @@ TEST(TextReport, OptionsSelectColumnsRowsAndReasons) {
 
   const std::string full = render_text(c);
   bool has_reason = false;
-  for (const auto& l : lines_of(full)) has_reason |= l.rfind("    p99: inconclusive: interval", 0) == 0;
+  for (const auto& l : lines_of(full)) has_reason |= l.rfind("    p99: inconclusive: 90% interval", 0) == 0;
   EXPECT_TRUE(has_reason) << full;
 }
 

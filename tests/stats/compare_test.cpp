@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.hpp"
 #include "report/text_report.hpp"
+#include "stats/benchmarks.hpp"
+#include "stats/distributions.hpp"
 #include "synthetic.hpp"
 
 namespace gate::stats {
@@ -417,7 +420,8 @@ TEST(Compare, SmallChangeIsInconclusiveAndAsksForRuns) {
   const auto c = run(make(base, head, 10, 0.03), p50_only);
   const auto& q = *fn(c, "main.f00").find("p50");
   EXPECT_EQ(q.verdict, Verdict::kInconclusive);
-  EXPECT_TRUE(contains(q.reason, "straddles +3%")) << q.reason;
+  EXPECT_TRUE(contains(q.reason, "90% interval [")) << q.reason;
+  EXPECT_TRUE(contains(q.reason, "reaches beyond +3%")) << q.reason;
   EXPECT_TRUE(q.more_runs_would_help);
   EXPECT_TRUE(c.need_more_runs());
   // Futility: a change right at the threshold needs far more runs than a maximum of 12 allows
@@ -504,6 +508,62 @@ TEST(Compare, OneModeKeepsItsQuantiles) {
   const auto base = bimodal_runs(10, 4, 1.0, 1.0, 0.0), head = bimodal_runs(10, 5, 1.0, 1.0, 0.0);
   const Comparison c = compare(base, head, meta, meta, CompareOptions{});
   for (const auto& q : c.functions.at(0).quantiles) EXPECT_TRUE(q.note.empty()) << q.name << ": " << q.note;
+}
+
+}  // namespace
+}  // namespace gate::stats
+
+namespace gate::stats {
+namespace {
+
+// "Unchanged" is the equivalence test (TOST at equivalence_alpha): the 90% interval inside the
+// band, not the reported 95% one. A ratio of 1.01 with log-scale 0.02 over 9 df: the 95% interval
+// [0.965, 1.056] pokes beyond +5%, the 90% one [0.973, 1.047] does not.
+TEST(Equivalence, UnchangedNeedsTheNinetyPercentIntervalInsideTheBand) {
+  RatioInterval r;
+  r.df = 9;
+  r.log_center = std::log(1.01);
+  r.log_scale = 0.02;
+  const double t95 = student_t_quantile(0.975, r.df);
+  r.ci_low = std::exp(r.log_center - t95 * r.log_scale);
+  r.ci_high = std::exp(r.log_center + t95 * r.log_scale);
+  r.ratio = std::exp(r.log_center);
+  ASSERT_GT(r.ci_high, 1.05);  // the case this test is about
+  auto judged = [&](double equivalence_alpha) {
+    QuantileComparison qc;
+    qc.name = "p50";
+    qc.band = {0.05, 0.05};
+    qc.units = 10;
+    fill_interval(qc, r, true);
+    qc.p_regression_adjusted = qc.p_regression;
+    qc.p_improvement_adjusted = qc.p_improvement;
+    CompareOptions o;
+    o.equivalence_alpha = equivalence_alpha;
+    decide_test(qc, o, 1);
+    return qc;
+  };
+  const QuantileComparison tost = judged(0.05);
+  EXPECT_EQ(tost.verdict, Verdict::kUnchanged) << tost.reason;
+  EXPECT_LT(tost.p_unchanged, 0.05);
+  EXPECT_NEAR(tost.eq_low, std::exp(r.log_center - student_t_quantile(0.95, r.df) * r.log_scale), 1e-9);
+  EXPECT_NEAR(tost.eq_high, std::exp(r.log_center + student_t_quantile(0.95, r.df) * r.log_scale), 1e-9);
+  EXPECT_GT(tost.eq_low, 0.95);
+  EXPECT_LT(tost.eq_high, 1.05);
+  // The earlier rule (95% inside, each one-sided test at 2.5%) leaves it open, and says why.
+  const QuantileComparison strict = judged(0.025);
+  EXPECT_EQ(strict.verdict, Verdict::kInconclusive);
+  EXPECT_GE(strict.p_unchanged, 0.025);
+  EXPECT_NE(strict.reason.find("95% interval ["), std::string::npos) << strict.reason;
+  EXPECT_NE(strict.reason.find("reaches beyond +5% ("), std::string::npos) << strict.reason;
+  // Out of range: a clear error naming the option.
+  CompareOptions bad;
+  bad.equivalence_alpha = 0.5;
+  try {
+    bad.validate();
+    ADD_FAILURE() << "equivalence_alpha 0.5 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("equivalence_alpha"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
