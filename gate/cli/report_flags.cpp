@@ -104,7 +104,7 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   const auto requests = report_requests(f);  // before any work: a usage error is exit 2, not a half report
   std::optional<stats::CompareOptions> options;
   if (ctx.head) {
-    options = verdict::compare_options(ctx.cfg, ctx.head->functions);
+    options = verdict::with_looks(verdict::compare_options(ctx.cfg, ctx.head->functions), *ctx.head);
     if (ctx.cfg && !f.baseline_ref.empty()) {
       try {
         const std::string notice = verdict::config_change_notice(f.baseline_ref, *ctx.cfg, ctx.head->functions);

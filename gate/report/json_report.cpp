@@ -64,6 +64,8 @@ Json options(const stats::CompareOptions* o) {
   return Json{{"quantiles", q},
               {"confidence", o->confidence},
               {"equivalence_alpha", o->equivalence_alpha},
+              {"first_look", o->first_look},
+              {"last_look", o->last_look},
               {"resamples", o->resamples},
               {"seed", o->seed},
               {"min_runs", o->min_runs},

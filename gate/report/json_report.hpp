@@ -25,7 +25,8 @@ inline constexpr int kReportSchemaVersion = 1;
 //   "base_runs", "head_runs", "tests": int,    // tests: function x quantile tests with enough data
 //   "method": string, "method_short": string,
 //   "thresholds": the text report's thresholds line,
-//   "options": null | {"quantiles": [string], "confidence", "equivalence_alpha", "resamples", "seed",
+//   "options": null | {"quantiles": [string], "confidence", "equivalence_alpha", "first_look",
+//              "last_look", "resamples", "seed",
 //              "min_runs", "min_tail_calls", "outlier_sigmas", "calls_ratio_threshold", "calls_policy",
 //              "multiplicity", "require_sufficient_data", "max_lost_fraction",
 //              "default_threshold": {"regression", "improvement"}},

@@ -10,6 +10,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
+#include "stats/sequential.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
 #include "stats/speed.hpp"
@@ -336,10 +338,12 @@ void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
   const double alpha = (1 - o.confidence) / 2;
   const double up = 1 + qc.band.regression;
   const double down = 1 - qc.band.improvement;
-  const std::string family = o.multiplicity == Multiplicity::kNone
-                                 ? std::string("")
-                                 : " after " + std::string(to_string(o.multiplicity)) + " over " +
-                                       std::to_string(tests) + " tests";
+  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
+  const std::string family =
+      o.multiplicity == Multiplicity::kNone
+          ? (looks.empty() ? std::string("") : " over " + looks)
+          : " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(tests) + " tests" +
+                (looks.empty() ? std::string("") : " and " + looks);
   {  // the equivalence interval: the reported one (centred in log space) narrowed to 1 - 2 alpha_eq
     const double c = 0.5 * (std::log(qc.ci_low) + std::log(qc.ci_high));
     const double half = 0.5 * (std::log(qc.ci_high) - std::log(qc.ci_low));
@@ -578,6 +582,9 @@ void CompareOptions::validate() const {
   }
   if (!(confidence >= 0.5 && confidence <= 0.9999))
     throw bad("confidence", fmt("%g", confidence) + " is outside [0.5, 0.9999]", "use 0.95");
+  if (first_look < 0 || last_look < 0 || last_look > 100000)
+    throw bad("looks", std::to_string(first_look) + ".." + std::to_string(last_look) + " is out of range",
+              "give the runs before the first comparison and max_runs, e.g. 10 and 30");
   if (!(equivalence_alpha > 0 && equivalence_alpha <= 0.25))
     throw bad("equivalence_alpha", fmt("%g", equivalence_alpha) + " is outside (0, 0.25]", "use 0.05");
   if (resamples < 100 || resamples > 1000000)
@@ -682,6 +689,17 @@ void estimate_functions(Comparison& c, const std::vector<std::string>& names, co
 
 }
 
+// The sequential p-values of one plan of looks, computed once per process (~0.1 s of numerical
+// integration): the loop compares after every added unit with the same plan.
+const SequentialLooks& sequential_looks(int first, int last) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<SequentialLooks>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[{first, last}];
+  if (!slot) slot = std::make_unique<SequentialLooks>(first, last);
+  return *slot;
+}
+
 // Holm over the family of tested intervals (and the common shift when it is tested), then each
 // test's verdict, each function's verdict and its calls-per-run change.
 void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std::pair<Side, Side>>& sides,
@@ -704,6 +722,11 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
     }
   }
   c.tests = static_cast<int>(p_reg.size());
+  if (o.sequential()) {  // the looks of measure-until-decided, then Holm over the tests
+    const SequentialLooks& looks = sequential_looks(o.first_look, o.last_look);
+    for (double& p : p_reg) p = looks.adjust(p);
+    for (double& p : p_imp) p = looks.adjust(p);
+  }
   const auto adj_reg = adjust_p_values(p_reg, o.multiplicity);
   const auto adj_imp = adjust_p_values(p_imp, o.multiplicity);
   if (c.common_shift_tested) {
@@ -786,7 +809,11 @@ void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOpti
                              runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) +
                              " robust SDs, Welch-t calibrated), ") +
              speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
-             fmt("%g", (1 - o.confidence) / 2) + " " + fam + "; unchanged needs the " +
+             fmt("%g", (1 - o.confidence) / 2) + " " + fam +
+             (o.sequential() ? " of sequential p-values (looks after " + std::to_string(o.first_look) + " to " +
+                                   std::to_string(o.last_look) + (c.paired ? " pairs" : " runs") + ")"
+                             : std::string()) +
+             "; unchanged needs the " +
              percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
              fmt("%g", o.equivalence_alpha) + ")";
   c.method_short = std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + conf + " CI, " +

@@ -96,6 +96,13 @@ struct CompareOptions {
   // pairs (issue 11). A false "unchanged" only stops the runs early: it passes the build exactly as
   // "inconclusive" does, and a regression is still decided by the stricter one-sided test above.
   double equivalence_alpha = 0.05;
+  // Measure-until-decided compares after first_look units (pairs, or runs a side) and again after
+  // each unit added up to last_look. When last_look > first_look, every one-sided p-value is made
+  // a sequential one for those looks (stats/sequential.hpp) before Holm, so that looking up to 21
+  // times does not raise the false-alarm rate (at the threshold: 8.7% -> 2.8%, nominal 2.5%).
+  int first_look = 0;
+  int last_look = 0;
+  bool sequential() const { return last_look > first_look && first_look > 0; }
   int resamples = 2000;
   uint64_t seed = 0x67617465;  // fixed: the same inputs always give the same verdicts
   // Below 5 runs a side a run-level bootstrap has at most 126 distinct resamples and its 95%

@@ -25,6 +25,19 @@ Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int
   return {opts.runs ? opts.runs : cfg.runs, max_runs ? max_runs : cfg.max_runs};
 }
 
+// The comparison options of a measure-until-decided loop: its looks are part of the test.
+stats::CompareOptions loop_options(const runner::Config& cfg, const std::vector<FunctionInfo>& functions,
+                                   const Budget& b) {
+  stats::CompareOptions o = compare_options(&cfg, functions);
+  o.first_look = b.runs;
+  o.last_look = std::max(b.runs, b.max_runs);
+  return o;
+}
+
+void record_looks(ResultFile& r, const Budget& b) {
+  if (b.max_runs > b.runs) r.extra["looks"] = looks_text(b.runs, b.max_runs);
+}
+
 }  // namespace
 
 Checked check(const runner::Config& cfg, const ResultFile& base, const runner::MeasureOptions& opts, int max_runs,
@@ -35,14 +48,16 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
   MeasuredSide side(head, signals);
   OneSide schedule(side);
   Checked out;
+  const Budget plan = budget(cfg, opts, max_runs);
   out.comparison = measure_until_decided(
       schedule,
       [&] {
         return compare_with_benchmarks(base.runs, head.result().runs, base, head.result(),
-                              compare_options(&cfg, head.result().functions));
+                                       loop_options(cfg, head.result().functions, plan));
       },
-      budget(cfg, opts, max_runs), opts.session.log);
+      plan, opts.session.log);
   out.head = head.finish();
+  record_looks(out.head.result, plan);
   warn_uncalled(out.comparison, base, out.head.result);
   return out;
 }
@@ -92,15 +107,18 @@ AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std
   SlicedPairs slices(base, head, slice_ms, seed, signals);
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : whole_runs;
   AbJudged out;
+  const Budget plan = budget(cfg, opts, max_runs);
   out.comparison = measure_until_decided(
       schedule,
       [&] {
         return compare_with_benchmarks(base.result().runs, head.result().runs, base.result(), head.result(),
-                              compare_options(&cfg, head.result().functions));
+                                       loop_options(cfg, head.result().functions, plan));
       },
-      budget(cfg, opts, max_runs), opts.session.log);
+      plan, opts.session.log);
   out.base = base.finish();
   out.head = head.finish();
+  record_looks(out.base.result, plan);
+  record_looks(out.head.result, plan);
   warn_uncalled(out.comparison, out.base.result, out.head.result);
   if (slice_ms > 0)
     for (const auto& [r, side] : {std::pair{&out.base.result, "base"}, std::pair{&out.head.result, "head"}})
@@ -120,7 +138,8 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
-  stats::Comparison c = compare_with_benchmarks(base.runs, head.runs, base, head, compare_options(cfg, head.functions));
+  stats::Comparison c =
+      compare_with_benchmarks(base.runs, head.runs, base, head, with_looks(compare_options(cfg, head.functions), head));
   warn_uncalled(c, base, head);
   return c;
 }

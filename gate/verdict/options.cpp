@@ -1,6 +1,8 @@
 // Config -> stats::CompareOptions.
 #include "verdict/options.hpp"
 
+#include <cstdio>
+
 #include "analysis/functions.hpp"
 
 namespace gate::verdict {
@@ -31,6 +33,21 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   o.normalize_speed = cfg->speed_normalization;
   o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
   o.validate();
+  return o;
+}
+
+std::string looks_text(int first, int last) { return std::to_string(first) + ".." + std::to_string(last); }
+
+stats::CompareOptions with_looks(stats::CompareOptions o, const ResultFile& head) {
+  const auto it = head.extra.find("looks");
+  if (it == head.extra.end()) return o;
+  int first = 0, last = 0;
+  char tail = 0;
+  if (std::sscanf(it->second.c_str(), "%d..%d%c", &first, &last, &tail) == 2 && first > 0 && last >= first &&
+      last <= 100000) {
+    o.first_look = first;
+    o.last_look = last;
+  }
   return o;
 }
 

@@ -182,6 +182,8 @@ def sliced_rows(a, lab, scenarios, sequential, default_cfg):
             pairs_used, walls = [], []
             most = a.max_pairs if label in sequential else a.pairs
             trials = trials_for(a.trials, label)
+            if trials == 0:
+                continue
             for t in range(trials):
                 base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", "") + f"_slice{t_ms}", spec,
                                            a.pairs, most, ("--slice-ms", t_ms))
@@ -229,6 +231,8 @@ def main():
         pairs_used, walls = [], []
         most = a.max_pairs if label in sequential else a.pairs
         trials = trials_for(a.trials, label)
+        if trials == 0:  # e.g. --trials A/A=0,1.1x=10: that scenario is left out
+            continue
         for t in range(trials):
             base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", ""), spec, a.pairs, most)
             pairs_used.append(len(head["runs"]))

@@ -568,3 +568,53 @@ TEST(Equivalence, UnchangedNeedsTheNinetyPercentIntervalInsideTheBand) {
 
 }  // namespace
 }  // namespace gate::stats
+
+namespace gate::stats {
+namespace {
+
+// Looks 10..30 make every one-sided p-value a sequential one before Holm: a slowdown just above the
+// band, significant at one look, is not yet a regression when 21 looks are planned; a large one
+// still is, and the method line says how the p-values were made.
+TEST(Sequential, PlannedLooksRaiseThePValuesBeforeHolm) {
+  auto base = testing::synthetic_functions(6);
+  auto head = base;
+  head[0].scale = 1.5;
+  head[1].scale = 1.08;
+  SyntheticNoise noise;
+  noise.run_sigma = 0.02;
+  const auto b = testing::synthetic_runs(base, 10, noise, 11, "base");
+  const auto h = testing::synthetic_runs(head, 10, noise, 12, "head");
+  const auto meta = testing::synthetic_meta(base);
+  CompareOptions one;
+  one.quantiles = {QuantileSpec::parse("p50")};
+  CompareOptions looks = one;
+  looks.first_look = 10;
+  looks.last_look = 30;
+  const Comparison c1 = compare(b, h, meta, meta, one);
+  const Comparison cs = compare(b, h, meta, meta, looks);
+  ASSERT_EQ(c1.functions.size(), cs.functions.size());
+  for (size_t i = 0; i < c1.functions.size(); ++i) {
+    const auto& q1 = c1.functions[i].quantiles[0];
+    const auto& qs = cs.functions[i].quantiles[0];
+    if (!q1.tested()) continue;
+    EXPECT_EQ(q1.p_regression, qs.p_regression);  // the look's own p is the same
+    EXPECT_GE(qs.p_regression_adjusted, q1.p_regression_adjusted) << c1.functions[i].name;
+  }
+  const auto find = [](const Comparison& c, const char* name) {
+    for (const auto& f : c.functions)
+      if (f.name == name) return f.quantiles[0];
+    throw std::runtime_error(name);
+  };
+  EXPECT_EQ(find(cs, "main.f00").verdict, Verdict::kRegression);
+  const auto small1 = find(c1, "main.f01"), smalls = find(cs, "main.f01");
+  std::printf("1.08x: one look p_adj %.3g (%s), looks 10..30 p_adj %.3g (%s)\n", small1.p_regression_adjusted,
+              std::string(to_string(small1.verdict)).c_str(), smalls.p_regression_adjusted,
+              std::string(to_string(smalls.verdict)).c_str());
+  EXPECT_GT(smalls.p_regression_adjusted, 2 * small1.p_regression_adjusted);
+  EXPECT_NE(cs.method.find("sequential p-values (looks after 10 to 30"), std::string::npos) << cs.method;
+  EXPECT_EQ(c1.method.find("sequential"), std::string::npos) << c1.method;
+}
+
+}  // namespace
+}  // namespace gate::stats
+

@@ -29,6 +29,22 @@ TEST(CompareOptions, DefaultsWithoutAConfig) {
   EXPECT_EQ(o.calls_ratio_threshold, d.calls_ratio_threshold);
 }
 
+// gate check and gate ab record their looks in the results; gate compare of those files uses them.
+TEST(CompareOptions, LooksComeFromTheHeadResult) {
+  ResultFile head;
+  EXPECT_FALSE(with_looks({}, head).sequential());  // none recorded: one look
+  head.extra["looks"] = looks_text(10, 30);
+  EXPECT_EQ(head.extra["looks"], "10..30");
+  const auto o = with_looks({}, head);
+  EXPECT_TRUE(o.sequential());
+  EXPECT_EQ(o.first_look, 10);
+  EXPECT_EQ(o.last_look, 30);
+  for (const char* bad : {"", "10", "10..", "30..10", "0..5", "10..30x", "a..b"}) {
+    head.extra["looks"] = bad;
+    EXPECT_FALSE(with_looks({}, head).sequential()) << bad;
+  }
+}
+
 TEST(CompareOptions, FromTheConfig) {
   const auto cfg = config("quantiles: [p50, p90]\nthreshold: 5%\nthresholds: {p90: 8%}\ncalls_change: 25%\n"
                           "fail_on_calls_change: true\nfail_on_insufficient_data: true\n");
