@@ -316,10 +316,10 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
 // how many units would decide it if the noise and the estimate stay as measured.
 void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
   if (!(qc.noise > 0) || qc.units < 2 || !(qc.df >= 1)) return;
-  const double alpha = (1 - o.confidence) / 2;
   const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
-  const double crit = student_t_quantile(1 - alpha / std::max(1, tests), qc.df);
-  qc.detectable = detectable_ratio(qc.noise, qc.units, qc.band.regression, PowerModel{o.confidence, tests, 0.8});
+  const PowerModel model{o.confidence, tests, 0.8, o.first_look, o.last_look};
+  const double crit = student_t_quantile(1 - look_level(model), qc.df);
+  qc.detectable = detectable_ratio(qc.noise, qc.units, qc.band.regression, model);
   if (qc.verdict != Verdict::kInconclusive) return;
   const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
   double se_needed;
@@ -689,17 +689,6 @@ void estimate_functions(Comparison& c, const std::vector<std::string>& names, co
 
 }
 
-// The sequential p-values of one plan of looks, computed once per process (~0.1 s of numerical
-// integration): the loop compares after every added unit with the same plan.
-const SequentialLooks& sequential_looks(int first, int last) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, int>, std::unique_ptr<SequentialLooks>> cache;
-  std::lock_guard lock(mutex);
-  auto& slot = cache[{first, last}];
-  if (!slot) slot = std::make_unique<SequentialLooks>(first, last);
-  return *slot;
-}
-
 // Holm over the family of tested intervals (and the common shift when it is tested), then each
 // test's verdict, each function's verdict and its calls-per-run change.
 void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std::pair<Side, Side>>& sides,
@@ -723,7 +712,7 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
   }
   c.tests = static_cast<int>(p_reg.size());
   if (o.sequential()) {  // the looks of measure-until-decided, then Holm over the tests
-    const SequentialLooks& looks = sequential_looks(o.first_look, o.last_look);
+    const SequentialLooks& looks = sequential_looks(o.first_look, o.last_look);  // cached per plan
     for (double& p : p_reg) p = looks.adjust(p);
     for (double& p : p_imp) p = looks.adjust(p);
   }

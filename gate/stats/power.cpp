@@ -5,13 +5,21 @@
 #include <cmath>
 
 #include "stats/distributions.hpp"
+#include "stats/sequential.hpp"
 
 namespace gate::stats {
+
+double look_level(const PowerModel& m) {
+  const double alpha = (1 - m.confidence) / 2 / std::max(1, m.tests);
+  if (m.last_look > m.first_look && m.first_look > 0)
+    return sequential_looks(m.first_look, m.last_look).per_look_level(alpha);
+  return alpha;
+}
 
 double detectable_ratio(double noise, int units, double band, const PowerModel& m) {
   if (units < 2 || !(noise >= 0)) return 0;
   const double df = units - 1;
-  const double alpha = (1 - m.confidence) / 2 / std::max(1, m.tests);
+  const double alpha = look_level(m);
   const double k = student_t_quantile(1 - alpha, df) + student_t_quantile(m.power, df);
   return (1 + band) * std::exp(k * noise / std::sqrt(static_cast<double>(units)));
 }

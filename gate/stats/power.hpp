@@ -11,7 +11,15 @@ struct PowerModel {
   double confidence = 0.95;
   int tests = 1;       // size of the Holm family
   double power = 0.8;
+  // Measure-until-decided's looks (stats/sequential.hpp): each look must pass the stricter
+  // per-look level that keeps the plan's false-alarm rate. 0, 0: one look.
+  int first_look = 0;
+  int last_look = 0;
 };
+
+// The one-sided level a single test must reach at a look under the model: alpha / tests, made
+// per-look when the model has looks.
+double look_level(const PowerModel& m);
 
 // Smallest head/base ratio caught with the model's power: (1 + band) * exp((crit + t_power) * noise
 // / sqrt(units)). `noise` is the log-sd of one unit's head/base difference. 0 when units < 2.

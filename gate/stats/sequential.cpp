@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "stats/distributions.hpp"
 
@@ -88,6 +91,25 @@ double SequentialLooks::adjust(double p) const {
     log_k = (1 - t) * log_inflation_[i] + t * log_inflation_[i + 1];
   }
   return std::clamp(p * std::exp(log_k), p, 1.0);
+}
+
+double SequentialLooks::per_look_level(double alpha) const {
+  if (looks() == 1 || !(alpha > 0 && alpha < 1)) return alpha;
+  double lo = std::log(1e-300), hi = std::log(alpha);  // adjust(exp(lo)) < alpha <= adjust(exp(hi))
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (adjust(std::exp(mid)) < alpha ? lo : hi) = mid;
+  }
+  return std::exp(lo);
+}
+
+const SequentialLooks& sequential_looks(int first, int last) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<SequentialLooks>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[{first, last}];
+  if (!slot) slot = std::make_unique<SequentialLooks>(first, last);
+  return *slot;
 }
 
 }  // namespace gate::stats

@@ -31,6 +31,10 @@ class SequentialLooks {
   int last() const { return last_; }
   int looks() const { return last_ > first_ ? last_ - first_ + 1 : 1; }
 
+  // The per-look one-sided level whose sequential p-value is alpha: the boundary a look must pass
+  // (for looks 10..30 and alpha 0.025 about 0.0063, i.e. z ~2.5). alpha itself for one look.
+  double per_look_level(double alpha) const;
+
   // g(c): the probability that the walk's standardized statistic reaches c at one of the looks,
   // computed directly (not through the interpolation adjust() uses). Exposed for the tests.
   double crossing_probability(double c) const;
@@ -42,5 +46,8 @@ class SequentialLooks {
   // slowly with c and is interpolated linearly.
   std::vector<double> log_inflation_;
 };
+
+// One SequentialLooks per plan, computed once per process (~0.1 s of integration) and shared.
+const SequentialLooks& sequential_looks(int first, int last);
 
 }  // namespace gate::stats

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "stats/distributions.hpp"
+#include "stats/power.hpp"
 
 namespace gate::stats {
 namespace {
@@ -63,6 +64,26 @@ TEST(SequentialLooks, AdjustedPValuesAreMonotoneAndAtLeastTheLookOnes) {
     const double p = normal_upper_tail(c);
     EXPECT_NEAR(looks.adjust(p) / looks.crossing_probability(c), 1.0, 0.03) << c;
   }
+}
+
+// The level a look must reach: its sequential p is the plan's alpha; for looks 10..30 at 2.5%
+// a deviate of ~2.5, and the detectable effect grows accordingly.
+TEST(SequentialLooks, PerLookLevelAndPower) {
+  const SequentialLooks& looks = sequential_looks(10, 30);
+  EXPECT_EQ(&looks, &sequential_looks(10, 30));  // cached
+  for (double a : {0.025, 0.0025, 2.5e-5}) {
+    const double l = looks.per_look_level(a);
+    EXPECT_LT(l, a);
+    EXPECT_NEAR(looks.adjust(l) / a, 1.0, 1e-6) << a;
+  }
+  const double z = -normal_quantile(looks.per_look_level(0.025));
+  std::printf("looks 10..30, alpha 2.5%%: per-look deviate %.3f (one look: 1.960)\n", z);
+  EXPECT_GT(z, 2.3);
+  EXPECT_LT(z, 2.7);
+  EXPECT_EQ(sequential_looks(10, 10).per_look_level(0.025), 0.025);
+  PowerModel one{0.95, 4, 0.8}, plan{0.95, 4, 0.8, 10, 30};
+  EXPECT_GT(detectable_ratio(0.08, 20, 0.05, plan), detectable_ratio(0.08, 20, 0.05, one));
+  EXPECT_LT(look_level(plan), look_level(one));
 }
 
 // The loop gate runs: pairs' log ratios with noise 1, a true shift exactly at the threshold, a
