@@ -170,7 +170,7 @@ struct gate_arg_spec {
 /* Which histogram a group belongs to: group index + GATE_HIST_GROUPS * which. */
 enum gate_hist_which {
   GATE_HIST_TIME = 0, /* compensated time */
-  GATE_HIST_SELF = 1, /* self time */
+  GATE_HIST_SELF = 1, /* self time minus time: signed counts (two's complement), see record() */
   GATE_HIST_KINDS = 2,
 };
 

@@ -200,6 +200,25 @@ void drain(const bpf_map* map, const char* what, Visit visit) {
   }
 }
 
+using Buckets = std::vector<std::pair<uint32_t, uint64_t>>;
+
+// The self-time histogram: the time histogram plus the difference (signed counts, unsorted).
+Buckets self_from_difference(const Buckets& time, Buckets diff) {
+  if (diff.empty()) return time;  // no call had its self time in another bucket than its time
+  std::sort(diff.begin(), diff.end());
+  Buckets self;
+  self.reserve(time.size() + diff.size());
+  size_t i = 0, j = 0;
+  while (i < time.size() || j < diff.size()) {
+    const uint32_t b = j == diff.size() || (i < time.size() && time[i].first < diff[j].first) ? time[i].first : diff[j].first;
+    uint64_t n = 0;  // modulo 2^64: the sum of a bucket's time count and its difference is >= 0
+    if (i < time.size() && time[i].first == b) n += time[i++].second;
+    for (; j < diff.size() && diff[j].first == b; ++j) n += diff[j].second;
+    if (n != 0) self.emplace_back(b, n);
+  }
+  return self;
+}
+
 }  // namespace
 
 const char* to_string(AttachMode m) {
@@ -495,6 +514,8 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
     c.clamped = s.clamped;
     c.uncompensated = s.uncompensated;
   });
+  // The self-time histogram comes as its difference from the time histogram (bpf/gate.bpf.c,
+  // record()): collected into self_buckets as signed counts first, then added to the time's.
   drain<gate_hist_key, gate_hist_group>(m.skel->maps.func_hist, "func_hist",
                                         [&](const gate_hist_key& k, const gate_hist_group& g) {
                                           if (k.func >= m.nfuncs) return;
@@ -507,7 +528,7 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
                                         });
   for (auto& c : out) {  // groups come in hash order
     std::sort(c.buckets.begin(), c.buckets.end());
-    std::sort(c.self_buckets.begin(), c.self_buckets.end());
+    if (m.opts.true_time) c.self_buckets = self_from_difference(c.buckets, std::move(c.self_buckets));
   }
   drain<gate_edge_key, gate_edge>(m.skel->maps.call_edges, "call_edges", [&](const gate_edge_key& k, const gate_edge& e) {
     if (k.callee < m.nfuncs) out[k.callee].callers.push_back({k.caller, e.calls, e.sum_ns});

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/function_name.hpp"
 #include "results/histogram.hpp"
 
 namespace gate {
@@ -47,7 +48,7 @@ struct TrueTimeRun {
   uint64_t uncompensated = 0;  // calls compensated for their own bias only (goroutine state lost)
   // Its calls by nearest traced caller on the same goroutine (call graph edges caller -> this).
   struct Caller {
-    std::string name;
+    FunctionName name;
     uint64_t calls = 0;
     uint64_t sum_ns = 0;  // this function's compensated time under that caller
   };
@@ -56,7 +57,7 @@ struct TrueTimeRun {
 
 // One function in one run.
 struct FunctionRun {
-  std::string name;
+  FunctionName name;
   uint64_t calls = 0;  // paired entry/return
   uint64_t sum_ns = 0;
   uint64_t min_ns = 0;
