@@ -2,6 +2,8 @@
 // a generated Go program, 1. attach and detach time, kernel memory, added cost per call with 1, 2
 // and all CPUs of goroutines calling at once, and the time to read and reset the maps after a run;
 // 2. the size of a result file of the largest count over --runs runs, and `gate compare` on it.
+// A control row per count splits the added cost into the kernel's uprobe machinery (the probes
+// attached, the process untracked) and gate's own map work, each with its all-CPUs/one ratio.
 // Usage: bench_scale [--funcs 100,1000,10000] [--calls N] [--reps R] [--runs 20]
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +218,11 @@ int main(int argc, char** argv) {
       const auto target = runner::prepare_target(binary, {glob_for(n)});
       probe::ProbeEngine engine(target.binary, static_cast<uint32_t>(target.functions.size()), target.sites, {});
       const Costs c = per_call(binary, n, per_fn, reps, settings, plain, engine);
+      // Control: the same loops with the probes attached but the process not tracked, so every hit
+      // pays the kernel's uprobe machinery (trap, single-step or emulation, the BPF program's entry
+      // and its first map lookup) and none of gate's map work. Its all/1 ratio is what the
+      // platform charges for trapping on every CPU at once; gate's own work is the rest.
+      const auto untracked = plain_loops(binary, n, per_fn, reps, settings);
       const double attach = engine.attach_seconds() * 1000;
       const double detach = engine.detach() * 1000;
       std::printf("%7zu %7zu %10.1f %10.1f %12s %12s %8.1f / %5.1f", target.functions.size(), target.sites.size(),
@@ -228,6 +235,22 @@ int main(int argc, char** argv) {
         std::printf("  %5.2f %5.2f", (*v)[all] / (*v)[0], (*v)[all] / (*v)[spread]);
       }
       std::printf("\n");
+      const double per_goroutine = double(per_fn) * n;
+      for (const bool cpu : {false, true}) {
+        std::vector<double> machinery, own;
+        for (size_t i = 0; i < settings.size(); ++i) {
+          const double u = double(cpu ? untracked[i].cpu_ns : untracked[i].wall_ns);
+          const double p0 = double(cpu ? plain[i].cpu_ns : plain[i].wall_ns);
+          // CPU time sums all goroutines' CPUs: per call of all of them, as c.cpu_ns is.
+          machinery.push_back((u - p0) / (cpu ? per_goroutine * settings[i].goroutines : per_goroutine));
+          own.push_back((cpu ? c.cpu_ns[i] : c.wall_ns[i]) - machinery.back());
+        }
+        std::printf("%7s control, %s/call:", "", cpu ? "cpu" : "wall");
+        for (size_t i = 0; i < settings.size(); ++i)
+          std::printf("  %dg%s machinery %.0f ns + gate %.0f ns", settings[i].goroutines, settings[i].spread ? "s" : "",
+                      machinery[i], own[i]);
+        std::printf("; all/1: machinery %.2f, gate's own %.2f\n", machinery[all] / machinery[0], own[all] / own[0]);
+      }
       std::fflush(stdout);
     }
     if (runs > 0) result_file_figures(binary, *std::max_element(counts.begin(), counts.end()), runs);
