@@ -10,7 +10,6 @@
 #include <functional>
 #include <iterator>
 #include <limits>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -23,9 +22,9 @@
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
-#include "stats/sequential.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
+#include "stats/sequential.hpp"
 #include "stats/speed.hpp"
 
 namespace gate::stats {

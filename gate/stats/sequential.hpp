@@ -30,18 +30,22 @@ class SequentialLooks {
   int first() const { return first_; }
   int last() const { return last_; }
   int looks() const { return last_ > first_ ? last_ - first_ + 1 : 1; }
+  // Plans beyond 64 units are not integrated (minutes of work): Bonferroni over the looks instead.
+  bool bonferroni() const { return bonferroni_; }
 
   // The per-look one-sided level whose sequential p-value is alpha: the boundary a look must pass
   // (for looks 10..30 and alpha 0.025 about 0.0063, i.e. z ~2.5). alpha itself for one look.
   double per_look_level(double alpha) const;
 
   // g(c): the probability that the walk's standardized statistic reaches c at one of the looks,
-  // computed directly (not through the interpolation adjust() uses). Exposed for the tests.
+  // computed directly (not through the interpolation adjust() uses); for a Bonferroni plan its
+  // bound looks x (1 - Phi(c)). Exposed for the tests.
   double crossing_probability(double c) const;
 
  private:
   int first_;
   int last_;
+  bool bonferroni_;
   // log(g(c) / (1 - Phi(c))) at c = kGridStart + i * kGridStep: the inflation factor, which varies
   // slowly with c and is interpolated linearly.
   std::vector<double> log_inflation_;

@@ -153,9 +153,12 @@ def tally(st, rep, slowed, function):
             band = p50["threshold"]
             st["unchanged95"] += (p50["verdict"] in ("unchanged", "inconclusive") and
                                   p50["ci_low"] >= 1 - band["improvement"] and p50["ci_high"] <= 1 + band["regression"])
-            per = st["per_function"].setdefault(f["name"], [0, 0])
+            per = st["per_function"].setdefault(f["name"], [0, 0, [], []])
             per[0] += p50["verdict"] == "unchanged"
             per[1] += 1
+            if p50.get("noise"):
+                per[2].append(p50["noise"])
+            per[3].append((f.get("calls") or {}).get("base_per_run") or 0)
 
 
 def new_stats():
@@ -180,13 +183,14 @@ def sliced_rows(a, lab, scenarios, sequential, default_cfg):
         for label, spec in scenarios:
             st = new_stats()
             pairs_used, walls = [], []
-            most = a.max_pairs if label in sequential else a.pairs
-            trials = trials_for(a.trials, label)
+            first = a.slice_pairs or a.pairs
+            most = (a.slice_max_pairs or a.max_pairs) if label in sequential else first
+            trials = trials_for(a.slice_trials or a.trials, label)
             if trials == 0:
                 continue
             for t in range(trials):
                 base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", "") + f"_slice{t_ms}", spec,
-                                           a.pairs, most, ("--slice-ms", t_ms))
+                                           first, most, ("--slice-ms", t_ms))
                 pairs_used.append(len(head["runs"]))
                 walls.append(wall)
                 tally(st, judge(a.gate, lab, default_cfg, base, head), spec is not None, a.function)
@@ -210,6 +214,11 @@ def main():
     ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
     ap.add_argument("--threshold", default="5%", help="the p50 band")
     ap.add_argument("--machine-seconds", type=int, default=20)
+    ap.add_argument("--slice-pairs", type=int, default=0, help="pairs of slices per sliced trial (the first look): "
+                    "default --pairs; raise it (and --slice-max-pairs) to compare slices with whole runs at equal "
+                    "wall time, e.g. 20 and 60 at 500 ms")
+    ap.add_argument("--slice-max-pairs", type=int, default=0, help="pairs of slices at most (default --max-pairs)")
+    ap.add_argument("--slice-trials", default="", help="trials a scenario for the sliced rows (default --trials)")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
@@ -259,9 +268,12 @@ def main():
               f"{statistics.median(walls):>9.0f}s")
     for label, name, st, *_ in rows:
         if label == "A/A" and name == METHODS[-1][0] and st["per_function"]:
-            print(f"\nA/A, {name}: unchanged per function (trials)")
-            for fn, (u, n) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
-                print(f"  {100 * u / n:4.0f}%  {n:3d}  {fn}")
+            print(f"\nA/A, {name}: per function, the share of trials unchanged, trials, median noise per "
+                  f"unit and calls per run")
+            for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
+                nz = f"{100 * statistics.median(noise):5.1f}%" if noise else "    -"
+                cl = f"{statistics.median(calls):9.0f}" if calls else "        -"
+                print(f"  {100 * u / n:4.0f}%  {n:3d}  {nz}  {cl}  {fn}")
     print(f"\n(false reg: p50 regressions among function-trials of functions not slowed; unchanged: their share "
           f"read unchanged (the 90% interval inside the band, two one-sided tests at 5%); (95% rule): their share "
           f"whose 95% interval lay inside the band, gate's earlier rule; caught: trials flagging {a.function}; noise: median per-unit log-sd; pairs: what the "

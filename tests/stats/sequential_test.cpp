@@ -86,6 +86,21 @@ TEST(SequentialLooks, PerLookLevelAndPower) {
   EXPECT_LT(look_level(plan), look_level(one));
 }
 
+// A plan too long to integrate in reasonable time (max_runs is allowed up to 10,000) falls back to
+// Bonferroni over its looks: valid whatever the correlation, and stricter than the walk.
+TEST(SequentialLooks, LongPlansUseBonferroni) {
+  const SequentialLooks& looks = sequential_looks(10, 500);
+  ASSERT_TRUE(looks.bonferroni());
+  EXPECT_EQ(looks.looks(), 491);
+  EXPECT_DOUBLE_EQ(looks.adjust(1e-6), 491e-6);
+  EXPECT_EQ(looks.adjust(0.01), 1.0);
+  EXPECT_NEAR(looks.per_look_level(0.025), 0.025 / 491, 1e-12);
+  EXPECT_FALSE(sequential_looks(20, 64).bonferroni());
+  // Integrated plans are never stricter than Bonferroni.
+  const SequentialLooks& walk = sequential_looks(10, 30);
+  for (double p : {0.02, 1e-3, 1e-6}) EXPECT_LE(walk.adjust(p), p * walk.looks() * (1 + 1e-9)) << p;
+}
+
 // The loop gate runs: pairs' log ratios with noise 1, a true shift exactly at the threshold, a
 // one-sided Student t test after 10, 11, ..., 30 pairs, stopping at the first rejection. Unadjusted
 // it rejects ~8.7% of the time (nominal 2.5%); with sequential p-values the rate must be back near
