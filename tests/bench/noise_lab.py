@@ -250,7 +250,8 @@ def main():
                 tally(stats[name], judge(a.gate, lab, mcfg, base, head), spec is not None, a.function)
             d = stats[methods[-1][0]]
             print(f"{label} trial {t + 1}/{trials}: {pairs_used[-1]} pairs, {wall:.0f} s; default method so far: "
-                  f"{d['false_reg']} false regressions, caught {d['caught']}/{d['trials']}", flush=True)
+                  f"{d['false_reg']} false regressions, {d['unchanged']}/{d['fn_trials']} unchanged, caught "
+                  f"{d['caught']}/{d['trials']}", flush=True)
         for name, _ in methods:
             rows.append((label, name, stats[name], pairs_used, walls, most))
     rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
