@@ -30,7 +30,7 @@ class SequentialLooks {
   int first() const { return first_; }
   int last() const { return last_; }
   int looks() const { return last_ > first_ ? last_ - first_ + 1 : 1; }
-  // Plans beyond 64 units are not integrated (minutes of work): Bonferroni over the looks instead.
+  // Plans past 64 units are not integrated (too slow): Bonferroni over the looks instead.
   bool bonferroni() const { return bonferroni_; }
 
   // The per-look one-sided level whose sequential p-value is alpha: the boundary a look must pass

@@ -95,7 +95,8 @@ TEST(SequentialLooks, LongPlansUseBonferroni) {
   EXPECT_DOUBLE_EQ(looks.adjust(1e-6), 491e-6);
   EXPECT_EQ(looks.adjust(0.01), 1.0);
   EXPECT_NEAR(looks.per_look_level(0.025), 0.025 / 491, 1e-12);
-  EXPECT_FALSE(sequential_looks(20, 64).bonferroni());
+  EXPECT_FALSE(sequential_looks(20, 64).bonferroni());  // the boundary: 64 is integrated, 65 is not
+  EXPECT_TRUE(sequential_looks(10, 65).bonferroni());
   // Integrated plans are never stricter than Bonferroni.
   const SequentialLooks& walk = sequential_looks(10, 30);
   for (double p : {0.02, 1e-3, 1e-6}) EXPECT_LE(walk.adjust(p), p * walk.looks() * (1 + 1e-9)) << p;
