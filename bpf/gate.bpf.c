@@ -17,6 +17,9 @@ const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; z
 /* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
  * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
 const volatile __u8 true_time = 1;
+/* 1: subtract from each call the time its thread was preempted (runnable but off the CPU: other
+ * processes or threads had it) during the call, seen by the sched_switch program below. */
+const volatile __u8 exclude_preemption = 0;
 /* 1: some function has bucket_by (the arg_buckets map is filled); 0 spares every entry the lookup. */
 const volatile __u8 arg_buckets_on = 0;
 
@@ -103,6 +106,17 @@ struct {
   __type(value, struct gate_arg_spec);
 } arg_buckets SEC(".maps");
 
+/* key: tid of a thread of the workload that was ever preempted (exclude_preemption only); value:
+ * its preempted time so far (struct gate_thread). LRU, sized from user space: an evicted thread
+ * restarts at 0, which a call in flight on it sees as a smaller total than at its entry and then
+ * excludes nothing (counted in thread_changed_calls). */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, __u32);
+  __type(value, struct gate_thread);
+} threads SEC(".maps");
+
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
 struct gate_func_stats new_stats = {.min_ns = ~0ULL, .raw_min_ns = ~0ULL};
@@ -119,12 +133,22 @@ __u64 lost_edges = 0;
  * never recorded. */
 __u64 slice_start_ns = 0;
 __u64 straddled_calls = 0;
+/* Preemption excluded: calls whose time had some preemption taken out, and calls that returned
+ * on another thread than they entered on (a goroutine moved by Go's scheduler) whose preemption
+ * could not be told and stays in their time. */
+__u64 preempted_calls = 0;
+__u64 thread_changed_calls = 0;
 struct gate_edge new_edge = {};
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
 struct task_struct {
   int pid;
   int tgid;
+  unsigned int __state;
+} __attribute__((preserve_access_index));
+/* Kernels before 5.14 name the state field `state` (a long). */
+struct task_struct___old {
+  long state;
 } __attribute__((preserve_access_index));
 
 /* The entry for key, created from init when missing. Two CPUs may create it at once: BPF_NOEXIST
@@ -259,11 +283,28 @@ static __always_inline __u64 minus(__u64 a, __u64 b, int *clamped) {
 
 /* A return paired with its entry frame f: the call's true time. Updates the goroutine's state
  * (gs, the state before this return's own cost is added). */
+/* Preemption excluded: the time the call's thread was preempted inside its window, 0 when none
+ * was seen or the call returned on another thread (counted). */
+static __always_inline __u64 preempted_in_call(const struct gate_frame *f, __u32 tid) {
+  if (!exclude_preemption)
+    return 0;
+  struct gate_thread *th = bpf_map_lookup_elem(&threads, &tid);
+  __u64 total = th ? th->preempted_ns : 0;
+  if (tid != f->tid || total < f->preempted_ns) {
+    __sync_fetch_and_add(&thread_changed_calls, 1);
+    return 0;
+  }
+  if (total == f->preempted_ns)
+    return 0;
+  __sync_fetch_and_add(&preempted_calls, 1);
+  return total - f->preempted_ns;
+}
+
 static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, __u64 now,
-                                        const struct gate_frame *f, struct gate_g_state *gs) {
+                                        const struct gate_frame *f, struct gate_g_state *gs, __u32 tid) {
   struct call_times t = {.raw_ns = now - f->ts};
   int clamped = 0;
-  __u64 bias = cost_of(costs.bias_ns, f->entry_kind);
+  __u64 bias = cost_of(costs.bias_ns, f->entry_kind) + preempted_in_call(f, tid);
   if (gs->epoch == f->epoch) {
     __u64 inner_cost = gs->cost_ns - f->cost_ns;
     __u64 children = gs->child_ns - f->child_ns;
@@ -373,7 +414,9 @@ static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
 
 static __always_inline int on_site(struct pt_regs *ctx) {
   __u64 now = bpf_ktime_get_ns(); /* first: a return's time is taken as early as possible */
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  __u32 tid = (__u32)pid_tgid;
   if (!bpf_map_lookup_elem(&tracked, &tgid))
     return 0;
 
@@ -427,10 +470,10 @@ static __always_inline int on_site(struct pt_regs *ctx) {
         if (gs)
           gs->cur_func = entry.caller;
       } else if (gs) {
-        finish_call(st, func, now, &entry, gs);
+        finish_call(st, func, now, &entry, gs, tid);
       } else {
         struct gate_g_state none = {.epoch = ~entry.epoch};
-        finish_call(st, func, now, &entry, &none);
+        finish_call(st, func, now, &entry, &none, tid);
       }
     }
     if (gs)
@@ -453,6 +496,11 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     gs->cur_func = func + 1;
   } else {
     f.epoch = ~0ULL; /* matches no state: the call is recorded uncompensated */
+  }
+  if (exclude_preemption) {
+    struct gate_thread *th = bpf_map_lookup_elem(&threads, &tid);
+    f.tid = tid;
+    f.preempted_ns = th ? th->preempted_ns : 0;
   }
   f.ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
   if (bpf_map_update_elem(&frames, &key, &f, BPF_ANY) != 0)
@@ -488,5 +536,40 @@ int BPF_PROG(gate_exit, struct task_struct *task) {
   __u32 tgid = BPF_CORE_READ(task, tgid);
   if (pid == tgid)
     bpf_map_delete_elem(&tracked, &tgid);
+  return 0;
+}
+
+/* Preemption excluded: a thread of the workload switched out while still runnable (preempted, or
+ * yielding) starts an off-CPU stretch that ends when it is switched in again; the stretch is added
+ * to its preempted time. A thread that goes to sleep (blocks in a syscall, a futex) is not counted:
+ * waiting is the code's own latency. Loaded (autoload) only with exclude_preemption: it runs on
+ * every context switch of the machine, ~2 hash lookups each. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(gate_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 ptgid = BPF_CORE_READ(prev, tgid);
+  if (bpf_map_lookup_elem(&tracked, &ptgid)) {
+    long state;
+    if (bpf_core_field_exists(prev->__state))
+      state = BPF_CORE_READ(prev, __state);
+    else
+      state = BPF_CORE_READ((struct task_struct___old *)prev, state);
+    if (preempt || state == 0) { /* TASK_RUNNING: still runnable, the CPU was taken from it */
+      __u32 ptid = BPF_CORE_READ(prev, pid);
+      struct gate_thread fresh = {};
+      struct gate_thread *th = lookup_or_create(&threads, &ptid, &fresh);
+      if (th)
+        th->out_at = now;
+    }
+  }
+  __u32 ntgid = BPF_CORE_READ(next, tgid);
+  if (bpf_map_lookup_elem(&tracked, &ntgid)) {
+    __u32 ntid = BPF_CORE_READ(next, pid);
+    struct gate_thread *th = bpf_map_lookup_elem(&threads, &ntid);
+    if (th && th->out_at) {
+      th->preempted_ns += now - th->out_at;
+      th->out_at = 0;
+    }
+  }
   return 0;
 }

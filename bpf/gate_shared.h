@@ -141,9 +141,19 @@ struct gate_frame {
   __u64 child_ns;
   __u8 entry_kind;
   __u8 bucket;  /* latency by argument: bucket index + 1 (series arg_buckets[func].first_id + index),
-                   0 = none; packed beside entry_kind so that the frame stays 48 bytes */
+                   0 = none; packed beside entry_kind so that the frame needs no more bytes */
   __u16 pad;
   __u32 caller; /* the goroutine's cur_func at the entry: traced caller id + 1, 0 = none */
+  /* Preemption excluded (exclude_preemption): the entering thread and its preempted time then. */
+  __u64 preempted_ns;
+  __u32 tid;
+  __u32 pad2;
+};
+
+/* Value of the threads map (exclude_preemption): one thread of the workload, key = its tid. */
+struct gate_thread {
+  __u64 preempted_ns; /* time spent runnable but off the CPU (preempted) since it was first seen */
+  __u64 out_at;       /* bpf_ktime of its last switch-out while runnable; 0 = on a CPU or asleep */
 };
 
 /* Latency by argument: value of the arg_buckets map (key = function id). The entry reads one Go

@@ -46,6 +46,18 @@ void require_common_functions(const ResultFile& base, const ResultFile& head, co
                     "record a baseline for this config: gate record -c <gate.yaml> --force");
 }
 
+void require_same_time_basis(bool base_excluded, bool head_excluded, const std::string& base_path) {
+  if (base_excluded == head_excluded) return;
+  auto basis = [](bool excluded) { return excluded ? "with preemption excluded" : "as wall time (preemption in)"; };
+  throw Error::make("baseline " + base_path,
+                    std::string("was measured ") + basis(base_excluded) + ", the head " + basis(head_excluded) +
+                        ": the two differ by the machine's load, not by the code",
+                    base_excluded ? "measure the head with exclude_preemption: true (or --exclude-preemption), or "
+                                    "re-record the baseline without it"
+                                  : "drop exclude_preemption/--exclude-preemption, or re-record the baseline with it "
+                                    "(gate record --force)");
+}
+
 bool check_overwrite(const std::string& path, bool force) {
   if (!std::filesystem::exists(path)) return false;
   if (force) return true;

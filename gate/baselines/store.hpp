@@ -25,6 +25,10 @@ ResultFile load(const std::string& path, const std::string& config_path);
 // naming both sides' functions (the baseline was recorded from another binary or config).
 void require_common_functions(const ResultFile& base, const ResultFile& head, const std::string& base_path);
 
+// Times with the threads' preemption excluded and wall times differ by the load, not the code:
+// throws gate::Error (exit 2) when the baseline was measured one way and the head the other.
+void require_same_time_basis(bool base_excluded, bool head_excluded, const std::string& base_path);
+
 // Before recording to `path`: throws gate::Error (exit 2) when a baseline is there and `force` is
 // not set, saying when it was recorded. Returns whether one is replaced.
 bool check_overwrite(const std::string& path, bool force);

@@ -39,6 +39,8 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --runs 10\n"
       "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --slice-ms 200 --runs 10 --max-runs 30\n"
       "    (both run at once, switched every 200 ms; calls that straddle a switch are dropped and counted)\n"
+      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --exclude-preemption\n"
+      "    (each call timed minus the time other processes had its thread's CPU: for loaded CI machines)\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g]() -> int {
     runner::SignalWatch signals;

@@ -36,6 +36,8 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
+    baselines::require_same_time_basis(base.context.preemption_excluded,  // before measuring: fail fast
+                                       a->m.exclude_preemption || cfg.exclude_preemption, path);
 
     verdict::Checked checked = verdict::check(cfg, base, measure_options(a->m, g), a->max_runs, &signals);
     if (!a->out.empty()) save_result_file(a->out, checked.head.result);

@@ -49,6 +49,9 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--raw-times", f.raw_times,
                "No per-goroutine accounting in BPF at all: no self time nor call graph (the cheapest probes)")
       ->excludes(tt);
+  app.add_flag("--exclude-preemption", f.exclude_preemption,
+               "Time each call minus the time its thread was preempted (runnable but off the CPU) inside "
+               "it; sleeps and blocking stay in. Same as the config's exclude_preemption: true");
   app.add_flag("--recalibrate", f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
       ->needs(tt);
 }
@@ -61,6 +64,7 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   mo.session.keep_output_dir = f.keep_output;
   mo.session.log = [&g](const std::string& s) { g.log(s); };
   mo.session.engine.true_time = !f.raw_times;  // self time and call graph; compensation below
+  mo.session.engine.exclude_preemption = f.exclude_preemption;
   if (f.true_time) {
     truetime::CalibrationOptions co;
     co.force = f.recalibrate;
@@ -123,6 +127,7 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       std::fputs(report::render_run_table(m.result).c_str(), stdout);
       if (a->summary) std::fputs(("\n" + report::render_summary(m.result)).c_str(), stdout);
     }
+    if (m.result.context.preemption_excluded) g.log(report::preemption_line(m.result, "run"));
     if (m.failure) throw *m.failure;
     if (!a->folded.empty()) write_folded(a->folded, m.result, g);
     // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.

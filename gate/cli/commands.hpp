@@ -26,6 +26,7 @@ struct MeasureFlags {
   bool no_build = false;
   bool true_time = false;    // subtract the calibrated probe costs (opt-in)
   bool raw_times = false;    // no per-goroutine accounting (no self time, call graph)
+  bool exclude_preemption = false;  // time calls minus their thread's preemption
   bool recalibrate = false;  // measure the probe costs again even when cached
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& f);

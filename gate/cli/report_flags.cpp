@@ -139,6 +139,7 @@ std::vector<std::string> measure_args(const MeasureFlags& m) {
   if (m.runs) a.insert(a.end(), {"--runs", std::to_string(m.runs)});
   if (m.attach_mode != "auto") a.insert(a.end(), {"--attach-mode", m.attach_mode});
   if (m.no_build) a.push_back("--no-build");
+  if (m.exclude_preemption) a.push_back("--exclude-preemption");
   return a;
 }
 

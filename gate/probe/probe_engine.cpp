@@ -35,6 +35,9 @@ namespace {
 
 // Not in Debian 12's 6.1 UAPI headers; values from the kernel's BTF (stable ABI since 6.6).
 constexpr uint32_t kBpfTraceUprobeMulti = 48;
+// Threads of the workload followed at once for exclude_preemption (LRU: an evicted thread's
+// calls in flight then exclude nothing and are counted in thread_changed_calls).
+constexpr uint32_t kMaxThreads = 16384;
 
 // BPF_LINK_CREATE attributes for uprobe_multi, laid out as in the kernel's union bpf_attr.
 struct UprobeMultiLinkAttr {
@@ -259,6 +262,7 @@ struct ProbeEngine::Impl {
   std::vector<bpf_link*> per_probe;
   bpf_link* fork_link = nullptr;
   bpf_link* exit_link = nullptr;
+  bpf_link* switch_link = nullptr;  // exclude_preemption only
   double attach_s = 0;
   int ncpus = 0;
 
@@ -275,6 +279,10 @@ struct ProbeEngine::Impl {
     set_costs(skel->rodata->costs, opts.costs);
     skel->rodata->true_time = opts.true_time ? 1 : 0;
     skel->rodata->arg_buckets_on = opts.arg_buckets.empty() ? 0 : 1;
+    skel->rodata->exclude_preemption = opts.exclude_preemption ? 1 : 0;
+    // Every context switch of the machine runs the sched_switch program: load it only when asked.
+    bpf_program__set_autoload(skel->progs.gate_switch, opts.exclude_preemption);
+    bpf_map__set_max_entries(skel->maps.threads, opts.exclude_preemption ? kMaxThreads : 64);
     const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
     bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
@@ -370,6 +378,10 @@ struct ProbeEngine::Impl {
     if (!fork_link) throw load_error("attach to sched_process_fork", errno);
     exit_link = bpf_program__attach(skel->progs.gate_exit);
     if (!exit_link) throw load_error("attach to sched_process_exit", errno);
+    if (opts.exclude_preemption) {
+      switch_link = bpf_program__attach(skel->progs.gate_switch);
+      if (!switch_link) throw load_error("attach to sched_switch (exclude_preemption)", errno);
+    }
   }
 
   double detach_all() {
@@ -393,7 +405,8 @@ struct ProbeEngine::Impl {
     }
     if (fork_link) bpf_link__destroy(fork_link);
     if (exit_link) bpf_link__destroy(exit_link);
-    fork_link = exit_link = nullptr;
+    if (switch_link) bpf_link__destroy(switch_link);
+    fork_link = exit_link = switch_link = nullptr;
     if (skel) gate_bpf::destroy(skel);
     skel = nullptr;
     return seconds_since(t0);
@@ -538,10 +551,16 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   if (!out.empty()) out[0].lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
   const uint64_t straddled = __atomic_exchange_n(&m.skel->bss->straddled_calls, 0, __ATOMIC_SEQ_CST);
   if (!out.empty()) out[0].straddled_calls = straddled;
+  const uint64_t preempted = __atomic_exchange_n(&m.skel->bss->preempted_calls, 0, __ATOMIC_SEQ_CST);
+  const uint64_t changed = __atomic_exchange_n(&m.skel->bss->thread_changed_calls, 0, __ATOMIC_SEQ_CST);
+  if (!out.empty()) out[0].preempted_calls = preempted, out[0].thread_changed_calls = changed;
   // The goroutines' accumulators matter only within a call; the workload's processes are gone.
   if (end_of_run)
     for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))
       bpf_map__delete_elem(m.skel->maps.goroutines, &k, sizeof k, 0);
+  if (end_of_run && m.opts.exclude_preemption)
+    for (const auto& k : map_keys<uint32_t>(m.skel->maps.threads))
+      bpf_map__delete_elem(m.skel->maps.threads, &k, sizeof k, 0);
 
   // Calls of a function whose record could not be created were counted nowhere else.
   const uint64_t lost = __atomic_exchange_n(&m.skel->bss->lost_no_record, 0, __ATOMIC_SEQ_CST);
@@ -558,7 +577,7 @@ KernelMemory ProbeEngine::kernel_memory() const {
   KernelMemory k;
   k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
   k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) +
-                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) +
+                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) + map_memlock(maps.threads) +
                   map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
   k.functions = map_keys<uint32_t>(maps.func_stats).size();
   k.groups = map_keys<gate_hist_key>(maps.func_hist).size();

@@ -69,6 +69,10 @@ struct EngineOptions {
   // false: no per-goroutine accounting in the BPF program (raw windows; no descendants, self time
   // nor compensation): what a probe cost before true time (bench_probe compares both).
   bool true_time = true;
+  // Subtract from each call the time its thread spent preempted (runnable, off the CPU) inside
+  // the call, seen by a sched_switch program; sleeping and blocking stay in. Off by default: the
+  // program runs on every context switch of the machine.
+  bool exclude_preemption = false;
   // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
   // above it, or above what the cgroup leaves, fails before anything is loaded.
   uint64_t max_kernel_memory = uint64_t{512} << 20;
@@ -97,6 +101,8 @@ struct FunctionCounters {
   uint64_t lost_edges = 0;      // engine-wide (on function 0 only): caller pairs not counted
   uint64_t straddled_calls = 0;  // engine-wide (on function 0 only): calls dropped because they
                                  // entered before the current time slice (set_slice_start)
+  uint64_t preempted_calls = 0;       // engine-wide (function 0): calls with preemption taken out
+  uint64_t thread_changed_calls = 0;  // engine-wide (function 0): returned on another thread, kept whole
   uint64_t unmatched_returns = 0;
   uint64_t abandoned_entries = 0;  // replaced by a newer entry of the same frame
   uint64_t open_entries = 0;       // still in flight when collected (never returned)

@@ -126,8 +126,22 @@ std::string calibration_line(const ProbeCalibration& c) {
          "; times are compensated (a call's own bias and its traced descendants' probe cost subtracted)";
 }
 
+std::string preemption_line(const ResultFile& r, const std::string& label) {
+  uint64_t taken = 0, changed = 0, calls = 0;
+  for (const auto& run : r.runs) {
+    taken += run.preempted_calls;
+    changed += run.thread_changed_calls;
+    for (const auto& f : run.functions) calls += f.calls;
+  }
+  return label + ": times exclude the threads' preemption (exclude_preemption): " + std::to_string(taken) + " of " +
+         std::to_string(calls) + " calls had some taken out; " + std::to_string(changed) +
+         " returned on another thread than they entered on and kept theirs";
+}
+
 std::vector<std::string> true_time_notices(const ReportInputs& in) {
   std::vector<std::string> out;
+  for (const auto& [res, label] : {std::pair{in.base, &in.base_label}, std::pair{in.head, &in.head_label}})
+    if (res && res->context.preemption_excluded) out.push_back(preemption_line(*res, *label));
   const ProbeCalibration* b = in.base ? &in.base->context.calibration : nullptr;
   const ProbeCalibration* h = in.head ? &in.head->context.calibration : nullptr;
   if (b && h && b->present != h->present) {

@@ -14,7 +14,11 @@ namespace gate::report {
 // or "times are raw: no probe calibration".
 std::string calibration_line(const ProbeCalibration& c);
 
-// Notices for a comparison: the calibration (head's, else base's), and a warning when one side was
+// "<label>: times exclude the threads' preemption (exclude_preemption): N of M calls had some
+// taken out; K returned on another thread than they entered on and kept theirs".
+std::string preemption_line(const ResultFile& r, const std::string& label);
+
+// Notices for a comparison: each side's preemption line when it excluded preemption, the calibration (head's, else base's), and a warning when one side was
 // compensated and the other not (their times are not comparable). Empty when both are raw.
 std::vector<std::string> true_time_notices(const ReportInputs& in);
 

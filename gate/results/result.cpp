@@ -295,6 +295,8 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   if (true_time) j["true_time"] = true;
   if (r.lost_call_edges) j["lost_call_edges"] = r.lost_call_edges;
   if (r.straddled_calls) j["straddled_calls"] = r.straddled_calls;
+  if (r.preempted_calls) j["preempted_calls"] = r.preempted_calls;
+  if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -445,6 +447,8 @@ RunResult run_header_v2(sj::dom::object j) {
   uint64_t n = 0;
   if (!j["lost_call_edges"].get(n)) r.lost_call_edges = n;
   if (!j["straddled_calls"].get(n)) r.straddled_calls = n;
+  if (!j["preempted_calls"].get(n)) r.preempted_calls = n;
+  if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
   return r;
 }
 
@@ -516,7 +520,8 @@ json to_json(const RunContext& c) {
               {"config_path", c.config_path}, {"config_hash", c.config_hash},
               {"attach_mode", c.attach_mode}, {"started_at", c.started_at},
               {"ended_at", c.ended_at},       {"probe_cost_ns", c.probe_cost_ns},
-              {"probe_calibration", c.calibration.present ? calibration_json(c.calibration) : json(nullptr)}};
+              {"probe_calibration", c.calibration.present ? calibration_json(c.calibration) : json(nullptr)},
+              {"preemption_excluded", c.preemption_excluded}};
 }
 
 RunContext context_from(const json& j) {
@@ -532,6 +537,7 @@ RunContext context_from(const json& j) {
   c.config_path = j.value("config_path", "");
   c.config_hash = j.value("config_hash", "");
   c.attach_mode = j.value("attach_mode", "");
+  c.preemption_excluded = j.value("preemption_excluded", false);
   c.started_at = j.value("started_at", "");
   c.ended_at = j.value("ended_at", "");
   c.probe_cost_ns = j.value("probe_cost_ns", 0.0);

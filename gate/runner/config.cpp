@@ -302,6 +302,8 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
     cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");
   if (root["speed_normalization"])
     cfg.speed_normalization = boolean(c, root["speed_normalization"], "speed_normalization");
+  if (root["exclude_preemption"])
+    cfg.exclude_preemption = boolean(c, root["exclude_preemption"], "exclude_preemption");
   if (root["pairing"]) {
     cfg.pairing = str(c, root["pairing"], "pairing");
     if (cfg.pairing != "auto" && cfg.pairing != "off")
@@ -344,7 +346,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing", "benchmarks"});
+              "pairing", "benchmarks", "exclude_preemption"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

@@ -59,6 +59,8 @@ struct Config {
   bool fail_on_calls_change = false;
   bool fail_on_insufficient = false;
   bool speed_normalization = true;  // divide each run by its speed factor (stats/speed.hpp)
+  // Time each call minus the time its thread was preempted inside it (probe engine option).
+  bool exclude_preemption = false;
   std::string pairing = "auto";     // "auto": pair gate ab's back-to-back runs; "off": never
   // "go": the workload's stdout holds `go test -bench` results, stored per run and compared like
   // function latencies; "none" (default): its stdout is not read.

@@ -89,6 +89,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   // Kept in opts_ (not a local copy): every re-attach between runs builds its session from it, and
   // a session without the costs would record raw times from run 2 on.
   opts_.session.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
+  opts_.session.engine.exclude_preemption = opts_.session.engine.exclude_preemption || cfg.exclude_preemption;
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
   if (log) {
     char b[400];
@@ -107,6 +108,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.context.started_at = iso_now();
   r.context.attach_mode = probe::to_string(session_->engine().attach_mode());
   r.context.calibration = opts_.calibration;
+  r.context.preemption_excluded = opts_.session.engine.exclude_preemption;
   if (opts_.calibration.present)
     r.context.probe_cost_ns = opts_.calibration.entry_jcc_full.median_ns + opts_.calibration.return_full.median_ns;
   r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();

@@ -311,6 +311,8 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   if (end_of_run) engine_->untrack_all();
   if (!counters.empty()) r.lost_call_edges = counters[0].lost_edges;
   if (!counters.empty()) r.straddled_calls = counters[0].straddled_calls;
+  if (!counters.empty()) r.preempted_calls = counters[0].preempted_calls;
+  if (!counters.empty()) r.thread_changed_calls = counters[0].thread_changed_calls;
   for (const auto& fi : target_.functions) {
     FunctionRun fr;
     fr.name = fi.name;

@@ -65,6 +65,8 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
 void settle(Checked& c, const ResultFile& base, const std::string& base_path) {
   if (c.head.failure) throw *c.head.failure;
   baselines::require_common_functions(base, c.head.result, base_path);
+  baselines::require_same_time_basis(base.context.preemption_excluded, c.head.result.context.preemption_excluded,
+                                     base_path);
   if (base.context.config_hash != c.head.result.context.config_hash) {
     c.comparison.warnings.push_back("the config changed since the baseline was recorded (" +
                                     base.context.config_path + ")");
@@ -138,6 +140,7 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
+  baselines::require_same_time_basis(base.context.preemption_excluded, head.context.preemption_excluded, base_path);
   stats::Comparison c =
       compare_with_benchmarks(base.runs, head.runs, base, head, with_looks(compare_options(cfg, head.functions), head));
   warn_uncalled(c, base, head);

@@ -92,6 +92,19 @@ TEST(Baselines, CommonFunctionsAreRequired) {
   EXPECT_EQ(error_of([&] { require_common_functions(base, result({"main.b", "main.c"}), "b.json"); }), "");
 }
 
+// Wall times and times with preemption excluded differ by the load: never compared with each
+// other, and the error says which side is which and how to make them match.
+TEST(Baselines, TimeBasesMustMatch) {
+  EXPECT_EQ(error_of([&] { require_same_time_basis(false, false, "b.json"); }), "");
+  EXPECT_EQ(error_of([&] { require_same_time_basis(true, true, "b.json"); }), "");
+  const std::string e = error_of([&] { require_same_time_basis(false, true, "b.json"); });
+  EXPECT_TRUE(has(e, "baseline b.json")) << e;
+  EXPECT_TRUE(has(e, "as wall time (preemption in), the head with preemption excluded")) << e;
+  EXPECT_TRUE(has(e, "re-record the baseline with it")) << e;
+  const std::string f = error_of([&] { require_same_time_basis(true, false, "b.json"); });
+  EXPECT_TRUE(has(f, "measure the head with exclude_preemption: true")) << f;
+}
+
 TEST(Baselines, OverwriteNeedsForce) {
   Dir d;
   const std::string path = (d.path / "b.json").string();

@@ -104,6 +104,26 @@ def with_method(cfg, lab, name, pairing, normalize, threshold):
     return path
 
 
+def with_variant(cfg, lab, index, yaml_text):
+    """The config with top-level keys replaced (or added) by yaml_text (one "key: value" a line;
+    a key's indented block in cfg goes with it)."""
+    new = [l for l in yaml_text.split(";") if l.strip()]
+    keys = {l.split(":", 1)[0].strip() for l in new}
+    out, skipping = [], False
+    with open(cfg) as f:
+        for line in f.read().splitlines():
+            if line and not line[0].isspace():
+                skipping = line.split(":", 1)[0].strip() in keys
+            elif not line.strip():
+                skipping = False
+            if not skipping:
+                out.append(line)
+    path = os.path.join(lab, f"variant-{index}.yaml")
+    with open(path, "w") as f:
+        f.write("\n".join(out + [l.strip() for l in new]) + "\n")
+    return path
+
+
 def session(gate, cfg, lab, label, slow_spec, runs, max_runs, extra=()):
     """One trial: a gate ab session of `runs` pairs, then more while a verdict is inconclusive."""
     for side in ("base", "head"):
@@ -219,6 +239,11 @@ def main():
                     "wall time, e.g. 20 and 60 at 500 ms")
     ap.add_argument("--slice-max-pairs", type=int, default=0, help="pairs of slices at most (default --max-pairs)")
     ap.add_argument("--slice-trials", default="", help="trials a scenario for the sliced rows (default --trials)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=YAML",
+                    help="also run each trial with the config's top-level keys changed (\"; \" between "
+                    "lines), interleaved trial by trial with the default so that both meet the same load; "
+                    "rows NAME, default method only. E.g. --variant 'preemption excluded=exclude_preemption: true' "
+                    "--variant 'GOGC=off=env: {GOMAXPROCS: \"2\", GOGC: \"off\"}'")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
@@ -234,9 +259,18 @@ def main():
     default_cfg = methods[-1][1]  # what gate ab decides and stops by: paired + speed-normalized
     scenarios = [("A/A", None)] + [(f"{x}x", f"{a.function}={x}") for x in a.slowdowns.split(",")]
     sequential = set(a.sequential.split(","))
+    variants = []
+    for i, v in enumerate(a.variant):
+        name, _, yaml_text = v.partition("=")
+        if not yaml_text:
+            sys.exit(f"noise_lab: --variant {v!r}: expected NAME=YAML")
+        variants.append((name, with_variant(default_cfg, lab, i, yaml_text)))
     rows = []
     for label, spec in scenarios:
         stats = {name: new_stats() for name, _ in methods}
+        vstats = {name: new_stats() for name, _ in variants}
+        vpairs = {name: [] for name, _ in variants}
+        vwalls = {name: [] for name, _ in variants}
         pairs_used, walls = [], []
         most = a.max_pairs if label in sequential else a.pairs
         trials = trials_for(a.trials, label)
@@ -252,11 +286,23 @@ def main():
             print(f"{label} trial {t + 1}/{trials}: {pairs_used[-1]} pairs, {wall:.0f} s; default method so far: "
                   f"{d['false_reg']} false regressions, {d['unchanged']}/{d['fn_trials']} unchanged, caught "
                   f"{d['caught']}/{d['trials']}", flush=True)
+            for name, vcfg in variants:
+                vb, vh, vwall = session(a.gate, vcfg, lab, label.replace("/", "") + "_variant", spec, a.pairs, most)
+                vpairs[name].append(len(vh["runs"]))
+                vwalls[name].append(vwall)
+                tally(vstats[name], judge(a.gate, lab, vcfg, vb, vh), spec is not None, a.function)
+                v = vstats[name]
+                print(f"{label} trial {t + 1}/{trials}, {name}: {vpairs[name][-1]} pairs, {vwall:.0f} s; so far: "
+                      f"{v['false_reg']} false regressions, {v['unchanged']}/{v['fn_trials']} unchanged, caught "
+                      f"{v['caught']}/{v['trials']}", flush=True)
         for name, _ in methods:
             rows.append((label, name, stats[name], pairs_used, walls, most))
+        for name, _ in variants:
+            rows.append((label, name, vstats[name], vpairs[name], vwalls[name], most))
     rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
     print()
-    print(f"{'scenario':8s} {'method':27s} {'false reg':>10s} {'unchanged':>10s} {'(95% rule)':>10s} {'caught':>8s} "
+    width = max([27] + [len(n) for _, n, *_ in rows])
+    print(f"{'scenario':8s} {'method':{width}s} {'false reg':>10s} {'unchanged':>10s} {'(95% rule)':>10s} {'caught':>8s} "
           f"{'noise p50':>10s} {'pairs (med/max)':>16s} {'wall/trial':>10s}")
     for label, name, st, pairs_used, walls, most in rows:
         fr = f"{st['false_reg']}/{st['fn_trials']}"
@@ -265,10 +311,10 @@ def main():
         caught = f"{st['caught']}/{st['trials']}" if label != "A/A" else "-"
         noise = f"{100 * statistics.median(st['noise']):.1f}%" if st["noise"] else "-"
         pu = f"{statistics.median(pairs_used):.0f}/{max(pairs_used)} of {most}"
-        print(f"{label:8s} {name:27s} {fr:>10s} {un:>10s} {un95:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
+        print(f"{label:8s} {name:{width}s} {fr:>10s} {un:>10s} {un95:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
               f"{statistics.median(walls):>9.0f}s")
     for label, name, st, *_ in rows:
-        if label == "A/A" and name == METHODS[-1][0] and st["per_function"]:
+        if label == "A/A" and (name == METHODS[-1][0] or name in dict(variants)) and st["per_function"]:
             print(f"\nA/A, {name}: per function, the share of trials unchanged, trials, median noise per "
                   f"unit and calls per run")
             for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):

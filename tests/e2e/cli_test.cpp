@@ -59,6 +59,44 @@ TEST(Cli, TrueTimeFlagsThatContradictAreUsageErrors) {
   EXPECT_NE((recal.out + recal.err).find("--recalibrate requires --true-time"), std::string::npos) << recal.err;
 }
 
+// A baseline of wall times checked with exclude_preemption (or the other way round) is refused
+// before anything is measured: exit 2, naming the baseline, both time bases and the fix.
+TEST(Cli, CheckRefusesABaselineOfTheOtherTimeBasis) {
+  ResultFile base;
+  base.context.binary_path = probetarget_binary();
+  base.functions.push_back(FunctionInfo{});
+  base.functions[0].name = "main.spinFor";
+  for (int i = 1; i <= 3; ++i) {
+    RunResult run;
+    run.index = i;
+    FunctionRun f;
+    f.name = "main.spinFor";
+    f.histogram.add(1000, 10);
+    f.calls = 10;
+    f.sum_ns = 10000;
+    f.min_ns = f.max_ns = 1000;
+    run.functions.push_back(f);
+    base.runs.push_back(run);
+  }
+  const std::string wall = write_config("wall.json", result_to_json_text(base));
+  const std::string cfg = write_config("ep.yaml", "binary: " + probetarget_binary() +
+                                                      "\nworkload: /bin/false\nexclude_preemption: true\n"
+                                                      "functions: [main.spinFor]\n");
+  auto r = gate_cli({"check", "-c", cfg, "--baseline", wall, "--no-build"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("baseline " + wall), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("as wall time (preemption in), the head with preemption excluded"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("run 1"), std::string::npos) << "measured before refusing: " << r.err;
+
+  base.context.preemption_excluded = true;
+  const std::string excluded = write_config("excluded.json", result_to_json_text(base));
+  const std::string plain = write_config("plain.yaml", "binary: " + probetarget_binary() +
+                                                           "\nworkload: /bin/false\nfunctions: [main.spinFor]\n");
+  auto back = gate_cli({"check", "-c", plain, "--baseline", excluded, "--no-build"});
+  EXPECT_EQ(back.code, 2) << back.out << back.err;
+  EXPECT_NE(back.err.find("measure the head with exclude_preemption: true"), std::string::npos) << back.err;
+}
+
 TEST(Cli, MissingConfigIsAUsageError) {
   auto r = gate_cli({"run", "-c", "/nonexistent/gate.yaml"});
   EXPECT_EQ(r.code, 2);

@@ -15,8 +15,8 @@ TEST(KernelMemoryPlan, FollowsTheKernelsHashMapAccounting) {
   EXPECT_EQ(p.group_bytes, 48u + 8 + 128 + 8);   // header, (func, group) key, 16 counts, list node
   EXPECT_EQ(p.per_function_max, 184u + 2 * 76 * 192);  // time and self-time histograms
   EXPECT_EQ(p.reserved_bytes, (16384u + 2097152u) * 16);  // 10,000 and 1,520,000 rounded up to 2^k
-  // pairing map (24-byte key, 48-byte frame) + goroutines (16-byte key, 32-byte state), 65,536 default
-  EXPECT_EQ(p.in_flight_bytes, 262144ull * (48 + 24 + 48) + 262144ull * 16 + 65536ull * (48 + 16 + 40) + 65536ull * 16);
+  // pairing map (24-byte key, 64-byte frame) + goroutines (16-byte key, 32-byte state), 65,536 default
+  EXPECT_EQ(p.in_flight_bytes, 262144ull * (48 + 24 + 64) + 262144ull * 16 + 65536ull * (48 + 16 + 40) + 65536ull * 16);
   // caller -> callee pairs: 16 per function; header, 8-byte key, 16-byte value, list node
   EXPECT_EQ(p.edge_bytes, 160000ull * (48 + 8 + 16 + 8) + 262144ull * 16);
   EXPECT_EQ(p.worst_case_bytes, p.in_flight_bytes + p.reserved_bytes + p.edge_bytes + 10000ull * p.per_function_max);

@@ -46,6 +46,7 @@ struct MeasureArgs {
   std::map<std::string, std::string> env;
   ProbeCalibration calibration;  // absent: raw times
   bool true_time = true;         // false: no per-goroutine accounting in BPF (--raw-times)
+  bool exclude_preemption = false;
 };
 
 Measured measure_workload(const MeasureArgs& a);

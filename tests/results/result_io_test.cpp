@@ -65,6 +65,22 @@ TEST(ResultIo, RoundTripKeepsEverything) {
   }
 }
 
+// exclude_preemption: the time basis and the per-run preemption counters survive the round trip;
+// a file without them (older gates) reads as wall time.
+TEST(ResultIo, PreemptionBasisAndCountersRoundTrip) {
+  ResultFile a = sample();
+  a.context.preemption_excluded = true;
+  a.runs[1].preempted_calls = 17;
+  a.runs[1].thread_changed_calls = 3;
+  const ResultFile b = result_from_json_text(result_to_json_text(a), "mem");
+  EXPECT_TRUE(b.context.preemption_excluded);
+  EXPECT_EQ(b.runs[1].preempted_calls, 17u);
+  EXPECT_EQ(b.runs[1].thread_changed_calls, 3u);
+  EXPECT_EQ(b.runs[0].preempted_calls, 0u);
+  const ResultFile c = result_from_json_text(result_to_json_text(sample()), "mem");
+  EXPECT_FALSE(c.context.preemption_excluded);
+}
+
 TEST(ResultIo, QuantilesStayWithinMinMax) {
   const auto& f = sample().runs[0].functions[0];
   EXPECT_LE(f.quantile_ns(1.0), double(f.max_ns));

@@ -55,6 +55,7 @@ calls_change: 100%
 fail_on_calls_change: true
 fail_on_insufficient_data: true
 speed_normalization: false
+exclude_preemption: true
 pairing: off
 baseline: ../b/shop.json
 )");
@@ -78,6 +79,7 @@ baseline: ../b/shop.json
   EXPECT_TRUE(c.fail_on_calls_change);
   EXPECT_TRUE(c.fail_on_insufficient);
   EXPECT_FALSE(c.speed_normalization);
+  EXPECT_TRUE(c.exclude_preemption);
   EXPECT_EQ(c.pairing, "off");
   EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
 }

@@ -52,11 +52,13 @@ var (
 	cLeaf            = &counter{name: "main.leaf"}
 	cBigFrame        = &counter{name: "main.bigFrame"}
 	cNeverReturns    = &counter{name: "main.neverReturns"}
+	cCrunch          = &counter{name: "main.crunch"}
+	cNap             = &counter{name: "main.nap"}
 )
 
 var counters = []*counter{
 	cSpinFor, cRecurse, cYielder, cMayPanic, cCallWithRecover, cExitsEarly, cOuter, cInner,
-	cTiny, cLeaf, cBigFrame, cNeverReturns, cSmall,
+	cTiny, cLeaf, cBigFrame, cNeverReturns, cSmall, cCrunch, cNap,
 }
 
 func printCalls() {
@@ -83,6 +85,32 @@ func spinFor(d time.Duration) time.Duration {
 		if e := time.Since(start); e >= d {
 			return e
 		}
+	}
+}
+
+// crunch does a fixed amount of CPU work (rounds of an integer hash): unlike spinFor, its wall
+// time grows when its thread is preempted, its CPU time does not.
+//
+//go:noinline
+func crunch(rounds int) uint64 {
+	cCrunch.n.Add(1)
+	x := uint64(rounds) | 1
+	for i := 0; i < rounds; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+// nap sleeps d in a raw nanosleep system call: the thread (and the goroutine with it) stays in
+// the call, asleep, off the CPU but not preempted.
+//
+//go:noinline
+func nap(d time.Duration) {
+	cNap.n.Add(1)
+	ts := syscall.NsecToTimespec(int64(d))
+	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
 	}
 }
 
@@ -297,6 +325,19 @@ func modeSpin(args []string) {
 	fmt.Printf("GATE_SPIN_NS {\"mean\":%d,\"min\":%d,\"max\":%d}\n", mean, min, max)
 }
 
+// modePreempt alternates crunch and nap on one goroutine (exclude_preemption's test).
+func modePreempt(args []string) {
+	fs := flag.NewFlagSet("preempt", flag.ExitOnError)
+	n := fs.Int("n", 40, "calls of each")
+	rounds := fs.Int("rounds", 2000000, "crunch: hash rounds per call")
+	ms := fs.Int("ms", 5, "nap: milliseconds per call")
+	fs.Parse(args)
+	for i := 0; i < *n; i++ {
+		sink.Add(int64(crunch(*rounds) & 1))
+		nap(time.Duration(*ms) * time.Millisecond)
+	}
+}
+
 func modeRecurse(args []string) {
 	fs := flag.NewFlagSet("recurse", flag.ExitOnError)
 	depth := fs.Int("depth", 3000, "recursion depth")
@@ -498,6 +539,7 @@ var modes = map[string]func([]string){
 	"bigframe": modeBigframe,
 	"notret":   modeNotret,
 	"wait":     modeWait,
+	"preempt":  modePreempt,
 	"fail":     modeFail,
 }
 
