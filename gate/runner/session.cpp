@@ -233,9 +233,15 @@ void require_own_listener(const std::string& ready_tcp, pid_t service, const std
 // driver, which is not probed.
 void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
   const ServiceSpec sv = with_free_port(*cfg_.service);
+  std::unique_ptr<Child> service = start_service(f, sv, signals);
+  run_load(f, sv, *service, signals);
+}
+
+std::unique_ptr<Child> RunSession::start_service(const RunFiles& f, const ServiceSpec& sv, SignalWatch* signals) {
   if (!sv.ready_tcp.empty()) require_free_address(sv.ready_tcp, f.label);
   SpawnOptions so{command_for(sv.command), cfg_.dir, env_, f.out, f.err, true};
-  Child service = Child::spawn(so, [this](pid_t pid) { engine_->track(pid); });
+  auto owned = std::make_unique<Child>(Child::spawn(so, [this](pid_t pid) { engine_->track(pid); }));
+  Child& service = *owned;
   const std::string what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
   if (!sv.ready_tcp.empty()) {
     bool ready = wait_tcp_ready(sv.ready_tcp, sv.ready_timeout_s, [&] {
@@ -261,7 +267,7 @@ void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
       throw;
     }
   }
-  run_load(f, sv, service, signals);
+  return owned;
 }
 
 // The service's death outranks the load's failure: a load fails when its service dies, and the
@@ -346,11 +352,7 @@ uint64_t monotonic_ns() {
 
 }  // namespace
 
-void RunSession::start_sliced(int round, const std::string& variant) {
-  if (cfg_.service) {  // verdict::require_sliceable says so first, with the config's name
-    throw Error::make("--slice-ms", "cannot switch a service and its load driver together yet", "drop --slice-ms",
-                      ExitCode::kUsage);
-  }
+void RunSession::start_sliced(int round, const std::string& variant, SignalWatch* signals) {
   engine_->untrack_all();
   engine_->collect_and_reset();  // nothing from before this round counts
   engine_->set_slice_start(0);
@@ -358,8 +360,59 @@ void RunSession::start_sliced(int round, const std::string& variant) {
   sliced_->files = {round, variant, output_path(round, variant, "stdout"), output_path(round, variant, "stderr"),
                     "round " + std::to_string(round) + " (" + variant + ")"};
   last_stdout_ = sliced_->files.out;
+  if (cfg_.service) {
+    Sliced& sl = *sliced_;
+    sl.sv = with_free_port(*cfg_.service);
+    sl.service = start_service(sl.files, sl.sv, signals);
+    sl.service->pause();
+    engine_->collect_slice();  // its start-up belongs to no slice
+    const RunFiles& f = sl.files;
+    SpawnOptions lo{sl.sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"),
+                    output_path(f.index, f.variant, "load.stderr"), true, true};
+    try {
+      sl.child = std::make_unique<Child>(Child::spawn(lo, nullptr));
+    } catch (...) {
+      sl.service->stop(SIGKILL, 0);
+      throw;
+    }
+    return;
+  }
   SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, sliced_->files.out, sliced_->files.err, true, true};
   sliced_->child = std::make_unique<Child>(Child::spawn(so, [this](pid_t pid) { engine_->track(pid); }));
+}
+
+// A sliced service's slice ended with `end` (the load exited, or timed out over its slices, or a
+// signal came): stops the service and throws what failed, as run_load does; true when the load
+// ended well. kTimeout within the budget (the slice is over) returns false and stops nothing.
+bool RunSession::end_sliced_service(Child::WaitEnd end, SignalWatch* signals) {
+  Sliced& sl = *sliced_;
+  const RunFiles& f = sl.files;
+  const ServiceSpec& sv = sl.sv;
+  const bool over_time = cfg_.timeout_s > 0 && sl.active_s >= cfg_.timeout_s;
+  const bool service_died = !sl.service->running();
+  if (end == Child::WaitEnd::kTimeout && !over_time && !service_died) return false;
+  const std::string load_err = output_path(f.index, f.variant, "load.stderr");
+  const std::string load_what = "load '" + sv.load + "' (pid " + std::to_string(sl.child->pid()) + ")";
+  const std::string service_what = "service '" + sv.command + "' (pid " + std::to_string(sl.service->pid()) + ")";
+  if (end != Child::WaitEnd::kExited) sl.child->stop(SIGTERM, 2);
+  sl.service->stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
+  sl.exited = true;
+  if (end == Child::WaitEnd::kSignal) throw interrupted(signals->received(), f.label);
+  if (service_died) {
+    throw run_failure(service_what, f.label, "exited (status " + std::to_string(sl.service->status()) + ") during the load",
+                      f.err, "the service must keep serving until gate stops it; run it by hand with the load to see why");
+  }
+  if (end == Child::WaitEnd::kTimeout) {
+    throw run_failure(load_what, f.label,
+                      "did not finish within the timeout of " + std::to_string(static_cast<int>(cfg_.timeout_s)) +
+                          " s of its own slices",
+                      load_err, "raise timeout: in gate.yaml");
+  }
+  if (sl.child->status() != 0) {
+    throw run_failure(load_what, f.label, "exited with status " + std::to_string(sl.child->status()), load_err,
+                      "run the service and the load by hand to see why");
+  }
+  return true;
 }
 
 bool RunSession::run_slice(double seconds, SignalWatch* signals) {
@@ -371,10 +424,12 @@ bool RunSession::run_slice(double seconds, SignalWatch* signals) {
   const double left = cfg_.timeout_s > 0 ? cfg_.timeout_s - sl.active_s : 0;
   // Calls already in flight now hold the stop (and the other side's slice) in their window.
   engine_->set_slice_start(monotonic_ns());
+  if (sl.service) sl.service->resume();
   sl.child->resume();
   const auto end = sl.child->wait(left > 0 ? std::min(seconds, left) : seconds, signals);
   sl.slice_s = now_s() - sl.slice_started;
   sl.active_s += sl.slice_s;
+  if (sl.service) return end_sliced_service(end, signals);
   switch (end) {
     case Child::WaitEnd::kSignal:
       sl.child->stop(SIGTERM, 2);
@@ -402,7 +457,10 @@ bool RunSession::run_slice(double seconds, SignalWatch* signals) {
 
 RunResult RunSession::end_slice(int index) {
   Sliced& sl = *sliced_;
-  if (!sl.exited) sl.child->pause();
+  if (!sl.exited) {
+    sl.child->pause();
+    if (sl.service) sl.service->pause();  // after the load: it finishes no request the load sent later
+  }
   RunResult r = collect(index, sl.files.variant, sl.slice_started, sl.slice_started_at, sl.exited);
   r.duration_s = sl.slice_s;  // the time it ran, not the stop and the reading after it
   return r;
@@ -416,6 +474,7 @@ RunResult RunSession::run_to_end(int index, SignalWatch* signals) {
 
 void RunSession::stop_sliced() {
   if (sliced_ && sliced_->child && !sliced_->exited) sliced_->child->stop(SIGKILL, 0);
+  if (sliced_ && sliced_->service && !sliced_->exited) sliced_->service->stop(SIGKILL, 0);
   sliced_.reset();
 }
 

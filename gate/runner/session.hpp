@@ -36,7 +36,11 @@ class RunSession {
   // status 0; throws gate::Error on a failure, the config's timeout over its slices, or a signal);
   // end_slice stops it (while alive) and returns the slice's statistics as a RunResult.
   // run_to_end lets it finish alone and returns what it measured meanwhile.
-  void start_sliced(int round, const std::string& variant);
+  // A service config is sliced as a pair: the service is started (not stopped) and must come up
+  // (ready_tcp) first, then it is paused and its start-up's statistics are dropped; each slice
+  // resumes the service and then its load driver (started stopped, not probed), and pauses the
+  // load and then the service. The round ends when the load ends; the service is then stopped.
+  void start_sliced(int round, const std::string& variant, SignalWatch* signals = nullptr);
   bool run_slice(double seconds, SignalWatch* signals);
   RunResult end_slice(int index);
   RunResult run_to_end(int index, SignalWatch* signals);
@@ -56,11 +60,16 @@ class RunSession {
   };
   void run_workload(const RunFiles& f, SignalWatch* signals);
   void run_service(const RunFiles& f, SignalWatch* signals);
+  // Spawns the service (tracked) and waits for ready_tcp; stops it and throws on a failure.
+  std::unique_ptr<Child> start_service(const RunFiles& f, const ServiceSpec& sv, SignalWatch* signals);
+  bool end_sliced_service(Child::WaitEnd end, SignalWatch* signals);
   void run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals);
   RunResult collect(int index, const std::string& variant, double started, const std::string& started_at,
                     bool end_of_run = true);
   struct Sliced {
-    std::unique_ptr<Child> child;
+    std::unique_ptr<Child> child;    // the workload, or a service's load driver
+    std::unique_ptr<Child> service;  // a service config: the service (probed)
+    ServiceSpec sv;                  // ... with its {port} filled
     RunFiles files;
     bool exited = false;
     double active_s = 0;       // time it was let run, over its slices: what the timeout bounds

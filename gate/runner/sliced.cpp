@@ -104,7 +104,7 @@ bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19
   try {
     for (current = 0; current < 2; ++current) s[current] = &m[current]->session_for_round();
     const int round = head.rounds_started();
-    for (current = 0; current < 2; ++current) s[current]->start_sliced(round, variant[current]);
+    for (current = 0; current < 2; ++current) s[current]->start_sliced(round, variant[current], signals);
     bool done[2] = {false, false};
     int index = head.runs_done() + 1;
     while (!done[0] && !done[1]) {

@@ -79,10 +79,12 @@ void require_sliceable(const runner::Config& cfg, double slice_ms) {
     throw Error::make("--slice-ms", "is below 10 ms: every switch costs a stop, a read of the maps and cold caches",
                       "use --slice-ms 50 or more (200 ms is a good start), or 0 for whole runs", ExitCode::kUsage);
   }
-  if (cfg.service) {
-    throw Error::make("--slice-ms with a service config (" + cfg.path + ")",
-                      "gate cannot yet switch a service and its load driver together",
-                      "drop --slice-ms: gate ab then interleaves whole runs of the service", ExitCode::kUsage);
+  if (cfg.service && !cfg.service->ready_tcp.empty() && cfg.service->ready_tcp.find("{port}") == std::string::npos) {
+    throw Error::make("--slice-ms with service.ready_tcp " + cfg.service->ready_tcp + " (" + cfg.path + ")",
+                      "both sides' services run at once when sliced, and cannot both listen on one fixed address",
+                      "write {port} in service.command, ready_tcp and load (gate then gives each service a free "
+                      "port), or drop --slice-ms",
+                      ExitCode::kUsage);
   }
   if (cfg.benchmarks != "none") {
     throw Error::make("--slice-ms with benchmarks: " + cfg.benchmarks + " (" + cfg.path + ")",

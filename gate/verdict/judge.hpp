@@ -31,7 +31,8 @@ struct AbJudged {
 // gate ab: the two binaries with the same config (no build), runs in pairs in a seeded order until
 // decided. Does not throw for a failed run: the caller saves what was measured, then throw_failure().
 // slice_ms > 0: time-sliced interleaving (runner/sliced.hpp); runs and max_runs then count pairs
-// of slices. Throws gate::Error (exit 2) for a config that cannot be sliced (service, benchmarks).
+// of slices. Throws gate::Error (exit 2) for a config that cannot be sliced (benchmarks, a service
+// on a fixed address).
 AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
             const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
             double slice_ms = 0);

@@ -1,7 +1,8 @@
 // Time-sliced interleaving (gate ab --slice-ms, issue 11): a workload started stopped runs nothing
 // before its first slice and a paused process group runs nothing until resumed; every call of a
 // real Go program is either recorded in a slice, dropped as straddling a switch, or in the unpaired
-// end (exact counts); and a sliced gate ab flags a slowed function and nothing in an A/A.
+// end (exact counts); and a sliced gate ab flags a slowed function and nothing in an A/A, for a
+// workload and for a service with its load driver.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -237,19 +238,20 @@ TEST(SliceNotes, NameFunctionsWhoseCallsAreLongForTheSlice) {
   EXPECT_TRUE(runner::slice_notes(r, 400, "head").size() == 1u) << "at 400 ms slices 60 ms calls are fine";
 }
 
-// A service config cannot be sliced yet, nor can anything in slices under 10 ms: usage errors that
-// say so, before anything is measured.
-TEST(SliceE2e, ServiceConfigAndTinySlicesAreUsageErrors) {
+// A sliced service on a fixed address is a usage error that offers {port} (both sides' services
+// run at once), and so is anything in slices under 10 ms: before anything is measured.
+TEST(SliceE2e, FixedServiceAddressAndTinySlicesAreUsageErrors) {
   const fs::path dir = scratch("service");
   const std::string cfg = (dir / "svc.yaml").string();
   std::ofstream(cfg) << "binary: " << probetarget_binary() << "\n"
-                     << "service:\n  command: " << probetarget_binary() << " wait -ms 1000\n  load: true\n"
+                     << "service:\n  command: " << probetarget_binary() << " wait -ms 1000\n"
+                     << "  ready_tcp: 127.0.0.1:18080\n  load: true\n"
                      << "functions: [main.spinFor]\n";
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", probetarget_binary(), "--head-binary", probetarget_binary(),
                      "--slice-ms", "100"});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("service"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("drop --slice-ms"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("service.ready_tcp 127.0.0.1:18080"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("write {port}"), std::string::npos) << r.err;
 
   // And a slice too short to be worth its switch, on a batch config.
   const std::string batch = (dir / "batch.yaml").string();
@@ -259,6 +261,67 @@ TEST(SliceE2e, ServiceConfigAndTinySlicesAreUsageErrors) {
                                probetarget_binary(), "--slice-ms", "5"});
   EXPECT_EQ(short_slice.code, 2) << short_slice.out << short_slice.err;
   EXPECT_NE(short_slice.err.find("below 10 ms"), std::string::npos) << short_slice.err;
+  fs::remove_all(dir);
+}
+
+// The service form, as root, on the bundled example's shopd driven by shopload: each side's
+// service and load driver are switched together (both services up at once, on ports of their
+// own). Head's pricing.Apply 30x slower is the one regression; an A/A flags nothing; the load's
+// requests all reach a probed service (Checkout counted in every unit).
+TEST(SliceE2e, SlicedServiceAbCatchesTheSlowHeadOnly) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = scratch("svc-verdict");
+  GoBuild b;
+  b.src_dir = std::string(GATE_SOURCE_DIR) + "/examples/shop";
+  b.package = "./cmd/shopd";
+  const std::string shopd = build_go(b);
+  b.package = "./cmd/shopload";
+  const std::string shopload = build_go(b);
+  for (const char* side : {"base", "head"}) {
+    fs::create_directories(dir / side);
+    fs::copy_file(shopd, dir / side / "shopd", fs::copy_options::overwrite_existing);
+  }
+  auto config = [&](const std::string& name, bool slow_head) {
+    const std::string cfg = (dir / name).string();
+    std::ofstream(cfg) << "name: shop-service-slice\n"
+                       << "binary: head/shopd\n"
+                       << "service:\n"
+                       << "  command: case \"$GATE_BINARY\" in */head/shopd) "
+                       << (slow_head ? "export SHOP_SLOW='example.com/shop/pricing.Apply=30';; " : ";; ")
+                       << "esac; exec \"$GATE_BINARY\" -addr 127.0.0.1:{port}\n"
+                       << "  ready_tcp: \"127.0.0.1:{port}\"\n"
+                       << "  load: " << shopload << " -addr 127.0.0.1:{port} -requests 400 -concurrency 2\n"
+                       << "runs: 10\nmax_runs: 30\n"
+                       << "env: {GOMAXPROCS: \"1\"}\n"
+                       << "threshold: 20%\nquantiles: [p50]\n"
+                       << "functions:\n"
+                       << "  - example.com/shop/pricing.Apply\n"
+                       << "  - example.com/shop.(*Cart).Checkout\n"
+                       << "  - example.com/shop.(*Store).Get\n"
+                       << "  - example.com/shop.(*Cart).Add\n";
+    return cfg;
+  };
+  const auto base = (dir / "base" / "shopd").string(), head = (dir / "head" / "shopd").string();
+  auto slow = run_gate({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head,
+                        "--slice-ms", "200", "--out-head", (dir / "head.json").string()});
+  std::printf("--- sliced service ab, head's Apply 30x slower (exit %d):\n%s\n%s\n", slow.code, slow.out.c_str(),
+              slow.err.c_str());
+  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+  EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"example.com/shop/pricing.Apply"}) << slow.out;
+  const auto h = load_result_file((dir / "head.json").string());
+  EXPECT_EQ(h.extra.at("slice_ms"), "200");
+  EXPECT_GE(h.runs.size(), 10u);
+  for (const auto& unit : h.runs) {
+    const FunctionRun* checkout = unit.find("example.com/shop.(*Cart).Checkout");
+    ASSERT_NE(checkout, nullptr);
+    EXPECT_GT(checkout->calls, 0u) << "unit " << unit.index << ": the load reached no probed service";
+  }
+
+  auto same = run_gate({"ab", "-q", "-c", config("same.yaml", false), "--base-binary", base, "--head-binary", head,
+                        "--slice-ms", "200"});
+  std::printf("--- sliced service ab, A/A (exit %d):\n%s\n", same.code, same.out.c_str());
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_TRUE(regressions(same.out).empty()) << same.out;
   fs::remove_all(dir);
 }
 
