@@ -133,6 +133,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"units_to_decide", q.units_to_decide},
                         {"reason", q.reason}};
     if (!q.note.empty()) out["note"] = q.note;  // the quantile lay between modes (see compare.cpp)
+    if (q.elasticity != 1) out["elasticity"] = number(q.elasticity);  // speed_normalization: fitted
     return out;
   };
   j["paired"] = c.paired;

@@ -300,8 +300,23 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = boolean(c, root["fail_on_calls_change"], "fail_on_calls_change");
   if (root["fail_on_insufficient_data"])
     cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");
-  if (root["speed_normalization"])
-    cfg.speed_normalization = boolean(c, root["speed_normalization"], "speed_normalization");
+  if (root["speed_normalization"]) {
+    const YAML::Node n = root["speed_normalization"];
+    if (n.IsScalar() && n.Scalar() == "fitted") {
+      cfg.speed_normalization = true;
+      cfg.fit_speed_elasticity = true;
+    } else {
+      try {
+        cfg.speed_normalization = n.as<bool>();
+      } catch (const YAML::Exception&) {
+        throw c.err(n, "speed_normalization",
+                    "must be true, false or fitted, got '" + (n.IsScalar() ? n.Scalar() : std::string("a list or map")) + "'",
+                    "write speed_normalization: fitted (each function's power of the speed factor fitted, gate ab), "
+                    "true or false");
+      }
+      cfg.fit_speed_elasticity = false;
+    }
+  }
   if (root["exclude_preemption"])
     cfg.exclude_preemption = boolean(c, root["exclude_preemption"], "exclude_preemption");
   if (root["pairing"]) {

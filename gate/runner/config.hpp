@@ -59,6 +59,9 @@ struct Config {
   bool fail_on_calls_change = false;
   bool fail_on_insufficient = false;
   bool speed_normalization = true;  // divide each run by its speed factor (stats/speed.hpp)
+  // speed_normalization: fitted (the default) -- paired comparisons fit each function's power of
+  // the factor (stats::paired_ratio's fit_elasticity); true: the factor itself (power 1).
+  bool fit_speed_elasticity = true;
   // Time each call minus the time its thread was preempted inside it (probe engine option).
   bool exclude_preemption = false;
   std::string pairing = "auto";     // "auto": pair gate ab's back-to-back runs; "off": never

@@ -207,6 +207,7 @@ double welch_df(const PreparedSide& b, const PreparedSide& h) {
 void RunSamples::add(double point_ns, std::span<const double> strata_ns, size_t run_id, double log_offset) {
   points_.push_back(log_ns(point_ns) - log_offset);
   ids_.push_back(run_id);
+  offsets_.push_back(log_offset);
   for (double v : strata_ns) strata_.push_back(log_ns(v) - log_offset);
 }
 
@@ -375,7 +376,7 @@ RatioInterval ratio_over_runs(const RunSamples& base, const RunSamples& head, co
 
 RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& o, int* pairs) {
   RatioInterval r;
-  std::vector<double> d, b_points, h_points;
+  std::vector<double> d, s, b_points, h_points;
   double within = 0;  // mean over pairs of the two runs' within-run variances
   auto within_var = [](std::span<const double> s) {
     double mu = 0, var = 0;
@@ -387,6 +388,7 @@ RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const
     if (base.run_id(i) < head.run_id(j)) { ++i; continue; }
     if (head.run_id(j) < base.run_id(i)) { ++j; continue; }
     d.push_back(head.point_log_ns(j) - base.point_log_ns(i));
+    s.push_back(head.log_offset(j) - base.log_offset(i));
     b_points.push_back(base.point_log_ns(i));
     h_points.push_back(head.point_log_ns(j));
     within += within_var(base.strata_log_ns(i)) + within_var(head.strata_log_ns(j));
@@ -397,6 +399,19 @@ RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const
   *pairs = static_cast<int>(n);
   if (n < 2) return r;
   within /= static_cast<double>(n);
+  // Fitted elasticity: d (normalized with power 1) + s is the raw log ratio; take beta * s out.
+  double s_mean = 0, sxx = 0;
+  for (double x : s) s_mean += x / static_cast<double>(n);
+  for (double x : s) sxx += (x - s_mean) * (x - s_mean);
+  const bool fit = o.fit_elasticity && n >= 4 && sxx > 1e-12;
+  if (fit) {
+    double raw_mean = 0, sxy = 0;
+    for (size_t k = 0; k < n; ++k) raw_mean += (d[k] + s[k]) / static_cast<double>(n);
+    for (size_t k = 0; k < n; ++k) sxy += (s[k] - s_mean) * (d[k] + s[k] - raw_mean);
+    const double beta = sxy / sxx;
+    for (size_t k = 0; k < n; ++k) d[k] = d[k] + s[k] - beta * s[k];
+    r.elasticity = beta;
+  }
   // Winsorize the differences around their median at outlier_sigmas robust SDs (floored by the
   // within-run sd, as winsorizing_bounds does): one pair caught by a GC storm moves little.
   std::vector<double> sorted = d;
@@ -409,15 +424,17 @@ RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const
     x = std::clamp(x, med - o.outlier_sigmas * sd, med + o.outlier_sigmas * sd);
     mean += x / static_cast<double>(n);
   }
+  const double dof = static_cast<double>(fit ? n - 2 : n - 1);
   double var = 0;
-  for (double x : d) var += (x - mean) * (x - mean) / static_cast<double>(n - 1);
-  const double se = std::sqrt(std::max(var, within) / static_cast<double>(n));
+  for (double x : d) var += (x - mean) * (x - mean) / dof;
+  const double leverage = fit ? 1.0 / static_cast<double>(n) + s_mean * s_mean / sxx : 1.0 / static_cast<double>(n);
+  const double se = std::sqrt(std::max(var, within) * leverage);
   double b_mean = 0, h_mean = 0;
   for (size_t k = 0; k < n; ++k) {
     b_mean += b_points[k] / static_cast<double>(n);
     h_mean += h_points[k] / static_cast<double>(n);
   }
-  r.df = static_cast<double>(n - 1);
+  r.df = dof;
   r.base_ns = std::exp(b_mean);
   r.head_ns = std::exp(b_mean + mean);
   r.ratio = std::exp(mean);

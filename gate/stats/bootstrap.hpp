@@ -67,7 +67,8 @@ class RunSamples {
 
   size_t runs() const { return points_.size(); }
   size_t run_id(size_t run) const { return ids_[run]; }
-  double point_log_ns(size_t run) const { return points_[run]; }
+  double point_log_ns(size_t run) const { return points_[run]; }  // offset already subtracted
+  double log_offset(size_t run) const { return offsets_[run]; }
   std::span<const double> strata_log_ns(size_t run) const {
     return {strata_.data() + run * kWithinRunStrata, kWithinRunStrata};
   }
@@ -77,6 +78,7 @@ class RunSamples {
   void add(double point_ns, std::span<const double> strata_ns, size_t run_id, double log_offset);
   std::vector<double> points_;
   std::vector<size_t> ids_;
+  std::vector<double> offsets_;
   std::vector<double> strata_;  // runs() x kWithinRunStrata, row-major
 };
 
@@ -85,6 +87,9 @@ struct BootstrapOptions {
   double confidence = 0.95;     // two-sided percentile interval
   double outlier_sigmas = 4.0;  // see winsorized_log_mean()
   uint64_t seed = 0;
+  // paired_ratio only: fit how strongly this function follows the runs' speed factors (see
+  // paired_ratio) instead of taking the offsets as they are.
+  bool fit_elasticity = false;
 };
 
 // The head/base ratio of one statistic with its bootstrap distribution summarized.
@@ -114,6 +119,7 @@ struct RatioInterval {
   // exactly with "the interval excludes the bound": with one test, Holm and the interval agree.
   double log_center = 0;
   double log_scale = 0;
+  double elasticity = 1;  // paired_ratio with fit_elasticity: the fitted power of the speed factor
 
   // One-sided p-value for H0: ratio <= bound (evidence the ratio is above bound).
   double p_above(double bound) const;
@@ -131,6 +137,17 @@ RatioInterval bootstrap_ratio(const RunSamples& base, const RunSamples& head, co
 // Why pairing: the machine's slow swings (seconds) hit both runs of a pair alike and cancel; in
 // the shop A/A it narrowed the per-unit log-sd by another 10-20% after speed normalization.
 // `pairs` receives the number of pairs used; the interval is meaningful only when it is >= 2.
+//
+// fit_elasticity: the offsets (speed factors) are taken out with a power fitted per function
+// rather than 1. Functions do not follow the machine's speed alike: in the shop A/A under CI load
+// (tests/bench/noise_lab.py) the pair log ratio of (*Cart).Checkout and Order.Invoice moved
+// ~1.5-1.8x as much as the other functions' median shift, (*Category).Walk ~0.4x; dividing by the
+// factor itself left them 2-3x noisier than their neighbours. Per pair i, with d_i the log ratio
+// before normalization and s_i = head offset - base offset, the model d_i = delta + beta s_i + e_i
+// is fitted by least squares (the covariate adjustment of a paired design, ANCOVA); the estimate
+// is delta = mean(d - beta s), its standard error sigma * sqrt(1/n + mean(s)^2 / Sxx) with
+// sigma^2 = RSS / (n - 2), and the t interval has n - 2 degrees of freedom. Winsorizing applies to
+// the adjusted differences. With fewer than 4 pairs, or offsets that do not vary, beta is 1.
 RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const BootstrapOptions& options,
                            int* pairs);
 

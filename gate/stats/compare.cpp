@@ -65,6 +65,7 @@ BootstrapOptions bootstrap_options(const CompareOptions& o, uint64_t seed) {
   bo.confidence = o.confidence;
   bo.outlier_sigmas = o.outlier_sigmas;
   bo.seed = seed;
+  bo.fit_elasticity = o.normalize_speed && o.fit_speed_elasticity;
   return bo;
 }
 
@@ -184,6 +185,7 @@ Cursors cursors_of(const Side& s) {
 void take_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) {
   qc.paired = paired;
   qc.df = r.df;
+  qc.elasticity = r.elasticity;
   qc.noise = r.log_scale * std::sqrt(static_cast<double>(qc.units));
   qc.base_ns = r.base_ns;
   qc.head_ns = r.head_ns;
@@ -788,9 +790,12 @@ void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOpti
   const std::string runs = c.base_runs == c.head_runs
                                ? std::to_string(c.base_runs) + " runs a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  const bool fitted = speed.usable && c.paired && o.fit_speed_elasticity;
   const std::string speed_note =
-      speed.usable ? "each run divided by its speed factor (median shift of its other functions), "
-                   : (o.normalize_speed ? "no speed normalization (" + speed.why_not + "), " : std::string());
+      fitted ? "each run divided by its speed factor (median shift of its other functions) to a power fitted per "
+               "function over the pairs (least squares, one degree of freedom), "
+      : speed.usable ? "each run divided by its speed factor (median shift of its other functions), "
+                     : (o.normalize_speed ? "no speed normalization (" + speed.why_not + "), " : std::string());
   c.method = (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
                              fmt("%g", o.outlier_sigmas) + " robust SDs), "
                        : "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " +
@@ -805,7 +810,7 @@ void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOpti
              percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
              fmt("%g", o.equivalence_alpha) + ")";
   c.method_short = std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + conf + " CI, " +
-                   (speed.usable ? "speed-normalized, " : "") +
+                   (fitted ? "speed-normalized (fitted), " : speed.usable ? "speed-normalized, " : "") +
                    (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")
                                                           : std::string(to_string(o.multiplicity)));
 

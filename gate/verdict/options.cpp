@@ -31,6 +31,7 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   o.calls_policy = cfg->fail_on_calls_change ? stats::CallsPolicy::kFailOnChange : stats::CallsPolicy::kReport;
   o.require_sufficient_data = cfg->fail_on_insufficient;
   o.normalize_speed = cfg->speed_normalization;
+  o.fit_speed_elasticity = cfg->fit_speed_elasticity;
   o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
   o.validate();
   return o;

@@ -26,12 +26,14 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-METHODS = [  # name, pairing, speed_normalization
-    ("unpaired (gate 0.1)", "off", False),
-    ("paired", "auto", False),
-    ("speed-normalized", "off", True),
-    ("paired + speed-normalized", "auto", True),
+METHODS = [  # name, pairing, speed_normalization (config value)
+    ("unpaired (gate 0.1)", "off", "false"),
+    ("paired", "auto", "false"),
+    ("speed-normalized", "off", "true"),
+    ("paired + speed-normalized", "auto", "true"),
+    ("paired + fitted speed", "auto", "fitted"),
 ]
+DEFAULT_METHOD = "paired + fitted speed"  # what gate ab decides and stops by
 
 
 def go_env():
@@ -98,7 +100,7 @@ def with_method(cfg, lab, name, pairing, normalize, threshold):
     with open(cfg) as f:
         text = f.read()
     text = "\n".join(l for l in text.splitlines() if not l.startswith("threshold:"))
-    text += f"\npairing: {pairing}\nspeed_normalization: {'true' if normalize else 'false'}\nthreshold: {threshold}\n"
+    text += f"\npairing: {pairing}\nspeed_normalization: {normalize}\nthreshold: {threshold}\n"
     with open(path, "w") as f:
         f.write(text)
     return path
@@ -256,7 +258,7 @@ def main():
     machine(lab, go, a.machine_seconds)
     cfg = shop(lab, go, a.orders)
     methods = [(n, with_method(cfg, lab, n, p, s, a.threshold)) for n, p, s in METHODS]
-    default_cfg = methods[-1][1]  # what gate ab decides and stops by: paired + speed-normalized
+    default_cfg = dict(methods)[DEFAULT_METHOD]
     scenarios = [("A/A", None)] + [(f"{x}x", f"{a.function}={x}") for x in a.slowdowns.split(",")]
     sequential = set(a.sequential.split(","))
     variants = []
@@ -282,7 +284,7 @@ def main():
             walls.append(wall)
             for name, mcfg in methods:
                 tally(stats[name], judge(a.gate, lab, mcfg, base, head), spec is not None, a.function)
-            d = stats[methods[-1][0]]
+            d = stats[DEFAULT_METHOD]
             print(f"{label} trial {t + 1}/{trials}: {pairs_used[-1]} pairs, {wall:.0f} s; default method so far: "
                   f"{d['false_reg']} false regressions, {d['unchanged']}/{d['fn_trials']} unchanged, caught "
                   f"{d['caught']}/{d['trials']}", flush=True)
@@ -314,7 +316,8 @@ def main():
         print(f"{label:8s} {name:{width}s} {fr:>10s} {un:>10s} {un95:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
               f"{statistics.median(walls):>9.0f}s")
     for label, name, st, *_ in rows:
-        if label == "A/A" and (name == METHODS[-1][0] or name in dict(variants)) and st["per_function"]:
+        if label == "A/A" and (name in ("paired + speed-normalized", DEFAULT_METHOD) or name in dict(variants)) \
+                and st["per_function"]:
             print(f"\nA/A, {name}: per function, the share of trials unchanged, trials, median noise per "
                   f"unit and calls per run")
             for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):

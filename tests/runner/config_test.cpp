@@ -84,6 +84,29 @@ baseline: ../b/shop.json
   EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
 }
 
+// speed_normalization takes fitted (the default), true (the factor itself) or false; anything else
+// names the key and the three values.
+TEST(Config, SpeedNormalizationFitted) {
+  const Config f = load_config(write("fit.yaml", "binary: bin/x\nworkload: bin/x\nfunctions: [main.f]\n"
+                                                 "speed_normalization: fitted\n"));
+  EXPECT_TRUE(f.speed_normalization);
+  EXPECT_TRUE(f.fit_speed_elasticity);
+  const Config d = load_config(write("d.yaml", "binary: bin/x\nworkload: bin/x\nfunctions: [main.f]\n"));
+  EXPECT_TRUE(d.speed_normalization);
+  EXPECT_TRUE(d.fit_speed_elasticity);
+  const Config t = load_config(write("t.yaml", "binary: bin/x\nworkload: bin/x\nfunctions: [main.f]\n"
+                                               "speed_normalization: true\n"));
+  EXPECT_TRUE(t.speed_normalization);
+  EXPECT_FALSE(t.fit_speed_elasticity);
+  try {
+    load_config(write("bad.yaml", "binary: bin/x\nworkload: bin/x\nfunctions: [main.f]\nspeed_normalization: fit\n"));
+    FAIL() << "speed_normalization: fit was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("speed_normalization"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("true, false or fitted"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Config, ServiceForm) {
   const Config c = load_config(write("svc.yaml", R"(
 binary: bin/shopd

@@ -587,6 +587,9 @@ TEST(Sequential, PlannedLooksRaiseThePValuesBeforeHolm) {
   const auto meta = testing::synthetic_meta(base);
   CompareOptions one;
   one.quantiles = {QuantileSpec::parse("p50")};
+  // Plain normalization: 10 pairs of these runs leave the fitted power too little to work with
+  // (p_adj 0.61 at one look), and the looks, not the speed model, are under test here.
+  one.fit_speed_elasticity = false;
   CompareOptions looks = one;
   looks.first_look = 10;
   looks.last_look = 30;
