@@ -5,7 +5,7 @@ Characterizes the machine (the size and timescale of its speed swings, from a Go
 timed by its own clock), then measures the shop example through the real probe path with
 `gate ab`: A/A (the same code both sides) and A/B with one function slowed 1.1x, 1.25x and 1.5x
 through the example's SHOP_SLOW knob. Every trial is one real `gate ab` session with the default
-method (paired + speed-normalized), band 5% at p50: scenarios in --sequential (A/A and 1.1x by
+method (paired + fitted speed), band 5% at p50: scenarios in --sequential (A/A and 1.1x by
 default) run as gate ab does in CI, --pairs pairs first and then one more pair at a time while a
 verdict is inconclusive, up to --max-pairs; the others run exactly --pairs pairs. The runs each
 trial measured are then judged by `gate compare` under every method (config keys pairing and
@@ -198,7 +198,7 @@ def trials_for(spec, label):
 def sliced_rows(a, lab, scenarios, sequential, default_cfg):
     """Time-sliced interleaving: per T in --slice-ms and scenario, trials that are each one real
     `gate ab --slice-ms T` session (runs and max runs then count pairs of slices), judged under the
-    default method (paired + speed-normalized) only. Rows "time-sliced T ms"."""
+    default method (paired + fitted speed) only. Rows "time-sliced T ms"."""
     rows = []
     for t_ms in (x for x in a.slice_ms.split(",") if x):
         name = f"time-sliced {t_ms} ms"
