@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "probe/probe_fixture.hpp"
@@ -210,27 +211,24 @@ TEST_F(Probe, ConcurrentGatesOnOneBinaryStaySeparate) {
   EXPECT_EQ(rb.runs.at(0).find("main.spinFor")->calls, 100u);
 }
 
-// Counts BPF links whose program is one of gate's uprobe programs.
-int gate_uprobe_links() {
-  int n = 0;
-  __u32 id = 0;
-  while (bpf_link_get_next_id(id, &id) == 0) {
-    int fd = bpf_link_get_fd_by_id(id);
-    if (fd < 0) continue;
-    bpf_link_info li{};
-    __u32 len = sizeof li;
-    if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0) {
-      int pfd = bpf_prog_get_fd_by_id(li.prog_id);
-      if (pfd >= 0) {
-        bpf_prog_info pi{};
-        __u32 plen = sizeof pi;
-        if (bpf_obj_get_info_by_fd(pfd, &pi, &plen) == 0 && std::string(pi.name).rfind("gate_site", 0) == 0) ++n;
-        close(pfd);
-      }
-    }
-    close(fd);
+// The ids of the BPF links the process holds open ("link_id:" in /proc/PID/fdinfo): its own,
+// whatever other gates on the machine (a concurrent lab or test run) attach or detach meanwhile.
+std::set<uint32_t> links_held_by(pid_t pid) {
+  std::set<uint32_t> ids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fdinfo", ec)) {
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("link_id:", 0) == 0) ids.insert(static_cast<uint32_t>(std::stoul(line.substr(8))));
   }
-  return n;
+  return ids;
+}
+
+bool link_exists(uint32_t id) {
+  const int fd = bpf_link_get_fd_by_id(id);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
 }
 
 // gate killed with SIGKILL mid-run: the kernel drops its links (they are fds, never pinned) and
@@ -244,28 +242,28 @@ TEST_F(Probe, NoLinkRemainsAfterGateIsKilled) {
     y << "binary: " << probetarget_binary() << "\nworkload: " << probetarget_binary()
       << " wait -ms 20000\nruns: 1\nfunctions: [main.spinFor]\n";
   }
-  // Relative to what exists now: another gate on this machine (a concurrent test run) has its own.
-  const int before = gate_uprobe_links();
   pid_t pid = fork();
   if (pid == 0) {
     execl(GATE_BINARY_DIR "/gate/cli/gate", "gate", "-q", "run", "-c", cfg.c_str(), nullptr);
     _exit(127);
   }
-  int links = before;
-  for (int i = 0; i < 200 && links <= before; ++i) {
+  // Its uprobe link (one uprobe_multi, or one per site) and its tracepoint links, once attached.
+  std::set<uint32_t> held;
+  for (int i = 0; i < 200 && held.size() < 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    links = gate_uprobe_links();
+    held = links_held_by(pid);
   }
-  ASSERT_GT(links, before) << "gate never attached";
+  ASSERT_GE(held.size(), 3u) << "gate never attached";
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  held = links_held_by(pid);
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
-  int left = links;
-  for (int i = 0; i < 100 && left > before; ++i) {
-    left = gate_uprobe_links();
-    if (left > before) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::set<uint32_t> left = held;
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::erase_if(left, [](uint32_t id) { return !link_exists(id); });
+    if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_LE(left, before) << "uprobe links outlived gate";
+  EXPECT_TRUE(left.empty()) << left.size() << " of gate's " << held.size() << " links outlived it";
   // The workload was killed with gate (PR_SET_PDEATHSIG).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // "-m[s]": the regex matches the workload but not the shell popen starts to run pgrep.
