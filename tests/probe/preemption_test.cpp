@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "probe/probe_fixture.hpp"
@@ -14,8 +15,9 @@
 namespace gate::testing {
 namespace {
 
-// Pins this process (and the workload it forks, which inherits the mask) to CPU 0 and keeps a
-// thread spinning there for as long as it lives; restores the old mask after.
+// Pins the calling thread (and so the workload it forks, and the spinner it starts: both inherit
+// the mask) to CPU 0 and keeps a thread spinning there for as long as it lives; restores the old
+// mask after.
 class CpuHog {
  public:
   CpuHog() {
@@ -25,7 +27,6 @@ class CpuHog {
     CPU_SET(0, &one);
     pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
     spinner_ = std::thread([this] {
-      sched_setaffinity(0, sizeof(cpu_set_t), &one_cpu());
       while (!stop_.load(std::memory_order_relaxed)) {
       }
     });
@@ -38,15 +39,6 @@ class CpuHog {
   bool pinned() const { return pinned_; }
 
  private:
-  static const cpu_set_t& one_cpu() {
-    static cpu_set_t s = [] {
-      cpu_set_t c;
-      CPU_ZERO(&c);
-      CPU_SET(0, &c);
-      return c;
-    }();
-    return s;
-  }
   cpu_set_t old_{};
   bool pinned_ = false;
   std::atomic<bool> stop_{false};
@@ -79,14 +71,19 @@ MeasureArgs preempt_args(bool exclude) {
   return a;
 }
 
+// probetarget's preempt mode measured on CPU 0 beside the spinning thread; empty when this process
+// cannot pin itself.
+std::optional<Measured> measured_beside_hog(bool exclude) {
+  CpuHog hog;
+  if (!hog.pinned()) return std::nullopt;
+  return measure_workload(preempt_args(exclude));
+}
+
 TEST(ExcludePreemption, TakesOutPreemptionAndKeepsSleep) {
   GATE_REQUIRE_ROOT();
-  Measured m;
-  {
-    CpuHog hog;
-    ASSERT_TRUE(hog.pinned()) << "cannot pin to CPU 0";
-    m = measure_workload(preempt_args(true));
-  }
+  const std::optional<Measured> measured = measured_beside_hog(true);
+  ASSERT_TRUE(measured) << "cannot pin to CPU 0";
+  const Measured& m = *measured;
   EXPECT_TRUE(m.result.context.preemption_excluded);
   const Sums crunch = sums(m, "main.crunch"), nap = sums(m, "main.nap");
   const auto& run = m.result.runs.at(0);
@@ -113,12 +110,9 @@ TEST(ExcludePreemption, TakesOutPreemptionAndKeepsSleep) {
 
 TEST(ExcludePreemption, OffMeansWallTimeWhole) {
   GATE_REQUIRE_ROOT();
-  Measured m;
-  {
-    CpuHog hog;
-    ASSERT_TRUE(hog.pinned()) << "cannot pin to CPU 0";
-    m = measure_workload(preempt_args(false));
-  }
+  const std::optional<Measured> measured = measured_beside_hog(false);
+  ASSERT_TRUE(measured) << "cannot pin to CPU 0";
+  const Measured& m = *measured;
   EXPECT_FALSE(m.result.context.preemption_excluded);
   const Sums crunch = sums(m, "main.crunch");
   EXPECT_EQ(crunch.calls, m.truth.at("main.crunch"));
