@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end test of ci/pre-merge.sh on a temporary git repository holding the shop example: main
-# has the example, the branch `feature` makes (*Cart).Checkout 1.5x slower (a code change, through
+# has the example, the branch `feature` makes (*Cart).Checkout 3x slower (a code change, through
 # the example's SHOP_SLOW knob set in an init function).
 #   1. (no root) with a stub gate: the merge-base is built in a worktree and the working tree in
 #      place, the two binaries differ as the commits do, the worktree is removed afterwards; as a
@@ -44,8 +44,8 @@ package main
 
 import "os"
 
-// The change under test: checkout got 1.5x slower.
-func init() { os.Setenv("SHOP_SLOW", "example.com/shop.(*Cart).Checkout=1.5") }
+// The change under test: checkout got 3x slower.
+func init() { os.Setenv("SHOP_SLOW", "example.com/shop.(*Cart).Checkout=3") }
 GO
 git add -A
 git commit -q -m "slower checkout"
@@ -123,15 +123,17 @@ cat "$tmp/report.txt"
 grep -Eq '^regression +example\.com/shop\.\((\*Cart\)\.Checkout|\*Store\)\.CheckoutBatch(\.func1)?) ' "$tmp/report.txt" ||
   fail "the report names no regression on the checkout path"
 ratio="$(grep -E '^[a-z ]+ example\.com/shop\.\(\*Cart\)\.Checkout ' "$tmp/report.txt" | grep -oE ' [0-9]+\.[0-9]+x ' | head -n1 | tr -d ' x')"
-# The knob makes every call's body 1.5x, but under load the median call moves less: timed by the
-# program's own clock (SHOP_TIMING=1, GOMAXPROCS=2, -orders 400, with a lab and a CI build beside
-# it), this build's Checkout read p50 858 -> 920-936 us (1.08x) and mean 1.6 -> 2.2-3.1 ms; gate ab
-# read 1.03x-1.14x in runs there, >= 1.2x on a quiet machine. So the verdict above (a regression on
-# the checkout path) is the test; Checkout's own row must be there and not read faster.
-[[ -n "$ratio" ]] && awk -v r="$ratio" 'BEGIN { exit !(r >= 1.0) }' ||
-  fail "(*Cart).Checkout's own p50 ratio is missing or reads faster (got '${ratio}')"
+# The knob busy-waits (factor-1) x each call's body, but with two checkout workers on two vCPUs
+# the body itself is not a constant: timed by the program's own clock (SHOP_TIMING=1, GOMAXPROCS=2,
+# -orders 400, quiet machine), a 1.5x knob read 1.09x in one build and 1.5x in another build of the
+# same source (the body of the slowed calls ran in 550 us instead of 830 us, a layout-dependent
+# contention between the workers), and the CI machine's gate ab read 1.09x [1.00, 1.20]. So the
+# branch slows Checkout 3x: at worst ~2x. The verdict above (a regression on the checkout path) is
+# the test; Checkout's own row must be there and read at least 1.2x.
+[[ -n "$ratio" ]] && awk -v r="$ratio" 'BEGIN { exit !(r >= 1.2) }' ||
+  fail "(*Cart).Checkout's own p50 ratio is missing or below 1.2x for a 3x slower checkout (got '${ratio}')"
 grep -q "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 8 --base-binary $keep/base --head-binary $keep/head --max-runs 30\$" "$tmp/report.txt" ||
   fail "no reproduce line"
 # Its callers ((*Store).CheckoutBatch and its worker) include its time and may regress with it.
 grep -Eq "^gate: [1-9][0-9]* regressions?, " "$tmp/report.txt" || fail "no summary line"
-echo "ok: gate ab between the merge-base and the working tree caught the 1.5x slower checkout"
+echo "ok: gate ab between the merge-base and the working tree caught the 3x slower checkout (its p50 read ${ratio}x)"
