@@ -1,5 +1,5 @@
 // End to end, as root: the shop example's Go benchmarks (bench_test.go) as the workload of gate ab,
-// a `go test -c` binary on both sides, (*Cart).Checkout made 2x slower in the head copy through
+// a `go test -c` binary on both sides, (*Cart).Checkout made 3x slower in the head copy through
 // SHOP_SLOW. Checked: exit 1, the function (*Cart).Checkout flagged in the function table and
 // BenchmarkCartCheckout's ns/op in the benchmark table. Not checked: that nothing else is flagged.
 // On this loaded 2-vCPU machine a head that busy-waits is descheduled more, so the functions
@@ -58,15 +58,16 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
   fs::copy_file(built, dir / "head" / "shop.test", fs::copy_options::overwrite_existing);
   const std::string cfg = (dir / "bench.yaml").string();
   // Fixed 14 pairs (runs = max_runs): the adaptive loop stops at the first paired regression, and
-  // both sections are to be judged on the same runs. 2x and 300 iterations because ns/op, a mean
+  // both sections are to be judged on the same runs. 3x and 300 iterations because ns/op, a mean
   // over the timed loop, takes every descheduling of a ~2 ms checkout on this loaded 2-vCPU machine:
   // it varied 20-65% per pair at 100 iterations (1.5x was caught only some of the time, and 2x at
-  // 100x in 9 of 10 runs), while the function's p50 varied far less.
+  // 100x in 9 of 10 runs), and up to 75% per pair at 300 iterations with three jobs on the two
+  // vCPUs (2x at 300x: 9 of 10 runs), while the function's p50 varied far less.
   std::ofstream(cfg) << "name: shop-bench-e2e\n"
                      << "binary: head/shop.test\n"
                      << "workload: |\n"
                      << "  case \"$GATE_BINARY\" in */head/shop.test) export "
-                        "SHOP_SLOW='example.com/shop.(*Cart).Checkout=2';; esac\n"
+                        "SHOP_SLOW='example.com/shop.(*Cart).Checkout=3';; esac\n"
                      << "  exec \"$GATE_BINARY\" -test.run '^$' -test.bench '^Benchmark(CartCheckout|StoreGet)$' "
                         "-test.benchtime 300x -test.count 1\n"
                      << "benchmarks: go\n"
@@ -82,7 +83,7 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", (dir / "base" / "shop.test").string(), "--head-binary",
                      (dir / "head" / "shop.test").string(), "--out-head", head, "--format", "text", "--output", "-", "--format", "json",
                      "--output", json});
-  std::printf("--- ab, head's (*Cart).Checkout 2x slower (exit %d):\n%s\n", r.code, r.out.c_str());
+  std::printf("--- ab, head's (*Cart).Checkout 3x slower (exit %d):\n%s\n", r.code, r.out.c_str());
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   const auto functions = regressions(r.out, false), benchmarks = regressions(r.out, true);
   EXPECT_NE(std::find(functions.begin(), functions.end(), "example.com/shop.(*Cart).Checkout"), functions.end()) << r.out;
