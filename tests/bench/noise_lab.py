@@ -52,17 +52,22 @@ def find_go():
 
 
 def machine(lab, go, seconds):
-    """Speed of a SHA-256 loop per 50 ms window: spread, slow-state share, and how long states last."""
+    """Speed of a SHA-256 loop per 50 ms window: spread, slow-state share, and how long states last;
+    then two copies at once, one per vCPU, as a two-thread workload runs: what they cost each other."""
+    import math
     exe = os.path.join(lab, "noiseloop")
     subprocess.run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "tests/bench/noiseloop"),
                    env=go_env(), check=True)
-    out = subprocess.run([exe, "-window", "50ms", "-for", f"{seconds}s"], capture_output=True, text=True,
-                         env=dict(os.environ, GOMAXPROCS="1"), check=True).stdout
-    ns = [float(line.split()[1]) for line in out.splitlines() if line.strip()]
+    loop = [exe, "-window", "50ms", "-for", f"{seconds}s"]
+    env1 = dict(os.environ, GOMAXPROCS="1")
+
+    def windows(text):
+        return [float(line.split()[1]) for line in text.splitlines() if line.strip()]
+
+    ns = windows(subprocess.run(loop, capture_output=True, text=True, env=env1, check=True).stdout)
     med = statistics.median(ns)
     print(f"machine: {len(ns)} windows of 50 ms over {seconds} s: median {med / 1000:.2f} us per 4 KiB hash; "
           f"slow windows (> 1.2x median) {100 * sum(x > 1.2 * med for x in ns) / len(ns):.0f}%")
-    import math
     logs = [math.log(x) for x in ns]
     for k in (1, 4, 20):  # 50, 200, 1000 ms slices
         sl = [statistics.fmean(logs[i:i + k]) for i in range(0, len(logs) - k + 1, k)]
@@ -70,6 +75,19 @@ def machine(lab, go, seconds):
             adj = [b - a for a, b in zip(sl, sl[1:])]
             print(f"  {50 * k:5d} ms slices: sd of log speed {statistics.stdev(sl):.3f}, "
                   f"sd of adjacent-slice log ratio {statistics.stdev(adj):.3f}")
+    # Two copies at once: a one-thread loop does not see what two busy vCPUs cost each other (a
+    # shared core or memory bandwidth on the host), which is what the shop's two workers meet.
+    procs = [subprocess.Popen(loop, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env1)
+             for _ in range(2)]
+    pair = [windows(p.communicate()[0]) for p in procs]
+    n = min(len(pair[0]), len(pair[1]))
+    if n > 3:
+        both = pair[0][:n] + pair[1][:n]
+        med2 = statistics.median(both)
+        gap = [math.log(a / b) for a, b in zip(pair[0][:n], pair[1][:n])]
+        print(f"  two copies at once: median {med2 / 1000:.2f} us per hash ({med2 / med:.2f}x one alone); "
+              f"slow windows (> 1.2x that median) {100 * sum(x > 1.2 * med2 for x in both) / len(both):.0f}%; "
+              f"sd of the log ratio between the two copies' windows {statistics.stdev(gap):.3f}")
 
 
 def shop(lab, go, orders):
