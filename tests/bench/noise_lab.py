@@ -17,6 +17,7 @@ Figures, not pass/fail: the README quotes its table with the command line that m
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -54,7 +55,6 @@ def find_go():
 def machine(lab, go, seconds):
     """Speed of a SHA-256 loop per 50 ms window: spread, slow-state share, and how long states last;
     then two copies at once, one per vCPU, as a two-thread workload runs: what they cost each other."""
-    import math
     exe = os.path.join(lab, "noiseloop")
     subprocess.run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "tests/bench/noiseloop"),
                    env=go_env(), check=True)
@@ -64,10 +64,13 @@ def machine(lab, go, seconds):
     def windows(text):
         return [float(line.split()[1]) for line in text.splitlines() if line.strip()]
 
+    def slow_pct(xs, med):  # share of windows more than 1.2x slower than med
+        return 100 * sum(x > 1.2 * med for x in xs) / len(xs)
+
     ns = windows(subprocess.run(loop, capture_output=True, text=True, env=env1, check=True).stdout)
     med = statistics.median(ns)
     print(f"machine: {len(ns)} windows of 50 ms over {seconds} s: median {med / 1000:.2f} us per 4 KiB hash; "
-          f"slow windows (> 1.2x median) {100 * sum(x > 1.2 * med for x in ns) / len(ns):.0f}%")
+          f"slow windows (> 1.2x median) {slow_pct(ns, med):.0f}%")
     logs = [math.log(x) for x in ns]
     for k in (1, 4, 20):  # 50, 200, 1000 ms slices
         sl = [statistics.fmean(logs[i:i + k]) for i in range(0, len(logs) - k + 1, k)]
@@ -75,8 +78,8 @@ def machine(lab, go, seconds):
             adj = [b - a for a, b in zip(sl, sl[1:])]
             print(f"  {50 * k:5d} ms slices: sd of log speed {statistics.stdev(sl):.3f}, "
                   f"sd of adjacent-slice log ratio {statistics.stdev(adj):.3f}")
-    # Two copies at once: a one-thread loop does not see what two busy vCPUs cost each other (a
-    # shared core or memory bandwidth on the host), which is what the shop's two workers meet.
+    # Two copies at once: what two busy vCPUs cost each other (a shared core or memory bandwidth on
+    # the host), which a one-thread loop cannot see and a two-worker workload would meet.
     procs = [subprocess.Popen(loop, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env1)
              for _ in range(2)]
     pair = [windows(p.communicate()[0]) for p in procs]
@@ -86,7 +89,7 @@ def machine(lab, go, seconds):
         med2 = statistics.median(both)
         gap = [math.log(a / b) for a, b in zip(pair[0][:n], pair[1][:n])]
         print(f"  two copies at once: median {med2 / 1000:.2f} us per hash ({med2 / med:.2f}x one alone); "
-              f"slow windows (> 1.2x that median) {100 * sum(x > 1.2 * med2 for x in both) / len(both):.0f}%; "
+              f"slow windows (> 1.2x that median) {slow_pct(both, med2):.0f}%; "
               f"sd of the log ratio between the two copies' windows {statistics.stdev(gap):.3f}")
 
 
