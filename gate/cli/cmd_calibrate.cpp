@@ -27,17 +27,56 @@ std::string runs_text(int units, int max_units) {
   return units > max_units ? "> " + std::to_string(max_units) : std::to_string(units);
 }
 
+std::string share_text(const verdict::CalibrationRow& r) {
+  if (!(r.sampling > 0)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100 * r.sampling_share());
+  return b;
+}
+
+// The functions short of their target within max_runs, grouped by what would help them, and why.
+void print_advice(const verdict::Calibration& cal, int max_runs) {
+  using Advice = verdict::CalibrationRow::Advice;
+  bool any = false;
+  for (const auto& r : cal.rows) any |= r.advice != Advice::kNone;
+  if (!any) return;
+  std::printf("\nshort of the slowdown within max_runs (%d pairs); what would help:\n", max_runs);
+  bool header = false;
+  for (const auto& r : cal.rows) {
+    if (r.advice != Advice::kLongerRuns) continue;
+    if (!header)
+      std::printf("  longer runs: most of the noise is which calls a run happened to make; with 4x the calls a run\n"
+                  "  (a longer workload, if it makes more of these calls):\n");
+    header = true;
+    std::printf("    %s %s: %.1f%% -> ~%.1f%% per pair (%.0f calls a run)\n", r.function.c_str(), r.quantile.c_str(),
+                100 * r.noise, 100 * r.noise_with_calls(4), r.calls_per_run);
+  }
+  header = false;
+  for (const auto& r : cal.rows) {
+    if (r.advice != Advice::kMoreRuns) continue;
+    if (!header)
+      std::printf("  more runs (max_runs): little of the noise is the calls' sampling; the rest is the state the\n"
+                  "  calls met (the machine's speed, start-up work, memory layout), which differs from run to run.\n"
+                  "  A longer run averages it too, but only if these calls are spread over the run:\n");
+    header = true;
+    std::printf("    %s %s: %.1f%% per pair, %.0f%% of it from the sampling of its %.0f calls a run\n",
+                r.function.c_str(), r.quantile.c_str(), 100 * r.noise, 100 * r.sampling_share(), r.calls_per_run);
+  }
+}
+
 int print_calibration(const stats::Comparison& c, const runner::Config& cfg, const stats::CompareOptions& o,
-                      double slowdown, int pairs) {
+                      double slowdown, int pairs, const verdict::AbJudged& j) {
   const int runs = cfg.runs, max_runs = std::max(cfg.runs, cfg.max_runs);
-  const verdict::Calibration cal = verdict::calibrate(c, runs, max_runs, slowdown, o.confidence);
-  std::printf("%-48s %-5s %10s %14s %14s %18s\n", "function", "", "noise/pair",
+  const verdict::Calibration cal =
+      verdict::calibrate(c, runs, max_runs, slowdown, o.confidence, &j.base.result.runs, &j.head.result.runs);
+  std::printf("%-48s %-5s %10s %10s %14s %14s %18s\n", "function", "", "noise/pair", "from calls",
               ("caught @" + std::to_string(runs)).c_str(), ("caught @" + std::to_string(max_runs)).c_str(),
               "pairs for the slowdown");
   for (const auto& r : cal.rows)
-    std::printf("%-48s %-5s %9.1f%% %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(), 100 * r.noise,
-                pct(r.caught_at_runs).c_str(), pct(r.caught_at_max).c_str(),
+    std::printf("%-48s %-5s %9.1f%% %10s %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(),
+                100 * r.noise, share_text(r).c_str(), pct(r.caught_at_runs).c_str(), pct(r.caught_at_max).c_str(),
                 runs_text(r.pairs_for_target, verdict::Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
+  print_advice(cal, max_runs);
   std::printf("\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
   if (c.common_shift.tested())
     std::printf("run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
@@ -74,7 +113,8 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       "gate calibrate runs the workload as an A/A (the same binary on both sides, runs interleaved as in\n"
       "gate ab) and prints per function what a comparison on this machine can see: the run-to-run noise,\n"
       "the smallest slowdown caught at the config's runs and max_runs, and the pairs of runs a given\n"
-      "slowdown needs. Run it on the machine your CI uses.\n"
+      "slowdown needs. Run it on the machine your CI uses. 'from calls' is the share of the noise that is\n"
+      "chance in which calls a run made: a longer run shrinks it; the rest, more runs average out.\n"
       "Examples:\n"
       "  gate calibrate -c gate.yaml --runs 12\n"
       "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown");
@@ -88,7 +128,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
     verdict::throw_failure(j);
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
-    return print_calibration(j.comparison, cfg, opts, a->slowdown, pairs);
+    return print_calibration(j.comparison, cfg, opts, a->slowdown, pairs, j);
   };
 }
 

@@ -39,4 +39,12 @@ int units_to_detect(double noise, double ratio, double band, const PowerModel& m
   return lo;
 }
 
+double quantile_sampling_sd(const LatencyHistogram& h, double q) {
+  if (h.empty() || !(q > 0 && q < 1)) return 0;
+  const double s = std::sqrt(q * (1 - q) / static_cast<double>(h.count()));
+  const double lo = h.quantile(std::max(q - s, 0.0)), hi = h.quantile(std::min(q + s, 1.0));
+  if (!(lo > 0) || !(hi >= lo)) return 0;
+  return 0.5 * std::log(hi / lo);
+}
+
 }  // namespace gate::stats

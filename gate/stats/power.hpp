@@ -2,6 +2,8 @@
 // runs it needs to catch a given slowdown, from the measured run-to-run noise.
 #pragma once
 
+#include "results/histogram.hpp"
+
 namespace gate::stats {
 
 // The test behind each function's verdict: one-sided at alpha = (1 - confidence) / 2, strictest
@@ -28,5 +30,14 @@ double detectable_ratio(double noise, int units, double band, const PowerModel& 
 // Fewest units (pairs, or runs a side) for which detectable_ratio <= ratio; 0 when ratio is not
 // above 1 + band (never catchable), max_units + 1 when more than max_units would be needed.
 int units_to_detect(double noise, double ratio, double band, const PowerModel& m, int max_units = 1000);
+
+// How much of a run's quantile is chance in which calls the run happened to make: the log-sd of
+// the quantile estimated from `h`'s calls, from the order statistic's spread (the rank of the
+// sample quantile has sd sqrt(q (1 - q) / n) in probability): half the log distance between the
+// histogram's quantiles at q -+ that sd. For a log-normal with log-sd sigma and p50 this is the
+// textbook 1.2533 sigma / sqrt(n). It shrinks as 1 / sqrt(calls): what a longer run buys, where the
+// rest of the run-to-run noise (the machine's speed, start-up work, memory layout) does not shrink.
+// 0 for an empty histogram or q outside (0, 1).
+double quantile_sampling_sd(const LatencyHistogram& h, double q);
 
 }  // namespace gate::stats

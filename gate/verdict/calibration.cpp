@@ -2,12 +2,56 @@
 #include "verdict/calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "stats/power.hpp"
 
 namespace gate::verdict {
 
-Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, double slowdown, double confidence) {
+namespace {
+
+// The calls' sampling part of one pair's noise for `function`'s quantile `level`: the two sides'
+// per-run sampling sd (averaged over runs as sds, since the square of a noisy estimate from a few
+// dozen calls runs high) added in quadrature (a pair is one base run against one head run).
+struct Sampling {
+  double sd = 0, calls = 0;
+};
+Sampling sampling_of(const std::string& function, double level, const std::vector<RunResult>& base,
+                     const std::vector<RunResult>& head) {
+  Sampling out;
+  double var = 0;
+  std::vector<double> calls;
+  for (const auto* side : {&base, &head}) {
+    double sum = 0;
+    int n = 0;
+    for (const RunResult& run : *side)
+      for (const FunctionRun& f : run.functions) {
+        if (f.name.str() != function || f.histogram.empty()) continue;
+        const double sd = stats::quantile_sampling_sd(f.histogram, level);
+        sum += sd;
+        ++n;
+        calls.push_back(static_cast<double>(f.calls));
+      }
+    if (n == 0) return out;
+    var += (sum / n) * (sum / n);
+  }
+  std::sort(calls.begin(), calls.end());
+  out.sd = std::sqrt(var);
+  out.calls = calls[calls.size() / 2];
+  return out;
+}
+
+}  // namespace
+
+double CalibrationRow::noise_with_calls(double k) const {
+  // The sampling estimate can exceed the measured noise (a quantile between modes is compared by a
+  // smoother window mean, see stats/compare.cpp): it is then all of it.
+  const double s = std::min(sampling, noise);
+  return std::sqrt(noise * noise - s * s + s * s / std::max(k, 1e-9));
+}
+
+Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, double slowdown, double confidence,
+                      const std::vector<RunResult>* base_runs, const std::vector<RunResult>* head_runs) {
   Calibration cal;
   // Caught at runs / at max_runs: as the until-decided loop of that plan tests (its looks' level).
   // Pairs for the target: a fixed number of pairs (runs = max_runs), one look.
@@ -28,6 +72,18 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       r.target = 1 + (slowdown > 0 ? slowdown : 2 * q.band.regression);
       r.pairs_for_target = stats::units_to_detect(q.noise, r.target, q.band.regression, model, Calibration::kMaxPairs);
       r.false_regression = q.verdict == stats::Verdict::kRegression;
+      const stats::QuantileSpec spec = stats::QuantileSpec::parse(q.name);
+      if (base_runs && head_runs && !spec.is_mean) {
+        const Sampling s = sampling_of(f.name, spec.q, *base_runs, *head_runs);
+        r.sampling = s.sd;
+        r.calls_per_run = s.calls;
+      }
+      // Advice only where it matters: the target slowdown needs more pairs than max_runs.
+      const bool short_of_target = r.pairs_for_target > std::max(runs, max_runs);
+      if (short_of_target && r.sampling > 0) {
+        if (r.sampling_share() >= 0.5) r.advice = CalibrationRow::Advice::kLongerRuns;
+        else if (r.sampling_share() < 0.25) r.advice = CalibrationRow::Advice::kMoreRuns;
+      }
       cal.false_regressions += r.false_regression;
       if (r.pairs_for_target > 0) needed.push_back(r.pairs_for_target);
       cal.rows.push_back(r);

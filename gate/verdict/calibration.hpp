@@ -3,9 +3,11 @@
 // pairs a given slowdown needs, and the runs/max_runs to suggest.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "results/result.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::verdict {
@@ -18,6 +20,20 @@ struct CalibrationRow {
   double target = 0;             // the slowdown sized for (ratio)
   int pairs_for_target = 0;      // pairs needed for it (max_pairs + 1: more than max_pairs)
   bool false_regression = false; // this A/A test read "regression"
+  // Where the noise comes from (set when the runs were given): the part that is chance in which
+  // calls a run made (stats::quantile_sampling_sd, per pair), which a longer run shrinks, and the
+  // rest: the state the calls met (the machine's speed, start-up work, layout), which more runs
+  // average out, and a longer run only if the calls are spread over it.
+  double calls_per_run = 0;      // median over both sides' runs
+  double sampling = 0;           // log-sd per pair from the calls' sampling (0: unknown)
+  double sampling_share() const { return noise > 0 ? std::min(1.0, sampling * sampling / (noise * noise)) : 0; }
+  // The noise per pair if every run made `k` times the calls.
+  double noise_with_calls(double k) const;
+  enum class Advice { kNone, kLongerRuns, kMoreRuns };
+  // kNone: the target is caught within max_runs, or the split is unknown or mixed.
+  // kLongerRuns: most of the noise is the calls' sampling. kMoreRuns: little of it is (a longer
+  // run still averages the rest if the calls are spread over it, which this cannot tell).
+  Advice advice = Advice::kNone;
 };
 
 struct Calibration {
@@ -29,6 +45,10 @@ struct Calibration {
 };
 
 // `slowdown` as a fraction (0.2 = 20%); 0 sizes each test for twice its regression threshold.
-Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, double slowdown, double confidence);
+// With the A/A's runs (`base_runs`, `head_runs`, as compared), each row also says how much of its
+// noise is the sampling of its calls, and whether longer runs or more runs would quiet it.
+Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, double slowdown, double confidence,
+                      const std::vector<RunResult>* base_runs = nullptr,
+                      const std::vector<RunResult>* head_runs = nullptr);
 
 }  // namespace gate::verdict

@@ -2,8 +2,8 @@
 """The noise lab: how noisy is this machine, and which verdict method decides best on it.
 
 Characterizes the machine (the size and timescale of its speed swings, from a Go SHA-256 loop
-timed by its own clock), then measures the shop example through the real probe path with
-`gate ab`: A/A (the same code both sides) and A/B with one function slowed 1.1x, 1.25x and 1.5x
+and a floating-point loop timed by their own clock), then measures the shop example through the
+real probe path with `gate ab`: A/A (the same code both sides) and A/B with one function slowed 1.1x, 1.25x and 1.5x
 through the example's SHOP_SLOW knob. Every trial is one real `gate ab` session with the default
 method (paired + fitted speed), band 5% at p50: scenarios in --sequential (A/A and 1.1x by
 default) run as gate ab does in CI, --pairs pairs first and then one more pair at a time while a
@@ -54,7 +54,9 @@ def find_go():
 
 def machine(lab, go, seconds):
     """Speed of a SHA-256 loop per 50 ms window: spread, slow-state share, and how long states last;
-    then two copies at once, one per vCPU, as a two-thread workload runs: what they cost each other."""
+    then two copies at once, one per vCPU, as a two-thread workload runs: what they cost each other;
+    then a floating-point loop (the shape of the shop's authorize()), whose slow state can be deeper
+    than the integer loop's: a per-run speed factor read from integer functions under-corrects it."""
     exe = os.path.join(lab, "noiseloop")
     subprocess.run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "tests/bench/noiseloop"),
                    env=go_env(), check=True)
@@ -67,10 +69,14 @@ def machine(lab, go, seconds):
     def slow_pct(xs, med):  # share of windows more than 1.2x slower than med
         return 100 * sum(x > 1.2 * med for x in xs) / len(xs)
 
+    def depth(xs, med):  # how slow the slow state is: the median of the slow windows over med
+        slow = [x for x in xs if x > 1.2 * med]
+        return statistics.median(slow) / med if slow else 1.0
+
     ns = windows(subprocess.run(loop, capture_output=True, text=True, env=env1, check=True).stdout)
     med = statistics.median(ns)
     print(f"machine: {len(ns)} windows of 50 ms over {seconds} s: median {med / 1000:.2f} us per 4 KiB hash; "
-          f"slow windows (> 1.2x median) {slow_pct(ns, med):.0f}%")
+          f"slow windows (> 1.2x median) {slow_pct(ns, med):.0f}%, {depth(ns, med):.2f}x the median")
     logs = [math.log(x) for x in ns]
     for k in (1, 4, 20):  # 50, 200, 1000 ms slices
         sl = [statistics.fmean(logs[i:i + k]) for i in range(0, len(logs) - k + 1, k)]
@@ -91,6 +97,12 @@ def machine(lab, go, seconds):
         print(f"  two copies at once: median {med2 / 1000:.2f} us per hash ({med2 / med:.2f}x one alone); "
               f"slow windows (> 1.2x that median) {slow_pct(both, med2):.0f}%; "
               f"sd of the log ratio between the two copies' windows {statistics.stdev(gap):.3f}")
+    fp = windows(subprocess.run(loop + ["-kernel", "fp"], capture_output=True, text=True, env=env1,
+                                check=True).stdout)
+    if fp:
+        fmed = statistics.median(fp)
+        print(f"  floating-point loop (16x16 dense net, 100 rounds): median {fmed / 1000:.1f} us; "
+              f"slow windows (> 1.2x median) {slow_pct(fp, fmed):.0f}%, {depth(fp, fmed):.2f}x the median")
 
 
 def shop(lab, go, orders):

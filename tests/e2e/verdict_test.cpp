@@ -144,6 +144,7 @@ TEST(Verdict, CalibratePrintsNoiseAndWhatItCanCatch) {
   std::printf("--- calibrate (exit %d):\n%s\n", r.code, r.out.c_str());
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("noise/pair"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from calls"), std::string::npos) << r.out;  // the calls' sampling share
   EXPECT_NE(r.out.find("example.com/shop/pricing.Apply"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("example.com/shop.(*Store).Get"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("5 pairs of A/A runs"), std::string::npos) << r.out;

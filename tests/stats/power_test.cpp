@@ -1,7 +1,9 @@
 // Tests of stats/power: the detectable ratio and the run count agree with each other and with a
 // simulation of the test they describe.
 #include <cmath>
+#include <functional>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,52 @@ TEST(Power, MatchesSimulatedPairedTests) {
   EXPECT_GT(p, 0.74);
   EXPECT_LT(p, 0.90);
   EXPECT_LT(power(n / 2), 0.6);
+}
+
+// The sampling part of a run's p50: from one run's histogram, the predicted log-sd matches the
+// textbook value for a log-normal (1.2533 sigma / sqrt(n)) and, what matters, the spread of p50
+// over many simulated runs of the same calls -- also for a two-mode mix, where p50 sits in a gap.
+double log_p50_sd_over_runs(const std::function<double(std::mt19937_64&)>& draw, int calls, double* predicted) {
+  std::mt19937_64 rng(7);
+  std::vector<double> logs;
+  double pred = 0;
+  const int runs = 400;
+  for (int r = 0; r < runs; ++r) {
+    LatencyHistogram h;
+    for (int c = 0; c < calls; ++c) h.add(static_cast<uint64_t>(draw(rng)));
+    logs.push_back(std::log(h.quantile(0.5)));
+    pred += quantile_sampling_sd(h, 0.5) / runs;
+  }
+  double mean = 0, var = 0;
+  for (double v : logs) mean += v / runs;
+  for (double v : logs) var += (v - mean) * (v - mean) / (runs - 1);
+  *predicted = pred;
+  return std::sqrt(var);
+}
+
+TEST(Power, QuantileSamplingSdMatchesTheSpreadOfRunsP50) {
+  for (int calls : {100, 1000}) {
+    std::lognormal_distribution<double> ln(std::log(50'000.0), 0.5);
+    double pred = 0;
+    const double seen = log_p50_sd_over_runs([&](std::mt19937_64& g) { return ln(g); }, calls, &pred);
+    EXPECT_NEAR(pred, 1.2533 * 0.5 / std::sqrt(calls), 0.15 * 1.2533 * 0.5 / std::sqrt(calls)) << calls;
+    EXPECT_NEAR(pred, seen, 0.2 * seen) << calls << " calls: predicted " << pred << ", seen " << seen;
+  }
+  // Two modes 1.8x apart, 55% fast: p50 sits at the fast mode's upper edge and jumps with the mix.
+  std::lognormal_distribution<double> fast(std::log(800'000.0), 0.05), slow(std::log(1'450'000.0), 0.05);
+  std::bernoulli_distribution is_fast(0.55);
+  double pred = 0;
+  const double seen = log_p50_sd_over_runs(
+      [&](std::mt19937_64& g) { return is_fast(g) ? fast(g) : slow(g); }, 300, &pred);
+  EXPECT_NEAR(pred, seen, 0.35 * seen) << "predicted " << pred << ", seen " << seen;
+  EXPECT_GT(seen, 0.03);  // the mix's p50 is far noisier than either mode's 5% spread / sqrt(300)
+
+  LatencyHistogram empty;
+  EXPECT_EQ(quantile_sampling_sd(empty, 0.5), 0);
+  LatencyHistogram one;
+  one.add(1000, 50);
+  EXPECT_NEAR(quantile_sampling_sd(one, 0.5), 0, 0.02);  // all calls in one bucket
+  EXPECT_EQ(quantile_sampling_sd(one, 1.5), 0);
 }
 
 }  // namespace

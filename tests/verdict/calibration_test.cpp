@@ -1,6 +1,7 @@
 // Tests of verdict/calibration: the numbers gate calibrate prints, from a synthetic A/A with known
 // run-to-run noise.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,17 +12,25 @@
 namespace gate::verdict {
 namespace {
 
-stats::Comparison aa(double run_sigma) {
-  const auto fns = testing::synthetic_functions(8);
+// A synthetic A/A of 8 functions, 12 runs a side, compared at p50 with a 5% band.
+struct AA {
+  std::vector<RunResult> base, head;
+  stats::Comparison comparison;
+};
+AA make_aa(double run_sigma, double calls_per_run, uint64_t seed) {
+  const auto fns = testing::synthetic_functions(8, calls_per_run);
   testing::SyntheticNoise noise;
   noise.run_sigma = run_sigma;
   const auto meta = testing::synthetic_meta(fns);
   stats::CompareOptions o;
   o.quantiles = {stats::QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.05, 0.05};
-  return stats::compare(testing::synthetic_runs(fns, 12, noise, 31, "base"),
-                        testing::synthetic_runs(fns, 12, noise, 32, "head"), meta, meta, o);
+  AA out{testing::synthetic_runs(fns, 12, noise, seed, "base"), testing::synthetic_runs(fns, 12, noise, seed + 1, "head"),
+         {}};
+  out.comparison = stats::compare(out.base, out.head, meta, meta, o);
+  return out;
 }
+stats::Comparison aa(double run_sigma) { return make_aa(run_sigma, 2000, 31).comparison; }
 
 TEST(Calibration, RowsFollowTheMeasuredNoise) {
   const auto quiet = calibrate(aa(0.02), 10, 30, 0, 0.95);
@@ -59,6 +68,47 @@ TEST(Calibration, ASlowdownWithinTheThresholdIsNeverSized) {
   const auto big = calibrate(aa(0.03), 10, 30, 0.5, 0.95);
   EXPECT_GT(big.suggested_runs, 0);
   EXPECT_LT(big.suggested_runs, 10);
+}
+
+// Where the noise comes from: with few calls a run and a steady machine, nearly all of it is the
+// calls' sampling and longer runs are the advice; with many calls and a machine whose speed moves
+// from run to run, little of it is, and more runs are; a quiet workload that catches the target
+// within max_runs gets no advice.
+Calibration split(double run_sigma, double calls_per_run) {
+  const AA a = make_aa(run_sigma, calls_per_run, 41);
+  return calibrate(a.comparison, 10, 30, 0, 0.95, &a.base, &a.head);
+}
+
+TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
+  const auto few_calls = split(0.001, 40);
+  ASSERT_EQ(few_calls.rows.size(), 8u);
+  const auto fns = testing::synthetic_functions(8, 40);
+  for (const auto& r : few_calls.rows) {
+    const auto f = std::find_if(fns.begin(), fns.end(), [&](const auto& x) { return x.name == r.function; });
+    ASSERT_NE(f, fns.end()) << r.function;
+    // One run's p50 of n log-normal calls: 1.2533 sigma / sqrt(n) (sigma 0.5, n 40: 9.9%); a pair
+    // sqrt(2) times that.
+    const double expected = std::sqrt(2.0) * 1.2533 * f->sigma / std::sqrt(40.0);
+    EXPECT_NEAR(r.sampling, expected, 0.2 * expected) << r.function;
+    EXPECT_NEAR(r.calls_per_run, 40, 3) << r.function;
+    EXPECT_GT(r.sampling_share(), 0.5) << r.function << " noise " << r.noise;
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerRuns) << r.function << " noise " << r.noise;
+    EXPECT_LT(r.noise_with_calls(4), 0.8 * r.noise) << r.function;
+  }
+  const auto run_to_run = split(0.15, 4000);
+  ASSERT_EQ(run_to_run.rows.size(), 8u);
+  for (const auto& r : run_to_run.rows) {
+    EXPECT_LT(r.sampling_share(), 0.05) << r.function << " noise " << r.noise << " sampling " << r.sampling;
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kMoreRuns) << r.function << " noise " << r.noise;
+    EXPECT_GT(r.noise_with_calls(4), 0.95 * r.noise) << r.function;
+  }
+  const auto quiet = split(0.005, 4000);
+  for (const auto& r : quiet.rows) EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
+  // Without the runs, the split is unknown and nothing is advised.
+  for (const auto& r : calibrate(aa(0.15), 10, 30, 0, 0.95).rows) {
+    EXPECT_EQ(r.sampling, 0) << r.function;
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
+  }
 }
 
 }  // namespace
