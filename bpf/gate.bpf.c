@@ -133,6 +133,9 @@ __u64 lost_edges = 0;
  * never recorded. */
 __u64 slice_start_ns = 0;
 __u64 straddled_calls = 0;
+/* bpf_ktime of the run's (or slice's) start, written by user space before the workload runs: the
+ * origin of each call's moment in the run (gate_func_stats.sum_start_us). 0: moments not kept. */
+__u64 run_start_ns = 0;
 /* Preemption excluded: calls whose time had some preemption taken out, and calls that returned
  * on another thread than they entered on (a goroutine moved by Go's scheduler) whose preemption
  * could not be told and stays in their time. */
@@ -228,6 +231,7 @@ __noinline int self_difference(__u32 func, __u64 time_ns, __u64 self_ns) {
 /* One finished call: its compensated time, raw window, self time and traced descendants. */
 struct call_times {
   __u64 time_ns, raw_ns, self_ns, descendants;
+  __u64 start_us, start_ms; /* the entry's moment after run_start_ns, >> 10 and >> 20 */
 };
 
 /* The self-time histogram is kept as its difference from the time histogram (GATE_HIST_SELF):
@@ -244,6 +248,8 @@ static __always_inline void record(struct gate_func_stats *st, __u32 func, const
   __sync_fetch_and_add(&st->sum_ns, t->time_ns);
   atomic_min(&st->min_ns, t->time_ns);
   atomic_max(&st->max_ns, t->time_ns);
+  __sync_fetch_and_add(&st->sum_start_us, t->start_us);
+  __sync_fetch_and_add(&st->sum_start_ms2, t->start_ms * t->start_ms);
   if (!true_time)
     return;
   if (!self_difference(func, t->time_ns, t->self_ns)) /* the call still counts; its self time is lost */
@@ -303,6 +309,11 @@ static __always_inline __u64 preempted_in_call(const struct gate_frame *f, __u32
 static __always_inline void finish_call(struct gate_func_stats *st, __u32 func, __u64 now,
                                         const struct gate_frame *f, struct gate_g_state *gs, __u32 tid) {
   struct call_times t = {.raw_ns = now - f->ts};
+  __u64 run_start = *(volatile __u64 *)&run_start_ns;
+  if (run_start && f->ts > run_start) {
+    t.start_us = (f->ts - run_start) >> 10;
+    t.start_ms = (f->ts - run_start) >> 20;
+  }
   int clamped = 0;
   __u64 bias = cost_of(costs.bias_ns, f->entry_kind) + preempted_in_call(f, tid);
   if (gs->epoch == f->epoch) {

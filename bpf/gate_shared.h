@@ -92,6 +92,12 @@ struct gate_func_stats {
   __u64 clamped;           /* calls whose compensation exceeded the window (counted as 0 ns) */
   __u64 uncompensated;     /* calls recorded raw minus bias only: the goroutine's accumulator was
                               evicted during the call (more goroutines than max_goroutines) */
+  /* When in the run the recorded calls were made: sums over them of the entry's moment after
+   * run_start_ns, in 1024 ns units and squared in 2^20 ns units (~1 ms: a 60 s run's square is
+   * 3.3e9, so 5e9 calls fit). Mean and spread of the calls' moments: calls made in a burst (at
+   * start-up) meet one state of the machine per run, which a longer run does not average. */
+  __u64 sum_start_us;
+  __u64 sum_start_ms2;
 };
 
 /* Probe cost model, indexed by enum gate_site_kind, in ns, from calibration on this host:

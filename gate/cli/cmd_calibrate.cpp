@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "common/error.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
@@ -34,6 +35,13 @@ std::string share_text(const verdict::CalibrationRow& r) {
   return b;
 }
 
+std::string moment_text(const verdict::CalibrationRow& r) {
+  if (r.moment_mean < 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%+-%.0f%%", 100 * r.moment_mean, 100 * r.moment_sd);
+  return b;
+}
+
 // The functions short of their target within max_runs, grouped by what would help them, and why.
 void print_advice(const verdict::Calibration& cal, int max_runs) {
   using Advice = verdict::CalibrationRow::Advice;
@@ -41,27 +49,37 @@ void print_advice(const verdict::Calibration& cal, int max_runs) {
   for (const auto& r : cal.rows) any |= r.advice != Advice::kNone;
   if (!any) return;
   std::printf("\nshort of the slowdown within max_runs (%d pairs); what would help:\n", max_runs);
-  bool header = false;
-  for (const auto& r : cal.rows) {
-    if (r.advice != Advice::kLongerRuns) continue;
-    if (!header)
-      std::printf("  longer runs: most of the noise is which calls a run happened to make; with 4x the calls a run\n"
-                  "  (a longer workload, if it makes more of these calls):\n");
-    header = true;
-    std::printf("    %s %s: %.1f%% -> ~%.1f%% per pair (%.0f calls a run)\n", r.function.c_str(), r.quantile.c_str(),
-                100 * r.noise, 100 * r.noise_with_calls(4), r.calls_per_run);
-  }
-  header = false;
-  for (const auto& r : cal.rows) {
-    if (r.advice != Advice::kMoreRuns) continue;
-    if (!header)
-      std::printf("  more runs (max_runs): little of the noise is the calls' sampling; the rest is the state the\n"
-                  "  calls met (the machine's speed, start-up work, memory layout), which differs from run to run.\n"
-                  "  A longer run averages it too, but only if these calls are spread over the run:\n");
-    header = true;
-    std::printf("    %s %s: %.1f%% per pair, %.0f%% of it from the sampling of its %.0f calls a run\n",
-                r.function.c_str(), r.quantile.c_str(), 100 * r.noise, 100 * r.sampling_share(), r.calls_per_run);
-  }
+  auto group = [&](Advice advice, const char* why, auto&& line) {
+    bool header = false;
+    for (const auto& r : cal.rows) {
+      if (r.advice != advice) continue;
+      if (!header) std::printf("%s", why);
+      header = true;
+      line(r);
+    }
+  };
+  const auto state_line = [](const verdict::CalibrationRow& r) {
+    std::printf("    %s %s: %.1f%% per pair, %.0f%% of it from its %.0f calls' sampling; calls at %s of the run\n",
+                r.function.c_str(), r.quantile.c_str(), 100 * r.noise, 100 * r.sampling_share(), r.calls_per_run,
+                moment_text(r).c_str());
+  };
+  group(Advice::kLongerRuns,
+        "  longer runs: most of the noise is which calls a run happened to make; with 4x the calls a run\n"
+        "  (a longer workload, if it makes more of these calls):\n",
+        [](const verdict::CalibrationRow& r) {
+          std::printf("    %s %s: %.1f%% -> ~%.1f%% per pair (%.0f calls a run)\n", r.function.c_str(),
+                      r.quantile.c_str(), 100 * r.noise, 100 * r.noise_with_calls(4), r.calls_per_run);
+        });
+  group(Advice::kLongerOrMoreRuns,
+        "  longer runs or more runs: little of the noise is the calls' sampling; the rest is the state the\n"
+        "  calls met (the machine's speed swings over 0.1-1 s). These calls are spread over the run, so a\n"
+        "  longer run averages more of the swings into each run:\n",
+        state_line);
+  group(Advice::kMoreRuns,
+        "  more runs (max_runs): little of the noise is the calls' sampling; the rest is the state the\n"
+        "  calls met, once per run: these calls are made in a burst (start-up work), or when is not known,\n"
+        "  and a longer run would not average it:\n",
+        state_line);
 }
 
 int print_calibration(const stats::Comparison& c, const runner::Config& cfg, const stats::CompareOptions& o,
@@ -69,12 +87,13 @@ int print_calibration(const stats::Comparison& c, const runner::Config& cfg, con
   const int runs = cfg.runs, max_runs = std::max(cfg.runs, cfg.max_runs);
   const verdict::Calibration cal =
       verdict::calibrate(c, runs, max_runs, slowdown, o.confidence, &j.base.result.runs, &j.head.result.runs);
-  std::printf("%-48s %-5s %10s %10s %14s %14s %18s\n", "function", "", "noise/pair", "from calls",
+  std::printf("%-48s %-5s %10s %10s %11s %14s %14s %18s\n", "function", "", "noise/pair", "from calls", "calls at",
               ("caught @" + std::to_string(runs)).c_str(), ("caught @" + std::to_string(max_runs)).c_str(),
               "pairs for the slowdown");
   for (const auto& r : cal.rows)
-    std::printf("%-48s %-5s %9.1f%% %10s %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(),
-                100 * r.noise, share_text(r).c_str(), pct(r.caught_at_runs).c_str(), pct(r.caught_at_max).c_str(),
+    std::printf("%-48s %-5s %9.1f%% %10s %11s %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(),
+                100 * r.noise, share_text(r).c_str(), moment_text(r).c_str(), pct(r.caught_at_runs).c_str(),
+                pct(r.caught_at_max).c_str(),
                 runs_text(r.pairs_for_target, verdict::Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
   print_advice(cal, max_runs);
   std::printf("\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
@@ -114,7 +133,9 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       "gate ab) and prints per function what a comparison on this machine can see: the run-to-run noise,\n"
       "the smallest slowdown caught at the config's runs and max_runs, and the pairs of runs a given\n"
       "slowdown needs. Run it on the machine your CI uses. 'from calls' is the share of the noise that is\n"
-      "chance in which calls a run made: a longer run shrinks it; the rest, more runs average out.\n"
+      "chance in which calls a run made: a longer run shrinks it; the rest, more runs average out. 'calls\n"
+      "at' is when in the run the calls were made (mean +- sd, as shares of the run): calls spread over\n"
+      "the run meet more of the machine's speed swings in a longer run; calls made in a burst do not.\n"
       "Examples:\n"
       "  gate calibrate -c gate.yaml --runs 12\n"
       "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown");
@@ -124,6 +145,10 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
     const int pairs = a->m.runs ? a->m.runs : std::max(10, cfg.runs);
+    if (const int least = stats::CompareOptions{}.min_runs; pairs < least)
+      throw Error::make("gate calibrate --runs " + std::to_string(pairs),
+                        "too few pairs: a function's noise needs >= " + std::to_string(least) + " pairs of runs",
+                        "use --runs " + std::to_string(least) + " or more (10 or more for a steadier figure)");
     mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
     verdict::throw_failure(j);

@@ -497,6 +497,10 @@ void ProbeEngine::set_slice_start(uint64_t monotonic_ns) {
   __atomic_store_n(&impl_->skel->bss->slice_start_ns, monotonic_ns, __ATOMIC_SEQ_CST);
 }
 
+void ProbeEngine::set_run_start(uint64_t monotonic_ns) {
+  __atomic_store_n(&impl_->skel->bss->run_start_ns, monotonic_ns, __ATOMIC_SEQ_CST);
+}
+
 std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   Impl& m = *impl_;
   std::vector<FunctionCounters> out(m.nfuncs);
@@ -526,6 +530,8 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
     c.self_sum_ns = s.self_sum_ns;
     c.clamped = s.clamped;
     c.uncompensated = s.uncompensated;
+    c.sum_start_us = s.sum_start_us;
+    c.sum_start_ms2 = s.sum_start_ms2;
   });
   // The self-time histogram comes as its difference from the time histogram (bpf/gate.bpf.c,
   // record()): collected into self_buckets as signed counts first, then added to the time's.

@@ -93,6 +93,8 @@ struct FunctionCounters {
   std::vector<std::pair<uint32_t, uint64_t>> self_buckets;  // self-time histogram, sparse
   uint64_t clamped = 0;        // compensation larger than the window: recorded as 0
   uint64_t uncompensated = 0;  // goroutine accumulator evicted mid-call: bias-only compensation
+  uint64_t sum_start_us = 0;   // its calls' moments after set_run_start, summed in 1024 ns units
+  uint64_t sum_start_ms2 = 0;  // ... squared, in 2^20 ns (~1 ms) units
   struct Caller {
     uint32_t caller = 0;  // function id of the nearest traced caller on the same goroutine
     uint64_t calls = 0, sum_ns = 0;  // this function's calls and compensated time under it
@@ -152,6 +154,9 @@ class ProbeEngine {
   // reads) are dropped at their return and counted in straddled_calls; 0 turns it off. Set it
   // while the workload is stopped, just before letting it run again.
   void set_slice_start(uint64_t monotonic_ns);
+  // The origin of the calls' moments in the run (FunctionCounters::sum_start_us): set it as the
+  // run (or slice) starts. 0: not kept.
+  void set_run_start(uint64_t monotonic_ns);
 
   KernelMemory kernel_memory() const;
   // Ids of the functions that hold kernel memory now (called since the last collect), sorted.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -172,6 +173,8 @@ struct Column {
   uint64_t FunctionRun::*field;
 };
 constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
+                               {"sum_start_us", &FunctionRun::sum_start_us},
+                               {"sum_start_ms2", &FunctionRun::sum_start_ms2},
                                {"sum_ns", &FunctionRun::sum_ns},
                                {"min_ns", &FunctionRun::min_ns},
                                {"max_ns", &FunctionRun::max_ns},
@@ -798,6 +801,17 @@ ProbeCalibration calibration_from_json_text(const std::string& text, const std::
     throw Error::make(origin, std::string("is not a valid probe calibration (") + e.what() + ")",
                       "delete it; gate measures the probes again");
   }
+}
+
+bool FunctionRun::calls_moment(Moment& m) const {
+  if (calls == 0 || sum_start_us == 0) return false;
+  const double n = static_cast<double>(calls);
+  m.mean_s = static_cast<double>(sum_start_us) * 1024e-9 / n;
+  const double ms = 1048576e-9;  // the squares' unit, in seconds
+  const double mean_sq = static_cast<double>(sum_start_ms2) * ms * ms / n;
+  // The squares are of moments truncated to ~1 ms: a spread below that reads as 0.
+  m.sd_s = std::sqrt(std::max(0.0, mean_sq - m.mean_s * m.mean_s));
+  return true;
 }
 
 }  // namespace gate

@@ -67,9 +67,20 @@ struct FunctionRun {
   uint64_t unmatched_returns = 0;  // returns with no recorded entry
   uint64_t diverted_entries = 0;   // morestack restarts seen at the stack-check jump (not calls)
   uint64_t dropped = 0;            // entries lost (pairing map full, unreadable goroutine)
+  // When in the run its calls were made (0 in results from before gate kept it): the sums over
+  // calls of each entry's moment after the run's start, in 1024 ns units and squared in 2^20 ns
+  // units. See calls_moment().
+  uint64_t sum_start_us = 0;
+  uint64_t sum_start_ms2 = 0;
   TrueTimeRun true_time;
 
   double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }
+  // The mean and standard deviation of its calls' moments in the run, in seconds; false when not
+  // known (no calls, or a result from before gate kept them).
+  struct Moment {
+    double mean_s = 0, sd_s = 0;
+  };
+  bool calls_moment(Moment& m) const;
   // Interpolated inside its bucket, then clamped to the exact [min, max] seen by the probe.
   double quantile_ns(double q) const {
     const double v = histogram.quantile(q);

@@ -24,6 +24,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -136,6 +142,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   const std::string started_at = iso_now();
   engine_->untrack_all();
   engine_->collect_and_reset();  // nothing from before this run counts
+  engine_->set_run_start(monotonic_ns());
   RunFiles files{index, variant, output_path(index, variant, "stdout"), output_path(index, variant, "stderr"),
                  "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")")};
   last_stdout_ = files.out;
@@ -332,25 +339,13 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
     fr.unmatched_returns = c.unmatched_returns;
     fr.diverted_entries = c.diverted_entries;
     fr.dropped = c.dropped;
+    fr.sum_start_us = c.sum_start_us;
+    fr.sum_start_ms2 = c.sum_start_ms2;
     if (opts_.engine.true_time) fr.true_time = truetime::true_time_of(c, target_.functions);
     r.functions.push_back(std::move(fr));
   }
   return r;
 }
-
-}  // namespace gate::runner
-
-namespace gate::runner {
-
-namespace {
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-}  // namespace
 
 void RunSession::start_sliced(int round, const std::string& variant, SignalWatch* signals) {
   engine_->untrack_all();
@@ -424,6 +419,7 @@ bool RunSession::run_slice(double seconds, SignalWatch* signals) {
   const double left = cfg_.timeout_s > 0 ? cfg_.timeout_s - sl.active_s : 0;
   // Calls already in flight now hold the stop (and the other side's slice) in their window.
   engine_->set_slice_start(monotonic_ns());
+  engine_->set_run_start(monotonic_ns());  // a slice's calls: their moments in the slice
   if (sl.service) sl.service->resume();
   sl.child->resume();
   const auto end = sl.child->wait(left > 0 ? std::min(seconds, left) : seconds, signals);

@@ -15,12 +15,18 @@ namespace {
 // dozen calls runs high) added in quadrature (a pair is one base run against one head run).
 struct Sampling {
   double sd = 0, calls = 0;
+  double moment_mean = -1, moment_sd = -1;
 };
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 Sampling sampling_of(const std::string& function, double level, const std::vector<RunResult>& base,
                      const std::vector<RunResult>& head) {
   Sampling out;
   double var = 0;
-  std::vector<double> calls;
+  std::vector<double> calls, means, sds;
   for (const auto* side : {&base, &head}) {
     double sum = 0;
     int n = 0;
@@ -31,13 +37,21 @@ Sampling sampling_of(const std::string& function, double level, const std::vecto
         sum += sd;
         ++n;
         calls.push_back(static_cast<double>(f.calls));
+        FunctionRun::Moment m;
+        if (run.duration_s > 0 && f.calls_moment(m)) {
+          means.push_back(m.mean_s / run.duration_s);
+          sds.push_back(m.sd_s / run.duration_s);
+        }
       }
     if (n == 0) return out;
     var += (sum / n) * (sum / n);
   }
-  std::sort(calls.begin(), calls.end());
   out.sd = std::sqrt(var);
-  out.calls = calls[calls.size() / 2];
+  out.calls = median_of(calls);
+  if (!means.empty()) {
+    out.moment_mean = median_of(means);
+    out.moment_sd = median_of(sds);
+  }
   return out;
 }
 
@@ -77,12 +91,16 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
         const Sampling s = sampling_of(f.name, spec.q, *base_runs, *head_runs);
         r.sampling = s.sd;
         r.calls_per_run = s.calls;
+        r.moment_mean = s.moment_mean;
+        r.moment_sd = s.moment_sd;
       }
       // Advice only where it matters: the target slowdown needs more pairs than max_runs.
       const bool short_of_target = r.pairs_for_target > std::max(runs, max_runs);
       if (short_of_target && r.sampling > 0) {
-        if (r.sampling_share() >= 0.5) r.advice = CalibrationRow::Advice::kLongerRuns;
-        else if (r.sampling_share() < 0.25) r.advice = CalibrationRow::Advice::kMoreRuns;
+        using Advice = CalibrationRow::Advice;
+        if (r.sampling_share() >= 0.5) r.advice = Advice::kLongerRuns;
+        else if (r.spread_over_the_run()) r.advice = Advice::kLongerOrMoreRuns;
+        else if (r.in_a_burst() || r.sampling_share() < 0.25) r.advice = Advice::kMoreRuns;
       }
       cal.false_regressions += r.false_regression;
       if (r.pairs_for_target > 0) needed.push_back(r.pairs_for_target);

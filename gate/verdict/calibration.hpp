@@ -29,10 +29,20 @@ struct CalibrationRow {
   double sampling_share() const { return noise > 0 ? std::min(1.0, sampling * sampling / (noise * noise)) : 0; }
   // The noise per pair if every run made `k` times the calls.
   double noise_with_calls(double k) const;
-  enum class Advice { kNone, kLongerRuns, kMoreRuns };
-  // kNone: the target is caught within max_runs, or the split is unknown or mixed.
-  // kLongerRuns: most of the noise is the calls' sampling. kMoreRuns: little of it is (a longer
-  // run still averages the rest if the calls are spread over it, which this cannot tell).
+  // When in the run the calls were made, as shares of the run's duration (medians over runs of
+  // FunctionRun::calls_moment; mean < 0: not known). Calls made in a burst meet one state of the
+  // machine per run: a longer run does not average it.
+  double moment_mean = -1, moment_sd = -1;
+  bool in_a_burst() const {
+    return moment_mean >= 0 && (moment_sd < 0.1 || moment_mean < 0.15 || moment_mean > 0.85);
+  }
+  bool spread_over_the_run() const { return moment_mean >= 0 && !in_a_burst(); }
+  enum class Advice { kNone, kLongerRuns, kLongerOrMoreRuns, kMoreRuns };
+  // For a test short of the target within max_runs (kNone otherwise, or when the split is not
+  // known): kLongerRuns: most of its noise is the calls' sampling. kLongerOrMoreRuns: little of it
+  // is, and the calls are spread over the run, which a longer run averages over more of the
+  // machine's swings. kMoreRuns: little of it is, and the calls are made in a burst (start-up),
+  // or when they are made is not known.
   Advice advice = Advice::kNone;
 };
 

@@ -146,6 +146,19 @@ TEST(Cli, GlobMatchingNothingIsAnError) {
   EXPECT_NE(r.err.find("nosuch.pkg.*"), std::string::npos) << r.err;
 }
 
+TEST(Cli, CalibrateWithTooFewRunsSaysSoBeforeRunningAnything) {
+  // The workload would leave a file if it ran: a refused --runs must not run it.
+  const fs::path ran = fs::temp_directory_path() / ("gate-cal-ran-" + std::to_string(getpid()));
+  fs::remove(ran);
+  auto p = write_config("cal.yaml", "binary: " + probetarget_binary() + "\nworkload: touch " + ran.string() +
+                                        "\nfunctions: [main.spinFor]\n");
+  auto r = gate_cli({"calibrate", "-q", "-c", p, "--runs", "3"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--runs 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fix: use --runs 5"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(ran)) << "the workload ran";
+}
+
 TEST(Cli, FunctionsListsProbePlacement) {
   auto r = gate_cli({"functions", probetarget_binary(), "--match", "main.*", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;

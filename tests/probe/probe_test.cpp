@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,39 @@ TEST_F(Probe, CallCountsEqualTheProgramsOwnCounts) {
   EXPECT_EQ(unmatched(m.fn("main.inner")), 0u);
   // Nesting: outer's time includes its 3 inner calls.
   EXPECT_GT(m.fn("main.outer").histogram.quantile(0.5), 3 * m.fn("main.inner").histogram.quantile(0.5));
+}
+
+// When in the run the calls were made (FunctionRun::calls_moment, kept by the BPF side from each
+// entry's clock read): a start-up burst reads at the run's very start with no spread; calls spread
+// evenly over 200 ms read around the middle of those 200 ms with the spread of a uniform (1/sqrt(12)
+// of its span). Bounds: the run also holds the Go runtime's start and exit (a few ms), and spinFor
+// busy-waits by the clock, so its calls' moments do not move with the machine's speed.
+TEST_F(Probe, CallMomentsTellABurstFromCallsSpreadOverTheRun) {
+  auto m = measure_workload({.args = "moments -burst 500 -n 200 -us 1000", .functions = {"main.crunch", "main.spinFor"}});
+  const auto& burst = m.fn("main.crunch");
+  const auto& spread = m.fn("main.spinFor");
+  ASSERT_EQ(burst.calls, 500u);
+  ASSERT_EQ(spread.calls, 200u);
+  const double duration = m.result.runs.at(0).duration_s;
+  ASSERT_GT(duration, 0.2);
+  FunctionRun::Moment b, s;
+  ASSERT_TRUE(burst.calls_moment(b));
+  ASSERT_TRUE(spread.calls_moment(s));
+  std::printf("run %.3f s; burst at %.4f s +- %.4f; spread at %.4f s +- %.4f\n", duration, b.mean_s, b.sd_s, s.mean_s,
+              s.sd_s);
+  // The burst comes right after the process starts (exec and the Go runtime's start: 10-30 ms
+  // here), and its 500 calls take a few ms (3-8 ms of spread read here, the probes' first hits
+  // included): far from the spread of calls over the run (0.29 of it for even calls).
+  EXPECT_LT(b.mean_s, 0.25 * duration);
+  EXPECT_LT(b.sd_s, 0.05 * duration);
+  // spinFor's 200 calls of >= 1 ms each (a busy-wait by the clock: a preempted call ends as soon
+  // as it runs again, so the span stretches only with the preemptions) start after the burst: on
+  // average ~100 ms after it, spread as a uniform over ~200 ms (57.7 ms).
+  EXPECT_GT(s.mean_s - b.mean_s, 0.095);
+  EXPECT_LT(s.mean_s - b.mean_s, 0.16);
+  EXPECT_GT(s.sd_s, 0.055);
+  EXPECT_LT(s.sd_s, 0.09);
+  EXPECT_LT(s.mean_s + 0.09, duration);  // ...and the run ends after them
 }
 
 TEST_F(Probe, EntryIsTheStackCheckJump) {

@@ -1,5 +1,7 @@
 // The result format: JSON round trip keeps every number; bad files give clear errors; writes are
 // atomic (a failed write leaves the old file as it was).
+#include <cmath>
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -63,6 +65,36 @@ TEST(ResultIo, RoundTripKeepsEverything) {
     EXPECT_EQ(b.runs[i].functions[0].sum_ns, a.runs[i].functions[0].sum_ns);
     EXPECT_EQ(b.runs[i].functions[0].unmatched_entries, a.runs[i].functions[0].unmatched_entries);
   }
+}
+
+// When in the run the calls were made: the sums survive the round trip (a result without them,
+// from an older gate, reads as not known), and calls_moment turns them into a mean and a spread.
+TEST(ResultIo, CallMomentsRoundTripAndReadAsMeanAndSpread) {
+  ResultFile a = sample();
+  FunctionRun& f = a.runs[1].functions[0];
+  // Its calls at 10, 20, 30, 40, 10, ... ms: sums of the moments in 1024 ns units, squares in
+  // 2^20 ns units, as the BPF side keeps them.
+  ASSERT_GT(f.calls, 3u);
+  f.sum_start_us = 0;
+  f.sum_start_ms2 = 0;
+  double sum = 0, sum2 = 0;
+  for (uint64_t k = 0; k < f.calls; ++k) {
+    const double ms = 10.0 * (1 + k % 4);
+    const auto ns = static_cast<uint64_t>(ms * 1e6);
+    f.sum_start_us += ns >> 10;
+    f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
+    sum += ms / 1e3;
+    sum2 += ms * ms / 1e6;
+  }
+  const double n = static_cast<double>(f.calls), mean = sum / n, sd = std::sqrt(sum2 / n - mean * mean);
+  const ResultFile b = result_from_json_text(result_to_json_text(a), "mem");
+  EXPECT_EQ(b.runs[1].functions[0].sum_start_us, f.sum_start_us);
+  EXPECT_EQ(b.runs[1].functions[0].sum_start_ms2, f.sum_start_ms2);
+  FunctionRun::Moment m;
+  ASSERT_TRUE(b.runs[1].functions[0].calls_moment(m));
+  EXPECT_NEAR(m.mean_s, mean, 0.0001);
+  EXPECT_NEAR(m.sd_s, sd, 0.002);  // ~11 ms; the squares are of moments truncated to ~1 ms
+  EXPECT_FALSE(b.runs[0].functions[0].calls_moment(m));  // not kept: not known
 }
 
 // exclude_preemption: the time basis and the per-run preemption counters survive the round trip;

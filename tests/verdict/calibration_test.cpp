@@ -2,6 +2,7 @@
 // run-to-run noise.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -74,8 +75,21 @@ TEST(Calibration, ASlowdownWithinTheThresholdIsNeverSized) {
 // calls' sampling and longer runs are the advice; with many calls and a machine whose speed moves
 // from run to run, little of it is, and more runs are; a quiet workload that catches the target
 // within max_runs gets no advice.
-Calibration split(double run_sigma, double calls_per_run) {
-  const AA a = make_aa(run_sigma, calls_per_run, 41);
+// when: "" leaves the calls' moments unknown; "burst" puts every call at 5 ms of a 1 s run (as
+// start-up work is), "spread" spreads them evenly over it.
+Calibration split(double run_sigma, double calls_per_run, const std::string& when = "") {
+  AA a = make_aa(run_sigma, calls_per_run, 41);
+  for (auto* side : {&a.base, &a.head})
+    for (RunResult& run : *side) {
+      if (when.empty()) continue;
+      run.duration_s = 1.0;
+      for (FunctionRun& f : run.functions)
+        for (uint64_t k = 0; k < f.calls; ++k) {
+          const auto ns = when == "burst" ? uint64_t{5'000'000} : (k * 1'000'000'000ull) / f.calls;
+          f.sum_start_us += ns >> 10;
+          f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
+        }
+    }
   return calibrate(a.comparison, 10, 30, 0, 0.95, &a.base, &a.head);
 }
 
@@ -102,6 +116,22 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kMoreRuns) << r.function << " noise " << r.noise;
     EXPECT_GT(r.noise_with_calls(4), 0.95 * r.noise) << r.function;
   }
+  // The same run-to-run noise with the calls' moments known: calls made in a burst meet one state of
+  // the machine per run (more runs); calls spread over the run meet many (longer runs help too).
+  for (const auto& r : split(0.15, 4000, "burst").rows) {
+    EXPECT_TRUE(r.in_a_burst()) << r.function << " at " << r.moment_mean << " +- " << r.moment_sd;
+    EXPECT_NEAR(r.moment_mean, 0.005, 0.002) << r.function;
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kMoreRuns) << r.function;
+  }
+  for (const auto& r : split(0.15, 4000, "spread").rows) {
+    EXPECT_TRUE(r.spread_over_the_run()) << r.function;
+    EXPECT_NEAR(r.moment_mean, 0.5, 0.01) << r.function;
+    EXPECT_NEAR(r.moment_sd, 0.289, 0.01) << r.function;  // uniform over the run: 1 / sqrt(12)
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerOrMoreRuns) << r.function;
+  }
+  // Mostly sampling: longer runs, whenever the calls are made.
+  for (const auto& r : split(0.001, 40, "burst").rows)
+    EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerRuns) << r.function;
   const auto quiet = split(0.005, 4000);
   for (const auto& r : quiet.rows) EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
   // Without the runs, the split is unknown and nothing is advised.

@@ -325,6 +325,25 @@ func modeSpin(args []string) {
 	fmt.Printf("GATE_SPIN_NS {\"mean\":%d,\"min\":%d,\"max\":%d}\n", mean, min, max)
 }
 
+// modeMoments makes calls at known moments of the run: -burst calls of crunch right at start-up
+// (a burst, as start-up work is), then -n calls of spinFor spread evenly over the rest of the run
+// (what gate keeps as each function's calls' moments in the run).
+func modeMoments(args []string) {
+	fs := flag.NewFlagSet("moments", flag.ExitOnError)
+	burst := fs.Int("burst", 500, "crunch calls at start-up")
+	n := fs.Int("n", 200, "spinFor calls after them")
+	us := fs.Int("us", 1000, "busy-wait per spinFor call, microseconds")
+	fs.Parse(args)
+	var x uint64
+	for i := 0; i < *burst; i++ {
+		x ^= crunch(100)
+	}
+	for i := 0; i < *n; i++ {
+		spinFor(time.Duration(*us) * time.Microsecond)
+	}
+	fmt.Printf("GATE_MOMENTS %d\n", x&1)
+}
+
 // modePreempt alternates crunch and nap on one goroutine (exclude_preemption's test).
 func modePreempt(args []string) {
 	fs := flag.NewFlagSet("preempt", flag.ExitOnError)
@@ -540,6 +559,7 @@ var modes = map[string]func([]string){
 	"notret":   modeNotret,
 	"wait":     modeWait,
 	"preempt":  modePreempt,
+	"moments":  modeMoments,
 	"fail":     modeFail,
 }
 
