@@ -11,9 +11,9 @@ namespace {
 
 TEST(KernelMemoryPlan, FollowsTheKernelsHashMapAccounting) {
   const auto p = plan_maps(10000, 262144);
-  EXPECT_EQ(p.record_bytes, 48u + 8 + 120 + 8);  // header, u32 key, 15 counters, list node
+  EXPECT_EQ(p.record_bytes, 48u + 8 + 136 + 8);  // header, u32 key, 17 counters, list node
   EXPECT_EQ(p.group_bytes, 48u + 8 + 128 + 8);   // header, (func, group) key, 16 counts, list node
-  EXPECT_EQ(p.per_function_max, 184u + 2 * 76 * 192);  // time and self-time histograms
+  EXPECT_EQ(p.per_function_max, 200u + 2 * 76 * 192);  // time and self-time histograms
   EXPECT_EQ(p.reserved_bytes, (16384u + 2097152u) * 16);  // 10,000 and 1,520,000 rounded up to 2^k
   // pairing map (24-byte key, 64-byte frame) + goroutines (16-byte key, 32-byte state), 65,536 default
   EXPECT_EQ(p.in_flight_bytes, 262144ull * (48 + 24 + 64) + 262144ull * 16 + 65536ull * (48 + 16 + 40) + 65536ull * 16);
