@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "stats/sequential.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
@@ -110,6 +111,11 @@ int print_calibration(const stats::Comparison& c, const runner::Config& cfg, con
     std::printf("suggested: runs: %d, max_runs: %d (half of the tests decide by %d pairs, 90%% by %d; gate ab adds "
                 "pairs while a verdict is inconclusive)\n",
                 cal.suggested_runs, cal.suggested_max_runs, cal.suggested_runs, cal.suggested_max_runs);
+    if (cal.suggested_max_runs > stats::SequentialLooks::kMaxIntegratedLast)
+      std::printf("note: with max_runs past %d each look's p-value is multiplied by the number of looks (Bonferroni;\n"
+                  "  README: How it decides), so pairs beyond that buy less than their count suggests: for the\n"
+                  "  functions that need them, a longer workload per run or a wider threshold costs less\n",
+                  stats::SequentialLooks::kMaxIntegratedLast);
   }
   return 0;
 }

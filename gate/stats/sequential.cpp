@@ -17,10 +17,6 @@ constexpr int kGridPoints = 14;     // up to c = 7 (p ~ 1e-12); beyond, the fact
 constexpr double kH = 0.05;         // integration step of the walk's density (sum of unit normals)
 constexpr double kTail = 8.0;       // the density is carried down to -kTail sqrt(n)
 constexpr double kStepSpan = 7.0;   // one step's normal is cut at +-7 (1e-12 of its mass)
-// The integration's work grows as looks x sqrt(last) (per grid deviate): a plan of hundreds of
-// looks would cost 100x a plan of 10..30. Longer plans use Bonferroni over the looks (p x looks):
-// always valid, more conservative than the walk (for 10..30 it would be 21x against ~4x).
-constexpr int kMaxIntegratedLast = 64;
 
 }  // namespace
 
