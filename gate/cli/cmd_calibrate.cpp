@@ -7,12 +7,12 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "cli/report_flags.hpp"
 #include "common/error.hpp"
 #include "stats/sequential.hpp"
-#include "cli/report_flags.hpp"
+#include "verdict/calibration.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
-#include "verdict/calibration.hpp"
 
 namespace gate::cli {
 namespace {
