@@ -81,14 +81,14 @@ TEST_F(Probe, CallMomentsTellABurstFromCallsSpreadOverTheRun) {
   // here), and its 500 calls take a few ms (3-8 ms of spread read here, the probes' first hits
   // included): far from the spread of calls over the run (0.29 of it for even calls).
   EXPECT_LT(b.mean_s, 0.25 * duration);
-  EXPECT_LT(b.sd_s, 0.05 * duration);
-  // spinFor's 200 calls of >= 1 ms each (a busy-wait by the clock: a preempted call ends as soon
-  // as it runs again, so the span stretches only with the preemptions) start after the burst: on
-  // average ~100 ms after it, spread as a uniform over ~200 ms (57.7 ms).
+  EXPECT_LT(b.sd_s, 0.1 * duration);  // calibrate's burst rule (in_a_burst); under load 23 ms of 0.4 s was read
+  // spinFor's 200 calls of >= 1 ms each, one after another, start after the burst: on average
+  // >= ~100 ms after it, with at least the spread of 200 starts 1 ms apart (57.7 ms). Only lower
+  // bounds and what holds for any spread inside the run: a busy-wait by the clock stretches with
+  // preemption, which under load made the span 1.4x (sd 105 ms, mean 202 ms after the burst).
   EXPECT_GT(s.mean_s - b.mean_s, 0.095);
-  EXPECT_LT(s.mean_s - b.mean_s, 0.16);
   EXPECT_GT(s.sd_s, 0.055);
-  EXPECT_LT(s.sd_s, 0.09);
+  EXPECT_LT(s.sd_s, 0.5 * (duration - b.mean_s));  // inside the rest of the run: sd <= half its span
   EXPECT_LT(s.mean_s + 0.09, duration);  // ...and the run ends after them
 }
 
