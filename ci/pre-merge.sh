@@ -145,7 +145,8 @@ rc=$?
 set -e
 case $rc in
   0) say "no regression against $base_ref" ;;
-  1) say "REGRESSION against $base_ref (see the report above); push anyway with git push --no-verify" ;;
+  1) if [[ $hook -eq 1 ]]; then say "REGRESSION against $base_ref (see the report above); push anyway with git push --no-verify"
+     else say "REGRESSION against $base_ref (see the report above)"; fi ;;
   2) say "gate could not start (usage or config error, exit 2)" ;;
   3) say "gate could not measure (exit 3)" ;;
   *) say "gate exited $rc" ;;

@@ -147,7 +147,7 @@ if action:
     for key in ("name", "description", "inputs", "outputs", "runs"):
         check(key in action, f"{rel}: missing top-level key '{key}'")
     inputs = action.get("inputs", {})
-    for name in ("config", "baseline", "baseline-ref", "runs", "formats"):
+    for name in ("config", "mode", "base-ref", "baseline", "baseline-ref", "runs", "formats"):
         check(name in inputs, f"{rel}: missing input '{name}'")
         check("description" in inputs.get(name, {}), f"{rel}: input '{name}' has no description")
     check(inputs.get("config", {}).get("required") is True, f"{rel}: input 'config' must be required")
@@ -166,6 +166,9 @@ if action:
             scripts += s["run"] + "\n"
     check("GITHUB_STEP_SUMMARY" in scripts and "report.md" in scripts, f"{rel}: the Markdown report does not reach the job summary")
     check(re.search(r"\bcheck -c\b", scripts) is not None, f"{rel}: gate check is not run")
+    check(inputs.get("mode", {}).get("default") == "ab", f"{rel}: mode must default to ab (base and head built in the job)")
+    check(re.search(r'pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', scripts) is not None,
+          f"{rel}: mode ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
     check("--report-dir" in scripts, f"{rel}: reports are not written")
     check("apt-get install" in scripts, f"{rel}: installs nothing")
     install = next((st.get("run", "") for st in steps if "apt-get install" in st.get("run", "")), "")
@@ -199,7 +202,9 @@ if wf:
         check(len(gate_steps) == 1, f"{rel}: job {job_name} does not use the gate action")
         for s in gate_steps:
             check("config" in s.get("with", {}), f"{rel}: the gate step sets no config")
-            check("baseline-ref" in s.get("with", {}), f"{rel}: the example should show baseline-ref")
+            w = s.get("with", {})
+            check(w.get("mode", "ab") == "ab" and "base-ref" in w or w.get("mode") == "check" and "baseline-ref" in w,
+                  f"{rel}: the example should show mode ab with base-ref (or check with baseline-ref)")
         checkout = [s for s in steps if s.get("uses", "").startswith("actions/checkout@")]
         check(checkout and checkout[0].get("with", {}).get("fetch-depth") == 0,
               f"{rel}: checkout needs fetch-depth: 0 for baseline-ref")
@@ -227,6 +232,9 @@ if gl:
     bash_syntax(rel, ".gate script", body)
     check("--report-dir gate-report" in body, f"{rel}: the script does not write the reports to gate-report")
     check("--baseline-ref" in body, f"{rel}: the script does not use a trusted baseline")
+    check(job.get("variables", {}).get("GATE_MODE") == "ab", f"{rel}: GATE_MODE must default to ab")
+    check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', body) is not None,
+          f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
     tells_exit_codes_apart(rel, body)
     # The job's image is Debian 12: it installs through ci/setup.sh (checked above against CMake)
     # and nothing else that builds against gate.
@@ -248,6 +256,9 @@ check(re.search(r"\barchiveArtifacts\s+(artifacts:\s*)?'gate-report/\*\*'", code
 check(re.search(r"post\s*\{\s*always\s*\{", code) is not None, f"{rel}: reports must be published in post {{ always {{ }} }}")
 check("returnStatus: true" in code, f"{rel}: gate's exit code is not captured (returnStatus: true)")
 check("--report-dir gate-report" in code and "--baseline-ref" in code, f"{rel}: gate check does not write reports or use a trusted baseline")
+check(re.search(r"GATE_MODE\s*=\s*'ab'", code) is not None, f"{rel}: GATE_MODE must default to 'ab'")
+check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$GATE_BASE_REF" --gate "\$GATE_BIN" --', code) is not None,
+      f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
 check("ci/setup.sh --build-only" in code, f"{rel}: does not install exactly gate's build packages (ci/setup.sh --build-only)")
 tells_exit_codes_apart(rel, code)
 

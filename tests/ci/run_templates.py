@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Runs the shell inside the CI templates, as their CI system would, on a temporary git repository
+with a stub gate (it records its arguments and exits as told): check_templates.py reads the
+templates, this runs them.
+
+- GitHub (ci/github/action.yml): the `gate` step in mode ab builds the merge-base of HEAD and
+  origin/<GITHUB_BASE_REF> and HEAD through ci/pre-merge.sh and calls `gate ab` with both binaries
+  and the report options; mode check calls `gate check` with the trusted baseline; exit codes reach
+  the step's output, the verdict step fails on 1, 2 and 3, the summary step copies report.md; an
+  unknown mode and an ab without a base are exit 2 with a message.
+- GitLab (ci/gitlab/gate.gitlab-ci.yml): the `.gate` script in both modes (it insists on root, as
+  its runner must be: run only as root, and says so loudly otherwise).
+- Jenkins (ci/jenkins/Jenkinsfile): the Performance gate stage's `sh` script in both modes.
+
+The stub stands for gate because gate's part (BPF, root) is tested for real by ci_pre_merge and
+the e2e tests; what is tested here is the templates' glue. When not root, a `sudo` that runs its
+command as is stands in for sudo (the action calls it for gate when not root).
+Usage: run_templates.py GATE_SOURCE_DIR (exit 0 when all pass)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+failures = []
+
+
+# How GitHub runs a composite action's `shell: bash` step.
+GITHUB_BASH = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return cond
+
+
+def sh(cmd, cwd, env=None):
+    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"run_templates: {' '.join(cmd)} failed: {r.stderr}")
+    return r.stdout
+
+
+tmp = tempfile.mkdtemp(prefix="gate-run-templates-")
+try:
+    home = os.path.join(tmp, "home")
+    os.makedirs(home)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "GITHUB_", "CI_", "RUNNER_"))}
+    base_env.update(HOME=home, GIT_CONFIG_NOSYSTEM="1")
+    git = lambda *a, cwd: sh(["git", *a], cwd, base_env)
+
+    # A repository: main with the app at version 1, the branch `feature` at version 2; origin has main.
+    repo = os.path.join(tmp, "repo")
+    os.makedirs(os.path.join(repo, "svc"))
+    with open(os.path.join(repo, "svc", "gate.yaml"), "w") as f:
+        f.write("name: svc\nbuild: mkdir -p bin && cp version.txt bin/app\nbinary: bin/app\nworkload: bin/app\n"
+                "functions: [main.main]\n")
+    with open(os.path.join(repo, "svc", ".gitignore"), "w") as f:
+        f.write("bin/\n")
+    with open(os.path.join(repo, "svc", "version.txt"), "w") as f:
+        f.write("version 1\n")
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "v1", cwd=repo)
+    git("init", "-q", "--bare", os.path.join(tmp, "origin.git"), cwd=tmp)
+    git("remote", "add", "origin", os.path.join(tmp, "origin.git"), cwd=repo)
+    git("push", "-q", "origin", "main", cwd=repo)
+    git("fetch", "-q", "origin", cwd=repo)
+    git("checkout", "-q", "-b", "feature", cwd=repo)
+    with open(os.path.join(repo, "svc", "version.txt"), "w") as f:
+        f.write("version 2\n")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "v2", cwd=repo)
+    keep = os.path.join(repo, ".git", "gate-pre-merge")
+
+    # The stub gate: its arguments one a line, a report.md in --report-dir, exit $STUB_EXIT.
+    bindir = os.path.join(tmp, "bin")
+    os.makedirs(bindir)
+    stub = os.path.join(bindir, "gate-stub")
+    args_file = os.path.join(tmp, "args")
+    with open(stub, "w") as f:
+        f.write('#!/usr/bin/env bash\nprintf "%s\\n" "$@" > "$STUB_ARGS"\nprev=\nfor a in "$@"; do\n'
+                '  if [ "$prev" = --report-dir ]; then mkdir -p "$a" && echo "stub report" > "$a/report.md"; fi\n'
+                '  prev="$a"\ndone\nexit "${STUB_EXIT:-0}"\n')
+    os.chmod(stub, 0o755)
+    if os.geteuid() != 0:  # the action runs gate through sudo when not root
+        with open(os.path.join(bindir, "sudo"), "w") as f:
+            f.write('#!/usr/bin/env bash\nwhile [[ "${1:-}" == -* ]]; do shift; done\nexec "$@"\n')
+        os.chmod(os.path.join(bindir, "sudo"), 0o755)
+    base_env["PATH"] = bindir + ":" + base_env.get("PATH", "/usr/bin:/bin")
+    base_env["STUB_ARGS"] = args_file
+
+    def stub_args():
+        with open(args_file) as f:
+            return f.read().splitlines()
+
+    def reset():
+        for p in (args_file,):
+            if os.path.exists(p):
+                os.remove(p)
+        shutil.rmtree(os.path.join(repo, "gate-report"), ignore_errors=True)
+        shutil.rmtree(keep, ignore_errors=True)
+
+    def built_from(side):
+        with open(os.path.join(keep, side)) as f:
+            return f.read().strip()
+
+    def run_script(shell, script, env, what):
+        r = subprocess.run(shell, input=script, cwd=repo, env=env, capture_output=True, text=True)
+        print(f"--- {what}: exit {r.returncode}\n{r.stdout}{r.stderr}".rstrip(), flush=True)
+        return r
+
+    def ab_called_right(what):
+        a = stub_args()
+        want = ["ab", "-c", os.path.join(repo, "svc", "gate.yaml"), "--base-binary", os.path.join(keep, "base"),
+                "--head-binary", os.path.join(keep, "head")]
+        check(a[:len(want)] == want, f"{what}: gate was not called as `gate ab -c CONFIG --base-binary "
+                                     f"BASE --head-binary HEAD`: {a}")
+        check(built_from("base") == "version 1" and built_from("head") == "version 2",
+              f"{what}: base and head were not built from the merge-base and HEAD")
+        check(git("worktree", "list", cwd=repo).count("\n") == 1, f"{what}: a worktree was left behind")
+        return a
+
+    # --- GitHub: the composite action's steps, with its inputs' defaults ---
+    action = yaml.safe_load(open(os.path.join(ROOT, "ci/github/action.yml")))
+    steps = {s.get("name"): s for s in action["runs"]["steps"]}
+    gate_step, verdict, summary = steps["gate"], steps["Verdict"], steps["Job summary"]
+    defaults = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+
+    def github_env(**inputs):
+        vals = dict(defaults, config="svc/gate.yaml", **inputs)
+        env = dict(base_env, GITHUB_ACTION_PATH=os.path.join(ROOT, "ci/github"), RUNNER_TEMP=tmp,
+                   GITHUB_OUTPUT=os.path.join(tmp, "github_output"), GATE_BIN=stub)
+        for key, expr in gate_step["env"].items():
+            m = re.fullmatch(r"\$\{\{ inputs\.([\w-]+) \}\}", str(expr))
+            check(m is not None, f"action.yml: the gate step's env {key} is not an input: {expr}")
+            env[key] = vals[m.group(1)] if m else ""
+        open(env["GITHUB_OUTPUT"], "w").close()
+        return env
+
+    def outputs(env):
+        with open(env["GITHUB_OUTPUT"]) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+
+    for stub_exit in ("0", "1"):
+        reset()
+        env = dict(github_env(runs="7"), GITHUB_BASE_REF="main", STUB_EXIT=stub_exit)
+        r = run_script(GITHUB_BASH, gate_step["run"], env, f"GitHub, mode ab, gate exits {stub_exit}")
+        check(r.returncode == 0, "GitHub mode ab: the gate step itself must not fail (the verdict step decides)")
+        out = outputs(env)
+        check(out.get("exit-code") == stub_exit, f"GitHub mode ab: exit-code output {out.get('exit-code')}, gate exited {stub_exit}")
+        check(out.get("report-dir") == "gate-report", f"GitHub mode ab: report-dir output {out.get('report-dir')}")
+        a = ab_called_right("GitHub mode ab")
+        check(a[-6:] == ["--report-dir", "gate-report", "--format", "markdown,html,junit,json", "--runs", "7"],
+              f"GitHub mode ab: report and runs options not passed to gate ab: {a}")
+    # The summary step copies the report, the verdict step fails as gate did.
+    sm = os.path.join(tmp, "summary.md")
+    r = run_script(GITHUB_BASH, summary["run"], dict(base_env, GATE_REPORT_DIR="gate-report", GITHUB_STEP_SUMMARY=sm),
+                   "GitHub, job summary")
+    check(r.returncode == 0 and "stub report" in open(sm).read(), "GitHub: the job summary does not hold report.md")
+    for code in ("0", "1", "2", "3", ""):
+        r = run_script(GITHUB_BASH, verdict["run"], dict(base_env, GATE_EXIT=code, GATE_ARTIFACT="gate-report"),
+                       f"GitHub, verdict of exit '{code}'")
+        want = {"0": 0, "1": 1, "2": 2, "3": 3, "": 2}[code]
+        check(r.returncode == want, f"GitHub verdict step: gate exit '{code}' became step exit {r.returncode}, not {want}")
+        check(code == "0" or "::error title=" in r.stdout, f"GitHub verdict step: exit '{code}' has no ::error")
+
+    reset()
+    env = dict(github_env(mode="check", **{"baseline-ref": "origin/main"}), GITHUB_BASE_REF="main")
+    run_script(GITHUB_BASH, gate_step["run"], env, "GitHub, mode check")
+    a = stub_args()
+    check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
+          a[a.index("--baseline-ref") + 1] == "origin/main", f"GitHub mode check: gate check not called right: {a}")
+    check(outputs(env).get("exit-code") == "0", "GitHub mode check: exit-code output missing")
+
+    for what, inputs, extra_env in (("an unknown mode", {"mode": "abc"}, {"GITHUB_BASE_REF": "main"}),
+                                    ("mode ab without a base", {}, {})):
+        reset()
+        env = dict(github_env(**inputs), **extra_env)
+        r = run_script(GITHUB_BASH, gate_step["run"], env, f"GitHub, {what}")
+        check(outputs(env).get("exit-code") == "2" and "::error title=" in r.stdout and not os.path.exists(args_file),
+              f"GitHub, {what}: expected exit-code 2 and an ::error before gate runs")
+
+    # --- GitLab: the .gate job's script (the job runs as root) ---
+    if os.geteuid() != 0:
+        print("SKIPPED: NOT ROOT: the GitLab job's script insists on root (its runner runs BPF); CI runs this as "
+              "root. The GitHub and Jenkins parts ran.", file=sys.stderr, flush=True)
+    else:
+        job = yaml.safe_load(open(os.path.join(ROOT, "ci/gitlab/gate.gitlab-ci.yml")))[".gate"]
+        script = "\n".join(job["script"])
+        variables = {k: str(v) for k, v in job["variables"].items()}
+        for mode, stub_exit in (("ab", "0"), ("ab", "1"), ("check", "0")):
+            reset()
+            env = {**base_env, **variables, "GATE_MODE": mode, "GATE_CONFIG": "svc/gate.yaml", "GATE_BIN": stub,
+                   "GATE_SOURCE_DIR": ROOT, "CI_PROJECT_DIR": repo, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+                   "CI_DEFAULT_BRANCH": "main", "STUB_EXIT": stub_exit}
+            r = run_script(["bash", "-eo", "pipefail"], script, env, f"GitLab, GATE_MODE {mode}, gate exits {stub_exit}")
+            check(r.returncode == int(stub_exit), f"GitLab {mode}: job exit {r.returncode}, gate exited {stub_exit}")
+            a = stub_args()
+            if mode == "ab":
+                ab_called_right("GitLab ab")
+                check(a[-2:] == ["--report-dir", "gate-report"], f"GitLab ab: reports not written to gate-report: {a}")
+            else:
+                check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
+                      a[a.index("--baseline-ref") + 1] == "origin/main", f"GitLab check: not called right: {a}")
+            if stub_exit == "1":
+                check("PERFORMANCE REGRESSION" in r.stderr, "GitLab: a regression is not announced")
+
+    # --- Jenkins: the Performance gate stage's sh script (sh -e, as Jenkins runs it) ---
+    jf = open(os.path.join(ROOT, "ci/jenkins/Jenkinsfile")).read()
+    m = re.search(r"stage\('Performance gate'\).*?script: '''(.*?)'''", jf, re.S)
+    if check(m is not None, "Jenkinsfile: no sh script in the Performance gate stage"):
+        for mode, stub_exit in (("ab", "1"), ("check", "0"), ("nope", "0")):
+            reset()
+            env = dict(base_env, GATE_MODE=mode, GATE_CONFIG="svc/gate.yaml", GATE_BASE_REF="origin/main",
+                       GATE_SRC=ROOT, GATE_BIN=stub, STUB_EXIT=stub_exit)
+            r = run_script(["sh", "-e"], m.group(1), env, f"Jenkins, GATE_MODE {mode}, gate exits {stub_exit}")
+            if mode == "nope":
+                check(r.returncode == 2 and not os.path.exists(args_file), f"Jenkins: an unknown mode is not exit 2")
+                continue
+            check(r.returncode == int(stub_exit), f"Jenkins {mode}: script exit {r.returncode}, gate exited {stub_exit}")
+            a = stub_args()
+            if mode == "ab":
+                ab_called_right("Jenkins ab")
+                check(a[-2:] == ["--report-dir", "gate-report"], f"Jenkins ab: reports not written to gate-report: {a}")
+            else:
+                check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "origin/main" in a, f"Jenkins check: {a}")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+if failures:
+    print(f"\n{len(failures)} failure(s)")
+    sys.exit(1)
+print("ci templates run: GitHub (ab, check, verdicts, summary), GitLab" +
+      (" (ab, check)" if os.geteuid() == 0 else " (SKIPPED: not root)") + ", Jenkins (ab, check): all passed")
