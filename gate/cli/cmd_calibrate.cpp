@@ -72,12 +72,12 @@ void print_advice(const verdict::Calibration& cal, int max_runs) {
                       r.quantile.c_str(), 100 * r.noise, 100 * r.noise_with_calls(4), r.calls_per_run);
         });
   group(Advice::kLongerOrMoreRuns,
-        "  longer runs or more runs: little of the noise is the calls' sampling; the rest is the state the\n"
+        "  longer runs or more runs: less than half of the noise is the calls' sampling; the rest is the state\n"
         "  calls met (the machine's speed swings over 0.1-1 s). These calls are spread over the run, so a\n"
         "  longer run averages more of the swings into each run:\n",
         state_line);
   group(Advice::kMoreRuns,
-        "  more runs (max_runs): little of the noise is the calls' sampling; the rest is the state the\n"
+        "  more runs (max_runs): less than half of the noise is the calls' sampling; the rest is the state\n"
         "  calls met, once per run: these calls are made in a burst (start-up work), or when is not known,\n"
         "  and a longer run would not average it:\n",
         state_line);

@@ -100,7 +100,7 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
         using Advice = CalibrationRow::Advice;
         if (r.sampling_share() >= 0.5) r.advice = Advice::kLongerRuns;
         else if (r.spread_over_the_run()) r.advice = Advice::kLongerOrMoreRuns;
-        else if (r.in_a_burst() || r.sampling_share() < 0.25) r.advice = Advice::kMoreRuns;
+        else r.advice = Advice::kMoreRuns;  // a burst, or when is not known: more runs always help
       }
       cal.false_regressions += r.false_regression;
       if (r.pairs_for_target > 0) needed.push_back(r.pairs_for_target);

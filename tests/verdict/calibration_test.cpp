@@ -134,6 +134,18 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerRuns) << r.function;
   const auto quiet = split(0.005, 4000);
   for (const auto& r : quiet.rows) EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
+  // No gap between the advices: every function short of the target whose split is known gets one,
+  // a quarter to a half of its noise from the calls included (when the calls were made unknown).
+  int between = 0;
+  for (double run_sigma : {0.02, 0.04, 0.08})
+    for (double calls : {100.0, 400.0})
+      for (const auto& r : split(run_sigma, calls).rows) {
+        if (r.pairs_for_target <= 30 || r.sampling <= 0) continue;
+        between += r.sampling_share() >= 0.25 && r.sampling_share() < 0.5;
+        EXPECT_NE(r.advice, CalibrationRow::Advice::kNone)
+            << r.function << " noise " << r.noise << ", share from calls " << r.sampling_share();
+      }
+  EXPECT_GT(between, 0) << "no case had a quarter to a half of its noise from the calls";
   // Without the runs, the split is unknown and nothing is advised.
   for (const auto& r : calibrate(aa(0.15), 10, 30, 0, 0.95).rows) {
     EXPECT_EQ(r.sampling, 0) << r.function;
