@@ -22,6 +22,7 @@
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
+#include "stats/noise_sources.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
 #include "stats/sequential.hpp"
@@ -96,6 +97,7 @@ struct Side {
   const char* label = "";  // "base" / "head"
   std::vector<const FunctionRun*> runs;  // one per run; nullptr when the run lacks the function
   const FunctionInfo* info = nullptr;
+  std::vector<double> durations;  // the runs' durations in seconds, in the order of runs
 
   double calls_per_run() const {
     std::vector<double> c;
@@ -135,6 +137,7 @@ class RunIndex {
     }
   }
   size_t size() const { return runs_->size(); }
+  double duration_s(size_t r) const { return (*runs_)[r].duration_s; }
   // nullptr when run r lacks the function.
   const FunctionRun* find(size_t r, std::string_view name) const {
     if (!own_[r].empty() || (*runs_)[r].functions.size() != (*runs_)[0].functions.size()) {
@@ -164,7 +167,10 @@ InfoIndex index_infos(const ResultFile& meta) {
 Side side_of(const char* label, const std::string& name, const RunIndex& runs, const InfoIndex& infos) {
   const auto info = infos.find(name);
   Side s{label, {}, info == infos.end() ? nullptr : info->second};
-  for (size_t r = 0; r < runs.size(); ++r) s.runs.push_back(runs.find(r, name));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    s.runs.push_back(runs.find(r, name));
+    s.durations.push_back(runs.duration_s(r));
+  }
   return s;
 }
 
@@ -738,6 +744,15 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
         q.p_improvement_adjusted = adj_imp[t];
         ++t;
         decide(q, o, c.tests);
+        // Not for a quantile between two modes: it was compared by the mean of the calls around it,
+        // whose sampling is not the quantile's.
+        if (q.verdict == Verdict::kInconclusive && q.units_to_decide > 0 && q.note.empty()) {
+          const QuantileSpec spec = QuantileSpec::parse(q.name);
+          if (!spec.is_mean)
+            q.reason += noise_sources_hint(noise_sources(sides[i].first.runs, sides[i].first.durations,
+                                                         sides[i].second.runs, sides[i].second.durations, spec.q),
+                                           q.paired ? q.noise : std::sqrt(2.0) * q.noise);  // the hint's noise is per pair
+        }
       }
       f.verdict = worst(f.verdict, q.verdict);
     }

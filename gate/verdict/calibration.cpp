@@ -10,49 +10,23 @@ namespace gate::verdict {
 
 namespace {
 
-// The calls' sampling part of one pair's noise for `function`'s quantile `level`: the two sides'
-// per-run sampling sd (averaged over runs as sds, since the square of a noisy estimate from a few
-// dozen calls runs high) added in quadrature (a pair is one base run against one head run).
-struct Sampling {
-  double sd = 0, calls = 0;
-  double moment_mean = -1, moment_sd = -1;
-};
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-Sampling sampling_of(const std::string& function, double level, const std::vector<RunResult>& base,
-                     const std::vector<RunResult>& head) {
-  Sampling out;
-  double var = 0;
-  std::vector<double> calls, means, sds;
-  for (const auto* side : {&base, &head}) {
-    double sum = 0;
-    int n = 0;
-    for (const RunResult& run : *side)
-      for (const FunctionRun& f : run.functions) {
-        if (f.name.str() != function || f.histogram.empty()) continue;
-        const double sd = stats::quantile_sampling_sd(f.histogram, level);
-        sum += sd;
-        ++n;
-        calls.push_back(static_cast<double>(f.calls));
-        FunctionRun::Moment m;
-        if (run.duration_s > 0 && f.calls_moment(m)) {
-          means.push_back(m.mean_s / run.duration_s);
-          sds.push_back(m.sd_s / run.duration_s);
+// The function's runs on each side (as compared: run i of each) and their durations.
+stats::NoiseSources sources_of(const std::string& function, double level, const std::vector<RunResult>& base,
+                               const std::vector<RunResult>& head) {
+  std::vector<const FunctionRun*> runs[2];
+  std::vector<double> durations[2];
+  for (int side = 0; side < 2; ++side)
+    for (const RunResult& run : side == 0 ? base : head) {
+      const FunctionRun* found = nullptr;
+      for (const FunctionRun& f : run.functions)
+        if (f.name.str() == function) {
+          found = &f;
+          break;
         }
-      }
-    if (n == 0) return out;
-    var += (sum / n) * (sum / n);
-  }
-  out.sd = std::sqrt(var);
-  out.calls = median_of(calls);
-  if (!means.empty()) {
-    out.moment_mean = median_of(means);
-    out.moment_sd = median_of(sds);
-  }
-  return out;
+      runs[side].push_back(found);
+      durations[side].push_back(run.duration_s);
+    }
+  return stats::noise_sources(runs[0], durations[0], runs[1], durations[1], level);
 }
 
 }  // namespace
@@ -87,10 +61,12 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       r.pairs_for_target = stats::units_to_detect(q.noise, r.target, q.band.regression, model, Calibration::kMaxPairs);
       r.false_regression = q.verdict == stats::Verdict::kRegression;
       const stats::QuantileSpec spec = stats::QuantileSpec::parse(q.name);
-      if (base_runs && head_runs && !spec.is_mean) {
-        const Sampling s = sampling_of(f.name, spec.q, *base_runs, *head_runs);
-        r.sampling = s.sd;
-        r.calls_per_run = s.calls;
+      // A quantile between two modes (q.note) was compared by the mean of the calls around it, whose
+      // sampling is not the quantile's: its split is left unknown.
+      if (base_runs && head_runs && !spec.is_mean && q.note.empty()) {
+        const stats::NoiseSources s = sources_of(f.name, spec.q, *base_runs, *head_runs);
+        r.sampling = s.sampling;
+        r.calls_per_run = s.calls_per_run;
         r.moment_mean = s.moment_mean;
         r.moment_sd = s.moment_sd;
       }

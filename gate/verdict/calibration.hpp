@@ -9,6 +9,7 @@
 
 #include "results/result.hpp"
 #include "stats/compare.hpp"
+#include "stats/noise_sources.hpp"
 
 namespace gate::verdict {
 
@@ -26,17 +27,16 @@ struct CalibrationRow {
   // average out, and a longer run only if the calls are spread over it.
   double calls_per_run = 0;      // median over both sides' runs
   double sampling = 0;           // log-sd per pair from the calls' sampling (0: unknown)
-  double sampling_share() const { return noise > 0 ? std::min(1.0, sampling * sampling / (noise * noise)) : 0; }
+  double sampling_share() const { return sources().sampling_share(noise); }
   // The noise per pair if every run made `k` times the calls.
   double noise_with_calls(double k) const;
   // When in the run the calls were made, as shares of the run's duration (medians over runs of
   // FunctionRun::calls_moment; mean < 0: not known). Calls made in a burst meet one state of the
   // machine per run: a longer run does not average it.
   double moment_mean = -1, moment_sd = -1;
-  bool in_a_burst() const {
-    return moment_mean >= 0 && (moment_sd < 0.1 || moment_mean < 0.15 || moment_mean > 0.85);
-  }
-  bool spread_over_the_run() const { return moment_mean >= 0 && !in_a_burst(); }
+  bool in_a_burst() const { return sources().in_a_burst(); }
+  bool spread_over_the_run() const { return sources().spread_over_the_run(); }
+  stats::NoiseSources sources() const { return {sampling, calls_per_run, moment_mean, moment_sd}; }
   enum class Advice { kNone, kLongerRuns, kLongerOrMoreRuns, kMoreRuns };
   // For a test short of the target within max_runs (kNone otherwise, or when the split is not
   // known): kLongerRuns: most of its noise is the calls' sampling. kLongerOrMoreRuns: little of it
