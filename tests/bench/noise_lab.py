@@ -278,7 +278,8 @@ def main():
                     help="also run each trial with the config's top-level keys changed (\"; \" between "
                     "lines), interleaved trial by trial with the default so that both meet the same load; "
                     "rows NAME, default method only. E.g. --variant 'preemption excluded=exclude_preemption: true' "
-                    "--variant 'GOGC=off=env: {GOMAXPROCS: \"2\", GOGC: \"off\"}'")
+                    "--variant 'GOGC=off=env: {GOMAXPROCS: \"2\", GOGC: \"off\"}'; a value starting with -- is gate ab options "
+                    "instead, e.g. --variant 'sliced 500 ms=--slice-ms 500' (runs then count pairs of slices)")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
@@ -299,13 +300,16 @@ def main():
         name, _, yaml_text = v.partition("=")
         if not yaml_text:
             sys.exit(f"noise_lab: --variant {v!r}: expected NAME=YAML")
-        variants.append((name, with_variant(default_cfg, lab, i, yaml_text)))
+        if yaml_text.startswith("--"):  # gate ab options, e.g. --slice-ms 500: the default config
+            variants.append((name, default_cfg, tuple(yaml_text.split())))
+        else:
+            variants.append((name, with_variant(default_cfg, lab, i, yaml_text), ()))
     rows = []
     for label, spec in scenarios:
         stats = {name: new_stats() for name, _ in methods}
-        vstats = {name: new_stats() for name, _ in variants}
-        vpairs = {name: [] for name, _ in variants}
-        vwalls = {name: [] for name, _ in variants}
+        vstats = {name: new_stats() for name, *_ in variants}
+        vpairs = {name: [] for name, *_ in variants}
+        vwalls = {name: [] for name, *_ in variants}
         pairs_used, walls = [], []
         most = a.max_pairs if label in sequential else a.pairs
         trials = trials_for(a.trials, label)
@@ -321,8 +325,9 @@ def main():
             print(f"{label} trial {t + 1}/{trials}: {pairs_used[-1]} pairs, {wall:.0f} s; default method so far: "
                   f"{d['false_reg']} false regressions, {d['unchanged']}/{d['fn_trials']} unchanged, caught "
                   f"{d['caught']}/{d['trials']}", flush=True)
-            for name, vcfg in variants:
-                vb, vh, vwall = session(a.gate, vcfg, lab, label.replace("/", "") + "_variant", spec, a.pairs, most)
+            for name, vcfg, vargs in variants:
+                vb, vh, vwall = session(a.gate, vcfg, lab, label.replace("/", "") + "_variant", spec, a.pairs, most,
+                                        vargs)
                 vpairs[name].append(len(vh["runs"]))
                 vwalls[name].append(vwall)
                 tally(vstats[name], judge(a.gate, lab, vcfg, vb, vh), spec is not None, a.function)
@@ -332,7 +337,7 @@ def main():
                       f"{v['caught']}/{v['trials']}", flush=True)
         for name, _ in methods:
             rows.append((label, name, stats[name], pairs_used, walls, most))
-        for name, _ in variants:
+        for name, *_ in variants:
             rows.append((label, name, vstats[name], vpairs[name], vwalls[name], most))
     rows += sliced_rows(a, lab, scenarios, sequential, default_cfg)
     print()
@@ -349,7 +354,7 @@ def main():
         print(f"{label:8s} {name:{width}s} {fr:>10s} {un:>10s} {un95:>10s} {caught:>8s} {noise:>10s} {pu:>16s} "
               f"{statistics.median(walls):>9.0f}s")
     for label, name, st, *_ in rows:
-        if label == "A/A" and (name in ("paired + speed-normalized", DEFAULT_METHOD) or name in dict(variants)) \
+        if label == "A/A" and (name in ("paired + speed-normalized", DEFAULT_METHOD) or name in {v[0] for v in variants}) \
                 and st["per_function"]:
             print(f"\nA/A, {name}: per function, the share of trials unchanged, trials, median noise per "
                   f"unit and calls per run")
