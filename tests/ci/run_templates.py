@@ -23,7 +23,11 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
+try:
+    import yaml
+except ImportError:
+    print("FAIL: python3-yaml is missing: apt-get install python3-yaml (ci/setup.sh installs it)")
+    sys.exit(1)
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 failures = []
