@@ -30,16 +30,16 @@ std::string runs_text(int units, int max_units) {
 }
 
 std::string share_text(const verdict::CalibrationRow& r) {
-  if (!(r.sampling > 0)) return "-";
+  if (!(r.sources.sampling > 0)) return "-";
   char b[32];
   std::snprintf(b, sizeof b, "%.0f%%", 100 * r.sampling_share());
   return b;
 }
 
 std::string moment_text(const verdict::CalibrationRow& r) {
-  if (r.moment_mean < 0) return "-";
+  if (r.sources.moment_mean < 0) return "-";
   char b[32];
-  std::snprintf(b, sizeof b, "%.0f%%+-%.0f%%", 100 * r.moment_mean, 100 * r.moment_sd);
+  std::snprintf(b, sizeof b, "%.0f%%+-%.0f%%", 100 * r.sources.moment_mean, 100 * r.sources.moment_sd);
   return b;
 }
 
@@ -61,7 +61,7 @@ void print_advice(const verdict::Calibration& cal, int max_runs) {
   };
   const auto state_line = [](const verdict::CalibrationRow& r) {
     std::printf("    %s %s: %.1f%% per pair, %.0f%% of it from its %.0f calls' sampling; calls at %s of the run\n",
-                r.function.c_str(), r.quantile.c_str(), 100 * r.noise, 100 * r.sampling_share(), r.calls_per_run,
+                r.function.c_str(), r.quantile.c_str(), 100 * r.noise, 100 * r.sampling_share(), r.sources.calls_per_run,
                 moment_text(r).c_str());
   };
   group(Advice::kLongerRuns,
@@ -69,7 +69,7 @@ void print_advice(const verdict::Calibration& cal, int max_runs) {
         "  (a longer workload, if it makes more of these calls):\n",
         [](const verdict::CalibrationRow& r) {
           std::printf("    %s %s: %.1f%% -> ~%.1f%% per pair (%.0f calls a run)\n", r.function.c_str(),
-                      r.quantile.c_str(), 100 * r.noise, 100 * r.noise_with_calls(4), r.calls_per_run);
+                      r.quantile.c_str(), 100 * r.noise, 100 * r.noise_with_calls(4), r.sources.calls_per_run);
         });
   group(Advice::kLongerOrMoreRuns,
         "  longer runs or more runs: less than half of the noise is the calls' sampling; the rest is the state\n"

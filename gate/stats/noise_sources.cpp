@@ -66,7 +66,7 @@ std::string noise_sources_hint(const NoiseSources& s, double noise) {
   if (!(s.sampling > 0) || !(noise > 0)) return "";
   const double share = s.sampling_share(noise);
   char b[240];
-  if (share >= 0.5) {
+  if (s.mostly_sampling(noise)) {
     std::snprintf(b, sizeof b,
                   "; %.0f%% of that noise is which of its %.0f calls a run made: a longer workload (more of "
                   "these calls a run) would narrow it faster",

@@ -21,6 +21,8 @@ struct NoiseSources {
 
   // The share of a per-pair noise (log-sd) that is the calls' sampling, in [0, 1].
   double sampling_share(double noise) const;
+  // At least half of it is: more calls a run (a longer workload) would quiet it most.
+  bool mostly_sampling(double noise) const { return sampling_share(noise) >= 0.5; }
   // Calls made in a burst (start-up work) meet one state of the machine per run: a longer run does
   // not average it. Known only when the moments are.
   bool in_a_burst() const;

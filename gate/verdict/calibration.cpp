@@ -34,7 +34,7 @@ stats::NoiseSources sources_of(const std::string& function, double level, const 
 double CalibrationRow::noise_with_calls(double k) const {
   // The sampling estimate can exceed the measured noise (a quantile between modes is compared by a
   // smoother window mean, see stats/compare.cpp): it is then all of it.
-  const double s = std::min(sampling, noise);
+  const double s = std::min(sources.sampling, noise);
   return std::sqrt(noise * noise - s * s + s * s / std::max(k, 1e-9));
 }
 
@@ -65,16 +65,13 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       // sampling is not the quantile's: its split is left unknown.
       if (base_runs && head_runs && !spec.is_mean && q.note.empty()) {
         const stats::NoiseSources s = sources_of(f.name, spec.q, *base_runs, *head_runs);
-        r.sampling = s.sampling;
-        r.calls_per_run = s.calls_per_run;
-        r.moment_mean = s.moment_mean;
-        r.moment_sd = s.moment_sd;
+        r.sources = s;
       }
       // Advice only where it matters: the target slowdown needs more pairs than max_runs.
       const bool short_of_target = r.pairs_for_target > std::max(runs, max_runs);
-      if (short_of_target && r.sampling > 0) {
+      if (short_of_target && r.sources.sampling > 0) {
         using Advice = CalibrationRow::Advice;
-        if (r.sampling_share() >= 0.5) r.advice = Advice::kLongerRuns;
+        if (r.sources.mostly_sampling(r.noise)) r.advice = Advice::kLongerRuns;
         else if (r.spread_over_the_run()) r.advice = Advice::kLongerOrMoreRuns;
         else r.advice = Advice::kMoreRuns;  // a burst, or when is not known: more runs always help
       }

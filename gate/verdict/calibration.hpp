@@ -21,22 +21,14 @@ struct CalibrationRow {
   double target = 0;             // the slowdown sized for (ratio)
   int pairs_for_target = 0;      // pairs needed for it (max_pairs + 1: more than max_pairs)
   bool false_regression = false; // this A/A test read "regression"
-  // Where the noise comes from (set when the runs were given): the part that is chance in which
-  // calls a run made (stats::quantile_sampling_sd, per pair), which a longer run shrinks, and the
-  // rest: the state the calls met (the machine's speed, start-up work, layout), which more runs
-  // average out, and a longer run only if the calls are spread over it.
-  double calls_per_run = 0;      // median over both sides' runs
-  double sampling = 0;           // log-sd per pair from the calls' sampling (0: unknown)
-  double sampling_share() const { return sources().sampling_share(noise); }
+  // Where the noise comes from (set when the runs were given; stats/noise_sources): the calls'
+  // sampling per pair (0: unknown), calls per run, and when in the run the calls were made.
+  stats::NoiseSources sources;
+  double sampling_share() const { return sources.sampling_share(noise); }
+  bool in_a_burst() const { return sources.in_a_burst(); }
+  bool spread_over_the_run() const { return sources.spread_over_the_run(); }
   // The noise per pair if every run made `k` times the calls.
   double noise_with_calls(double k) const;
-  // When in the run the calls were made, as shares of the run's duration (medians over runs of
-  // FunctionRun::calls_moment; mean < 0: not known). Calls made in a burst meet one state of the
-  // machine per run: a longer run does not average it.
-  double moment_mean = -1, moment_sd = -1;
-  bool in_a_burst() const { return sources().in_a_burst(); }
-  bool spread_over_the_run() const { return sources().spread_over_the_run(); }
-  stats::NoiseSources sources() const { return {sampling, calls_per_run, moment_mean, moment_sd}; }
   enum class Advice { kNone, kLongerRuns, kLongerOrMoreRuns, kMoreRuns };
   // For a test short of the target within max_runs (kNone otherwise, or when the split is not
   // known): kLongerRuns: most of its noise is the calls' sampling. kLongerOrMoreRuns: little of it

@@ -130,6 +130,18 @@ try:
         check(git("worktree", "list", cwd=repo).count("\n") == 1, f"{what}: a worktree was left behind")
         return a
 
+    def called_right(what, mode):
+        """GitLab's and Jenkins' gate call: ab through pre-merge.sh, or check with the trusted
+        baseline from origin/main; reports to gate-report either way."""
+        a = stub_args()
+        if mode == "ab":
+            ab_called_right(what)
+        else:
+            check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
+                  a[a.index("--baseline-ref") + 1] == "origin/main", f"{what}: gate check not called right: {a}")
+        check("--report-dir" in a and a[a.index("--report-dir") + 1] == "gate-report",
+              f"{what}: reports not written to gate-report: {a}")
+
     # --- GitHub: the composite action's steps, with its inputs' defaults ---
     action = yaml.safe_load(open(os.path.join(ROOT, "ci/github/action.yml")))
     steps = {s.get("name"): s for s in action["runs"]["steps"]}
@@ -205,13 +217,7 @@ try:
                    "CI_DEFAULT_BRANCH": "main", "STUB_EXIT": stub_exit}
             r = run_script(["bash", "-eo", "pipefail"], script, env, f"GitLab, GATE_MODE {mode}, gate exits {stub_exit}")
             check(r.returncode == int(stub_exit), f"GitLab {mode}: job exit {r.returncode}, gate exited {stub_exit}")
-            a = stub_args()
-            if mode == "ab":
-                ab_called_right("GitLab ab")
-                check(a[-2:] == ["--report-dir", "gate-report"], f"GitLab ab: reports not written to gate-report: {a}")
-            else:
-                check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
-                      a[a.index("--baseline-ref") + 1] == "origin/main", f"GitLab check: not called right: {a}")
+            called_right(f"GitLab {mode}", mode)
             if stub_exit == "1":
                 check("PERFORMANCE REGRESSION" in r.stderr, "GitLab: a regression is not announced")
 
@@ -228,12 +234,7 @@ try:
                 check(r.returncode == 2 and not os.path.exists(args_file), f"Jenkins: an unknown mode is not exit 2")
                 continue
             check(r.returncode == int(stub_exit), f"Jenkins {mode}: script exit {r.returncode}, gate exited {stub_exit}")
-            a = stub_args()
-            if mode == "ab":
-                ab_called_right("Jenkins ab")
-                check(a[-2:] == ["--report-dir", "gate-report"], f"Jenkins ab: reports not written to gate-report: {a}")
-            else:
-                check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "origin/main" in a, f"Jenkins check: {a}")
+            called_right(f"Jenkins {mode}", mode)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

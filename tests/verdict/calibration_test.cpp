@@ -103,8 +103,8 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
     // One run's p50 of n log-normal calls: 1.2533 sigma / sqrt(n) (sigma 0.5, n 40: 9.9%); a pair
     // sqrt(2) times that.
     const double expected = std::sqrt(2.0) * 1.2533 * f->sigma / std::sqrt(40.0);
-    EXPECT_NEAR(r.sampling, expected, 0.2 * expected) << r.function;
-    EXPECT_NEAR(r.calls_per_run, 40, 3) << r.function;
+    EXPECT_NEAR(r.sources.sampling, expected, 0.2 * expected) << r.function;
+    EXPECT_NEAR(r.sources.calls_per_run, 40, 3) << r.function;
     EXPECT_GT(r.sampling_share(), 0.5) << r.function << " noise " << r.noise;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerRuns) << r.function << " noise " << r.noise;
     EXPECT_LT(r.noise_with_calls(4), 0.8 * r.noise) << r.function;
@@ -112,21 +112,21 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
   const auto run_to_run = split(0.15, 4000);
   ASSERT_EQ(run_to_run.rows.size(), 8u);
   for (const auto& r : run_to_run.rows) {
-    EXPECT_LT(r.sampling_share(), 0.05) << r.function << " noise " << r.noise << " sampling " << r.sampling;
+    EXPECT_LT(r.sampling_share(), 0.05) << r.function << " noise " << r.noise << " sampling " << r.sources.sampling;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kMoreRuns) << r.function << " noise " << r.noise;
     EXPECT_GT(r.noise_with_calls(4), 0.95 * r.noise) << r.function;
   }
   // The same run-to-run noise with the calls' moments known: calls made in a burst meet one state of
   // the machine per run (more runs); calls spread over the run meet many (longer runs help too).
   for (const auto& r : split(0.15, 4000, "burst").rows) {
-    EXPECT_TRUE(r.in_a_burst()) << r.function << " at " << r.moment_mean << " +- " << r.moment_sd;
-    EXPECT_NEAR(r.moment_mean, 0.005, 0.002) << r.function;
+    EXPECT_TRUE(r.in_a_burst()) << r.function << " at " << r.sources.moment_mean << " +- " << r.sources.moment_sd;
+    EXPECT_NEAR(r.sources.moment_mean, 0.005, 0.002) << r.function;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kMoreRuns) << r.function;
   }
   for (const auto& r : split(0.15, 4000, "spread").rows) {
     EXPECT_TRUE(r.spread_over_the_run()) << r.function;
-    EXPECT_NEAR(r.moment_mean, 0.5, 0.01) << r.function;
-    EXPECT_NEAR(r.moment_sd, 0.289, 0.01) << r.function;  // uniform over the run: 1 / sqrt(12)
+    EXPECT_NEAR(r.sources.moment_mean, 0.5, 0.01) << r.function;
+    EXPECT_NEAR(r.sources.moment_sd, 0.289, 0.01) << r.function;  // uniform over the run: 1 / sqrt(12)
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kLongerOrMoreRuns) << r.function;
   }
   // Mostly sampling: longer runs, whenever the calls are made.
@@ -140,7 +140,7 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
   for (double run_sigma : {0.02, 0.04, 0.08})
     for (double calls : {100.0, 400.0})
       for (const auto& r : split(run_sigma, calls).rows) {
-        if (r.pairs_for_target <= 30 || r.sampling <= 0) continue;
+        if (r.pairs_for_target <= 30 || r.sources.sampling <= 0) continue;
         between += r.sampling_share() >= 0.25 && r.sampling_share() < 0.5;
         EXPECT_NE(r.advice, CalibrationRow::Advice::kNone)
             << r.function << " noise " << r.noise << ", share from calls " << r.sampling_share();
@@ -148,7 +148,7 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
   EXPECT_GT(between, 0) << "no case had a quarter to a half of its noise from the calls";
   // Without the runs, the split is unknown and nothing is advised.
   for (const auto& r : calibrate(aa(0.15), 10, 30, 0, 0.95).rows) {
-    EXPECT_EQ(r.sampling, 0) << r.function;
+    EXPECT_EQ(r.sources.sampling, 0) << r.function;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
   }
 }
