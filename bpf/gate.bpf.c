@@ -17,8 +17,10 @@ const volatile struct gate_probe_costs costs = {}; /* calibrated on this host; z
 /* 0: no per-goroutine accounting at all (raw windows only, no descendants nor self time): the
  * probe's cost before true time, for --raw-times and for bench_probe's comparison. */
 const volatile __u8 true_time = 1;
-/* 1: subtract from each call the time its thread was preempted (runnable but off the CPU: other
- * processes or threads had it) during the call, seen by the sched_switch program below. */
+/* 1: subtract from each call the time other processes had its thread's CPU while the thread was
+ * runnable but switched out (preempted) during the call, seen by the sched_switch program below.
+ * Time the workload's own threads had it stays in: that contention is the program's own doing,
+ * and a change that adds it is a slowdown gate must see. */
 const volatile __u8 exclude_preemption = 0;
 /* 1: some function has bucket_by (the arg_buckets map is filled); 0 spares every entry the lookup. */
 const volatile __u8 arg_buckets_on = 0;
@@ -116,6 +118,15 @@ struct {
   __type(key, __u32);
   __type(value, struct gate_thread);
 } threads SEC(".maps");
+
+/* key: CPU number; value: how long tasks of other processes have run on it (struct gate_cpu).
+ * exclude_preemption only; max_entries set from user space to the possible CPUs. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gate_cpu);
+} cpus SEC(".maps");
 
 /* Initial values of new entries (never written). min_ns starts high so that the first call's
  * atomic minimum replaces it without a "first call" test that would race between CPUs. */
@@ -550,16 +561,39 @@ int BPF_PROG(gate_exit, struct task_struct *task) {
   return 0;
 }
 
-/* Preemption excluded: a thread of the workload switched out while still runnable (preempted, or
- * yielding) starts an off-CPU stretch that ends when it is switched in again; the stretch is added
- * to its preempted time. A thread that goes to sleep (blocks in a syscall, a futex) is not counted:
- * waiting is the code's own latency. Loaded (autoload) only with exclude_preemption: it runs on
- * every context switch of the machine, ~2 hash lookups each. */
+/* Preemption excluded: what other processes took from the workload's threads. Each CPU keeps the
+ * time tasks of other processes (kernel threads included, the idle task not) ran on it. A thread
+ * of the workload switched out while still runnable (preempted, or yielding) notes its CPU and that
+ * CPU's foreign time; when it is switched in again, the foreign time that CPU gained meanwhile (at
+ * most the stretch itself) is added to its preempted time. So while it waits, the time its CPU
+ * spent on the workload's own threads stays in the call: a program competing with itself for the
+ * CPU is its own doing, and a change that adds a busy thread must still show as slower. Not
+ * counted at all: a thread that goes to sleep (blocks in a syscall, a futex): waiting is the
+ * code's own latency. A thread moved to another CPU while it waited is charged with what its
+ * first CPU's foreign tasks ran, up to its stretch. Loaded (autoload) only with
+ * exclude_preemption: it runs on every context switch of the machine, ~3 map lookups each. */
+static __always_inline __u64 foreign_now(const struct gate_cpu *c, __u64 now) {
+  __u64 since = c->foreign_since;
+  return c->foreign_ns + (since && now > since ? now - since : 0);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(gate_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
   __u64 now = bpf_ktime_get_ns();
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct gate_cpu *c = bpf_map_lookup_elem(&cpus, &cpu);
+  if (!c)
+    return 0;
   __u32 ptgid = BPF_CORE_READ(prev, tgid);
-  if (bpf_map_lookup_elem(&tracked, &ptgid)) {
+  __u32 ntgid = BPF_CORE_READ(next, tgid);
+  __u32 npid = BPF_CORE_READ(next, pid);
+  int prev_ours = bpf_map_lookup_elem(&tracked, &ptgid) != NULL;
+  int next_ours = bpf_map_lookup_elem(&tracked, &ntgid) != NULL;
+  /* Close the CPU's foreign stretch, then open one if the next task is another process's. */
+  __u64 foreign = foreign_now(c, now);
+  c->foreign_ns = foreign;
+  c->foreign_since = (!next_ours && npid != 0) ? now : 0;
+  if (prev_ours) {
     long state;
     if (bpf_core_field_exists(prev->__state))
       state = BPF_CORE_READ(prev, __state);
@@ -569,16 +603,25 @@ int BPF_PROG(gate_switch, _Bool preempt, struct task_struct *prev, struct task_s
       __u32 ptid = BPF_CORE_READ(prev, pid);
       struct gate_thread fresh = {};
       struct gate_thread *th = lookup_or_create(&threads, &ptid, &fresh);
-      if (th)
+      if (th) {
         th->out_at = now;
+        th->out_foreign = foreign;
+        th->out_cpu = cpu;
+      }
     }
   }
-  __u32 ntgid = BPF_CORE_READ(next, tgid);
-  if (bpf_map_lookup_elem(&tracked, &ntgid)) {
-    __u32 ntid = BPF_CORE_READ(next, pid);
-    struct gate_thread *th = bpf_map_lookup_elem(&threads, &ntid);
+  if (next_ours) {
+    struct gate_thread *th = bpf_map_lookup_elem(&threads, &npid);
     if (th && th->out_at) {
-      th->preempted_ns += now - th->out_at;
+      __u64 stretch = now - th->out_at;
+      __u32 was = th->out_cpu;
+      struct gate_cpu *wc = was == cpu ? c : bpf_map_lookup_elem(&cpus, &was);
+      __u64 took = 0;
+      if (wc) {
+        __u64 f = foreign_now(wc, now);
+        took = f > th->out_foreign ? f - th->out_foreign : 0;
+      }
+      th->preempted_ns += took < stretch ? took : stretch;
       th->out_at = 0;
     }
   }

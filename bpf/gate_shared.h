@@ -158,8 +158,18 @@ struct gate_frame {
 
 /* Value of the threads map (exclude_preemption): one thread of the workload, key = its tid. */
 struct gate_thread {
-  __u64 preempted_ns; /* time spent runnable but off the CPU (preempted) since it was first seen */
+  __u64 preempted_ns; /* time other processes had its CPU while it was runnable, since first seen */
   __u64 out_at;       /* bpf_ktime of its last switch-out while runnable; 0 = on a CPU or asleep */
+  __u64 out_foreign;  /* its CPU's gate_cpu.foreign_ns at that switch-out */
+  __u32 out_cpu;      /* that CPU */
+  __u32 pad;
+};
+
+/* Value of the cpus map (exclude_preemption): one CPU, key = its number. Written only by the
+ * sched_switch program running on that CPU. */
+struct gate_cpu {
+  __u64 foreign_ns;    /* time tasks of other processes ran on it, summed at each switch */
+  __u64 foreign_since; /* bpf_ktime since which a task of another process runs on it; 0 = none */
 };
 
 /* Latency by argument: value of the arg_buckets map (key = function id). The entry reads one Go

@@ -283,6 +283,8 @@ struct ProbeEngine::Impl {
     // Every context switch of the machine runs the sched_switch program: load it only when asked.
     bpf_program__set_autoload(skel->progs.gate_switch, opts.exclude_preemption);
     bpf_map__set_max_entries(skel->maps.threads, opts.exclude_preemption ? kMaxThreads : 64);
+    const int ncpus = libbpf_num_possible_cpus();
+    bpf_map__set_max_entries(skel->maps.cpus, opts.exclude_preemption && ncpus > 0 ? ncpus : 1);
     const uint32_t funcs = std::max<uint32_t>(nfuncs, 1);
     bpf_map__set_max_entries(skel->maps.func_stats, funcs);
     bpf_map__set_max_entries(skel->maps.func_hist, funcs * GATE_HIST_GROUPS * GATE_HIST_KINDS);  // never full
@@ -584,7 +586,7 @@ KernelMemory ProbeEngine::kernel_memory() const {
   k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
   k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) +
                   map_memlock(maps.call_edges) + map_memlock(maps.tracked) + map_memlock(maps.threads) +
-                  map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
+                  map_memlock(maps.cpus) + map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
   k.functions = map_keys<uint32_t>(maps.func_stats).size();
   k.groups = map_keys<gate_hist_key>(maps.func_hist).size();
   return k;

@@ -344,17 +344,38 @@ func modeMoments(args []string) {
 	fmt.Printf("GATE_MOMENTS %d\n", x&1)
 }
 
-// modePreempt alternates crunch and nap on one goroutine (exclude_preemption's test).
+// modePreempt alternates crunch and nap on one goroutine (exclude_preemption's test). With -spin N,
+// N more goroutines spin, each on a thread of its own, for as long as they run: on a machine (or
+// CPU mask) with one CPU, the program preempts itself. It prints the involuntary context switches of
+// the calls' thread (GATE_NIVCSW), so a test can tell that it was preempted.
 func modePreempt(args []string) {
 	fs := flag.NewFlagSet("preempt", flag.ExitOnError)
 	n := fs.Int("n", 40, "calls of each")
 	rounds := fs.Int("rounds", 2000000, "crunch: hash rounds per call")
 	ms := fs.Int("ms", 5, "nap: milliseconds per call")
+	spin := fs.Int("spin", 0, "goroutines spinning meanwhile, each on a thread of its own (GOMAXPROCS > spin)")
 	fs.Parse(args)
+	runtime.LockOSThread() // the calls stay on this thread: its rusage is theirs
+	var stop atomic.Bool
+	var spun sync.WaitGroup
+	for i := 0; i < *spin; i++ {
+		spun.Add(1)
+		go func() {
+			runtime.LockOSThread()
+			for !stop.Load() {
+			}
+			spun.Done()
+		}()
+	}
 	for i := 0; i < *n; i++ {
 		sink.Add(int64(crunch(*rounds) & 1))
 		nap(time.Duration(*ms) * time.Millisecond)
 	}
+	stop.Store(true)
+	spun.Wait()
+	var ru syscall.Rusage
+	syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
+	fmt.Printf("GATE_NIVCSW %d\n", ru.Nivcsw)
 }
 
 func modeRecurse(args []string) {

@@ -55,6 +55,7 @@ func TestModes(t *testing.T) {
 		{[]string{"bigframe", "-n", "200"}, map[string]int64{"main.bigFrame": 200}, nil},
 		{[]string{"notret", "-n", "10"}, map[string]int64{"main.neverReturns": 10}, nil},
 		{[]string{"preempt", "-n", "3", "-rounds", "1000", "-ms", "1"}, map[string]int64{"main.crunch": 3, "main.nap": 3}, nil},
+		{[]string{"preempt", "-n", "3", "-rounds", "1000", "-ms", "1", "-spin", "1"}, map[string]int64{"main.crunch": 3, "main.nap": 3}, nil},
 	}
 	for _, c := range cases {
 		out, err := exec.Command(bin, c.args...).Output()
