@@ -52,10 +52,12 @@ void require_same_time_basis(bool base_excluded, bool head_excluded, const std::
   throw Error::make("baseline " + base_path,
                     std::string("was measured ") + basis(base_excluded) + ", the head " + basis(head_excluded) +
                         ": the two differ by the machine's load, not by the code",
-                    base_excluded ? "measure the head with exclude_preemption: true (or --exclude-preemption), or "
-                                    "re-record the baseline without it"
-                                  : "drop exclude_preemption/--exclude-preemption, or re-record the baseline with it "
-                                    "(gate record --force)");
+                    base_excluded ? "drop --no-exclude-preemption / exclude_preemption: false (gate check then "
+                                    "measures as the baseline was), or re-record the baseline as wall time (gate "
+                                    "record --force --no-exclude-preemption)"
+                                  : "drop --exclude-preemption / exclude_preemption: true (gate check then measures "
+                                    "as the baseline was), or re-record the baseline with it (gate record --force "
+                                    "--exclude-preemption)");
 }
 
 bool check_overwrite(const std::string& path, bool force) {

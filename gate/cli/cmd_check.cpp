@@ -36,10 +36,15 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
-    baselines::require_same_time_basis(base.context.preemption_excluded,  // before measuring: fail fast
-                                       a->m.exclude_preemption || cfg.exclude_preemption, path);
+    // Unless told otherwise, the head is measured as the baseline was (with or without other
+    // processes' preemption); told otherwise, the two cannot be compared: fail before measuring.
+    runner::MeasureOptions mo = measure_options(a->m, g);
+    mo.preemption_default = base.context.preemption_excluded;
+    baselines::require_same_time_basis(base.context.preemption_excluded,
+                                       runner::exclude_preemption(cfg, mo.exclude_preemption, mo.preemption_default),
+                                       path);
 
-    verdict::Checked checked = verdict::check(cfg, base, measure_options(a->m, g), a->max_runs, &signals);
+    verdict::Checked checked = verdict::check(cfg, base, mo, a->max_runs, &signals);
     if (!a->out.empty()) save_result_file(a->out, checked.head.result);
     verdict::settle(checked, base, path);
     const stats::Comparison& c = checked.comparison;

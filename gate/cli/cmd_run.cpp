@@ -49,9 +49,13 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--raw-times", f.raw_times,
                "No per-goroutine accounting in BPF at all: no self time nor call graph (the cheapest probes)")
       ->excludes(tt);
-  app.add_flag("--exclude-preemption", f.exclude_preemption,
-               "Time each call minus the time its thread was preempted (runnable but off the CPU) inside "
-               "it; sleeps and blocking stay in. Same as the config's exclude_preemption: true");
+  auto* ex = app.add_flag("--exclude-preemption", f.exclude_preemption,
+                          "Time each call minus the time other processes had its thread's CPU while it waited "
+                          "for it; sleeps, blocking and the program's own threads stay in. Same as the config's "
+                          "exclude_preemption: true");
+  app.add_flag("--no-exclude-preemption", f.no_exclude_preemption,
+               "Time each call as its wall window, whatever the config says (exclude_preemption: false)")
+      ->excludes(ex);
   app.add_flag("--recalibrate", f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
       ->needs(tt);
 }
@@ -64,7 +68,7 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   mo.session.keep_output_dir = f.keep_output;
   mo.session.log = [&g](const std::string& s) { g.log(s); };
   mo.session.engine.true_time = !f.raw_times;  // self time and call graph; compensation below
-  mo.session.engine.exclude_preemption = f.exclude_preemption;
+  mo.exclude_preemption = f.preemption_choice();
   if (f.true_time) {
     truetime::CalibrationOptions co;
     co.force = f.recalibrate;

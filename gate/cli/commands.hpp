@@ -26,7 +26,14 @@ struct MeasureFlags {
   bool no_build = false;
   bool true_time = false;    // subtract the calibrated probe costs (opt-in)
   bool raw_times = false;    // no per-goroutine accounting (no self time, call graph)
-  bool exclude_preemption = false;  // time calls minus their thread's preemption
+  bool exclude_preemption = false;     // time calls minus other processes' preemption
+  bool no_exclude_preemption = false;  // wall time, whatever the config says
+  // The two flags above as one choice: unset when neither was given.
+  std::optional<bool> preemption_choice() const {
+    if (exclude_preemption) return true;
+    if (no_exclude_preemption) return false;
+    return std::nullopt;
+  }
   bool recalibrate = false;  // measure the probe costs again even when cached
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& f);

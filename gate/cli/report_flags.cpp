@@ -140,6 +140,7 @@ std::vector<std::string> measure_args(const MeasureFlags& m) {
   if (m.attach_mode != "auto") a.insert(a.end(), {"--attach-mode", m.attach_mode});
   if (m.no_build) a.push_back("--no-build");
   if (m.exclude_preemption) a.push_back("--exclude-preemption");
+  if (m.no_exclude_preemption) a.push_back("--no-exclude-preemption");
   return a;
 }
 

@@ -317,8 +317,16 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
       cfg.fit_speed_elasticity = false;
     }
   }
-  if (root["exclude_preemption"])
-    cfg.exclude_preemption = boolean(c, root["exclude_preemption"], "exclude_preemption");
+  if (const YAML::Node n = root["exclude_preemption"]; n && !(n.IsScalar() && n.Scalar() == "auto")) {
+    try {
+      cfg.exclude_preemption = n.as<bool>();
+    } catch (const YAML::Exception&) {
+      throw c.err(n, "exclude_preemption",
+                  "must be true, false or auto, got '" + (n.IsScalar() ? n.Scalar() : std::string("a list or map")) + "'",
+                  "write exclude_preemption: true (time calls minus other processes' preemption), false (wall "
+                  "time) or auto (gate's default; gate check follows its baseline)");
+    }
+  }
   if (root["pairing"]) {
     cfg.pairing = str(c, root["pairing"], "pairing");
     if (cfg.pairing != "auto" && cfg.pairing != "off")

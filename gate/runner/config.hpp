@@ -62,8 +62,10 @@ struct Config {
   // speed_normalization: fitted (the default) -- paired comparisons fit each function's power of
   // the factor (stats::paired_ratio's fit_elasticity); true: the factor itself (power 1).
   bool fit_speed_elasticity = true;
-  // Time each call minus the time its thread was preempted inside it (probe engine option).
-  bool exclude_preemption = false;
+  // Time each call minus the time other processes had its thread's CPU inside it (probe engine
+  // option). Unset ("auto" or absent): the command line's choice, else the command's default
+  // (exclude_preemption() below).
+  std::optional<bool> exclude_preemption;
   std::string pairing = "auto";     // "auto": pair gate ab's back-to-back runs; "off": never
   // "go": the workload's stdout holds `go test -bench` results, stored per run and compared like
   // function latencies; "none" (default): its stdout is not read.
@@ -80,6 +82,16 @@ Config load_config(const std::string& path);
 // The same from text: `path` places the config (its directory anchors relative paths), `label`
 // names it in errors (default: path), e.g. "origin/main:gate.yaml" for a config read from git.
 Config parse_config(const std::string& text, const std::string& path, const std::string& label = "");
+
+// What every measuring command does when neither its command line nor the config says whether to
+// exclude other processes' preemption (gate check: as its baseline was measured).
+constexpr bool kExcludePreemptionByDefault = false;
+
+// Whether calls are timed minus other processes' preemption: the command line's choice (flag),
+// else the config's, else `fallback` (kExcludePreemptionByDefault; gate check: its baseline's).
+inline bool exclude_preemption(const Config& cfg, std::optional<bool> flag, bool fallback) {
+  return flag.value_or(cfg.exclude_preemption.value_or(fallback));
+}
 
 // "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.
 std::string config_fingerprint(const std::string& bytes);

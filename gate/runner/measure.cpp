@@ -89,7 +89,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   // Kept in opts_ (not a local copy): every re-attach between runs builds its session from it, and
   // a session without the costs would record raw times from run 2 on.
   opts_.session.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
-  opts_.session.engine.exclude_preemption = opts_.session.engine.exclude_preemption || cfg.exclude_preemption;
+  opts_.session.engine.exclude_preemption = exclude_preemption(cfg, opts_.exclude_preemption, opts_.preemption_default);
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
   if (log) {
     char b[400];

@@ -37,6 +37,11 @@ struct MeasureOptions {
   // The copy is TMPDIR/gate-binary-*/run-N/DIR/NAME for the original .../DIR/NAME; workloads get
   // GATE_BINARY (the copy), GATE_BINARY_ORIGINAL (the original) and GATE_SIDE (base, head or "").
   bool fresh_copy_each_run = true;
+  // Exclude other processes' preemption (probe engine option): the command line's choice; unset:
+  // the config's, else preemption_default (runner::exclude_preemption). Sets
+  // session.engine.exclude_preemption when measuring.
+  std::optional<bool> exclude_preemption;
+  bool preemption_default = kExcludePreemptionByDefault;
   // Probe costs to compensate (gate/truetime); absent: raw times. Recorded in the result.
   ProbeCalibration calibration;
 };

@@ -100,9 +100,9 @@ TEST(Baselines, TimeBasesMustMatch) {
   const std::string e = error_of([&] { require_same_time_basis(false, true, "b.json"); });
   EXPECT_TRUE(has(e, "baseline b.json")) << e;
   EXPECT_TRUE(has(e, "as wall time (preemption in), the head with preemption excluded")) << e;
-  EXPECT_TRUE(has(e, "re-record the baseline with it")) << e;
+  EXPECT_TRUE(has(e, "re-record the baseline with it (gate record --force --exclude-preemption)")) << e;
   const std::string f = error_of([&] { require_same_time_basis(true, false, "b.json"); });
-  EXPECT_TRUE(has(f, "measure the head with exclude_preemption: true")) << f;
+  EXPECT_TRUE(has(f, "drop --no-exclude-preemption / exclude_preemption: false")) << f;
 }
 
 TEST(Baselines, OverwriteNeedsForce) {

@@ -60,7 +60,8 @@ TEST(Cli, TrueTimeFlagsThatContradictAreUsageErrors) {
 }
 
 // A baseline of wall times checked with exclude_preemption (or the other way round) is refused
-// before anything is measured: exit 2, naming the baseline, both time bases and the fix.
+// before anything is measured: exit 2, naming the baseline, both time bases and the fix. Unless
+// told which, gate check measures as its baseline was: no refusal.
 TEST(Cli, CheckRefusesABaselineOfTheOtherTimeBasis) {
   ResultFile base;
   base.context.binary_path = probetarget_binary();
@@ -92,9 +93,20 @@ TEST(Cli, CheckRefusesABaselineOfTheOtherTimeBasis) {
   const std::string excluded = write_config("excluded.json", result_to_json_text(base));
   const std::string plain = write_config("plain.yaml", "binary: " + probetarget_binary() +
                                                            "\nworkload: /bin/false\nfunctions: [main.spinFor]\n");
-  auto back = gate_cli({"check", "-c", plain, "--baseline", excluded, "--no-build"});
+  auto back = gate_cli({"check", "-c", plain, "--baseline", excluded, "--no-build", "--no-exclude-preemption"});
   EXPECT_EQ(back.code, 2) << back.out << back.err;
-  EXPECT_NE(back.err.find("measure the head with exclude_preemption: true"), std::string::npos) << back.err;
+  EXPECT_NE(back.err.find("drop --no-exclude-preemption / exclude_preemption: false"), std::string::npos) << back.err;
+  const std::string told = write_config("told.yaml", "binary: " + probetarget_binary() +
+                                                         "\nworkload: /bin/false\nexclude_preemption: false\n"
+                                                         "functions: [main.spinFor]\n");
+  auto cfg_says = gate_cli({"check", "-c", told, "--baseline", excluded, "--no-build"});
+  EXPECT_EQ(cfg_says.code, 2) << cfg_says.out << cfg_says.err;
+  EXPECT_NE(cfg_says.err.find("the head as wall time"), std::string::npos) << cfg_says.err;
+  // Neither says: measured as the baseline was (the workload /bin/false then fails: exit 3, not
+  // a refusal of the time basis).
+  auto follows = gate_cli({"check", "-c", plain, "--baseline", excluded, "--no-build"});
+  EXPECT_EQ(follows.code, 3) << follows.out << follows.err;
+  EXPECT_EQ(follows.err.find("differ by the machine's load"), std::string::npos) << follows.err;
 }
 
 TEST(Cli, MissingConfigIsAUsageError) {

@@ -77,7 +77,7 @@ Measured measure_workload(const MeasureArgs& a) {
   mo.entry = a.entry;
   mo.calibration = a.calibration;
   mo.session.engine.true_time = a.true_time;
-  mo.session.engine.exclude_preemption = a.exclude_preemption;
+  mo.exclude_preemption = a.exclude_preemption;  // explicit: not the config's nor gate's default
   mo.session.engine.mode = a.mode;
   mo.session.keep_output_dir = (dir / "out").string();
   runner::Measurement m = runner::measure(cfg, mo, nullptr);

@@ -79,7 +79,7 @@ baseline: ../b/shop.json
   EXPECT_TRUE(c.fail_on_calls_change);
   EXPECT_TRUE(c.fail_on_insufficient);
   EXPECT_FALSE(c.speed_normalization);
-  EXPECT_TRUE(c.exclude_preemption);
+  EXPECT_EQ(c.exclude_preemption, std::optional<bool>(true));
   EXPECT_EQ(c.pairing, "off");
   EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
 }
@@ -204,6 +204,32 @@ TEST(Config, ParsedFromTextNamesItsLabel) {
   const Config c = parse_config("binary: bin/x\nworkload: y\nfunctions: [a]\n", "/repo/gate.yaml");
   EXPECT_EQ(c.binary, "/repo/bin/x");
   EXPECT_EQ(c.name, "gate");
+}
+
+// exclude_preemption: true, false, auto (= absent); the command line wins over the config, the
+// config over the command's default (gate check passes its baseline's).
+TEST(Config, ExcludePreemptionIsAChoiceOrTheCommandsDefault) {
+  auto parse = [](const std::string& line) {
+    return parse_config("binary: x\nworkload: y\nfunctions: [a]\n" + line, "/repo/gate.yaml");
+  };
+  EXPECT_EQ(parse("").exclude_preemption, std::nullopt);
+  EXPECT_EQ(parse("exclude_preemption: auto\n").exclude_preemption, std::nullopt);
+  EXPECT_EQ(parse("exclude_preemption: false\n").exclude_preemption, std::optional<bool>(false));
+  EXPECT_EQ(parse("exclude_preemption: true\n").exclude_preemption, std::optional<bool>(true));
+  try {
+    parse("exclude_preemption: sometimes\n");
+    FAIL();
+  } catch (const Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("'exclude_preemption'"), std::string::npos) << w;
+    EXPECT_NE(w.find("must be true, false or auto, got 'sometimes'"), std::string::npos) << w;
+  }
+  const Config unset = parse(""), off = parse("exclude_preemption: false\n");
+  EXPECT_EQ(exclude_preemption(unset, std::nullopt, true), true);    // the command's default
+  EXPECT_EQ(exclude_preemption(unset, std::nullopt, false), false);
+  EXPECT_EQ(exclude_preemption(off, std::nullopt, true), false);     // the config over the default
+  EXPECT_EQ(exclude_preemption(off, std::optional<bool>(true), false), true);  // the flag over both
+  EXPECT_EQ(exclude_preemption(parse("exclude_preemption: true\n"), std::optional<bool>(false), true), false);
 }
 
 TEST(Config, MissingFileSaysHowToFixIt) {
