@@ -69,9 +69,10 @@ struct EngineOptions {
   // false: no per-goroutine accounting in the BPF program (raw windows; no descendants, self time
   // nor compensation): what a probe cost before true time (bench_probe compares both).
   bool true_time = true;
-  // Subtract from each call the time its thread spent preempted (runnable, off the CPU) inside
-  // the call, seen by a sched_switch program; sleeping and blocking stay in. Off by default: the
-  // program runs on every context switch of the machine.
+  // Subtract from each call the time other processes had its thread's CPU while the thread was
+  // preempted (runnable, off the CPU) inside the call, seen by a sched_switch program; sleeping,
+  // blocking and the workload's own threads' time stay in. Off by default: the program runs on
+  // every context switch of the machine.
   bool exclude_preemption = false;
   // Ceiling on the maps' worst-case kernel memory (probe/kernel_memory.hpp); a configuration
   // above it, or above what the cgroup leaves, fails before anything is loaded.

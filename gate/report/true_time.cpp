@@ -133,7 +133,7 @@ std::string preemption_line(const ResultFile& r, const std::string& label) {
     changed += run.thread_changed_calls;
     for (const auto& f : run.functions) calls += f.calls;
   }
-  return label + ": times exclude the threads' preemption (exclude_preemption): " + std::to_string(taken) + " of " +
+  return label + ": times exclude other processes' time on the threads' CPUs (exclude_preemption): " + std::to_string(taken) + " of " +
          std::to_string(calls) + " calls had some taken out; " + std::to_string(changed) +
          " returned on another thread than they entered on and kept theirs";
 }

@@ -14,7 +14,7 @@ namespace gate::report {
 // or "times are raw: no probe calibration".
 std::string calibration_line(const ProbeCalibration& c);
 
-// "<label>: times exclude the threads' preemption (exclude_preemption): N of M calls had some
+// "<label>: times exclude other processes' time on the threads' CPUs (exclude_preemption): N of M calls had some
 // taken out; K returned on another thread than they entered on and kept theirs".
 std::string preemption_line(const ResultFile& r, const std::string& label);
 

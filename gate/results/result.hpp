@@ -116,7 +116,7 @@ struct RunResult {
   // gate ab --slice-ms: this run is one time slice; calls that returned in it but had entered
   // before it (a stop and the other side's slice in their window) were dropped and counted here.
   uint64_t straddled_calls = 0;
-  // exclude_preemption: calls whose time had their thread's preemption taken out, and calls that
+  // exclude_preemption: calls whose time had other processes' time taken out, and calls that
   // returned on another thread than they entered on (kept whole: their preemption is unknown).
   uint64_t preempted_calls = 0;
   uint64_t thread_changed_calls = 0;
@@ -169,7 +169,7 @@ struct RunContext {
   // Measured cost of the probes on this host (calibration), ns per traced call; 0 = unknown.
   double probe_cost_ns = 0;
   ProbeCalibration calibration;
-  // Times exclude the preemption of the calls' threads (config exclude_preemption): not
+  // Times exclude other processes' preemption of the calls' threads (config exclude_preemption): not
   // comparable with wall times, so compare and check refuse to mix the two.
   bool preemption_excluded = false;
 };

@@ -40,9 +40,13 @@ TEST_F(TrueTime, CalibrationMeasuresEveryProbeKind) {
   const auto& c = calibration();
   ASSERT_TRUE(c.present);
   EXPECT_EQ(c.rounds, 5);
-  // Single-stepped hits cost more than the emulated jump, and every figure lies in its range.
-  EXPECT_GT(c.return_full.median_ns, c.entry_jcc_full.median_ns);
-  EXPECT_GT(c.entry_first_full.median_ns, c.entry_jcc_full.median_ns);
+  // Single-stepped hits cost more than the emulated jump (2-3x on a quiet VM: 11 us against 30-38
+  // us), and every figure lies in its range. Compared by the fastest of the 5 rounds: load only
+  // adds to a round's cost, and under a build beside a noise lab the medians crossed (jump 29-32
+  // us, return 22-23 us, in 2 of 10 repeats) while the fastest rounds kept their order (jump
+  // 14.5-16.8 us, return 20.4-20.5 us).
+  EXPECT_GT(c.return_full.low_ns, c.entry_jcc_full.low_ns);
+  EXPECT_GT(c.entry_first_full.low_ns, c.entry_jcc_full.low_ns);
   for (const CostFigure* f : {&c.entry_jcc_full, &c.entry_first_full, &c.return_full, &c.bias_jcc, &c.bias_first}) {
     EXPECT_GT(f->median_ns, 0);
     EXPECT_LE(f->low_ns, f->median_ns);
