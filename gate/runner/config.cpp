@@ -59,6 +59,21 @@ bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key) {
   }
 }
 
+// A key that takes true, false or one word (speed_normalization: fitted, exclude_preemption:
+// auto): nullopt for the word; anything else is an error naming the three and `fix`.
+std::optional<bool> bool_or(const Ctx& c, const YAML::Node& n, const std::string& key, const std::string& word,
+                            const std::string& fix) {
+  if (n.IsScalar() && n.Scalar() == word) return std::nullopt;
+  try {
+    return n.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw c.err(n, key,
+                "must be true, false or " + word + ", got '" + (n.IsScalar() ? n.Scalar() : std::string("a list or map")) +
+                    "'",
+                fix);
+  }
+}
+
 std::string str(const Ctx& c, const YAML::Node& n, const std::string& key) {
   if (!n.IsScalar()) throw c.err(n, key, "must be a string", "write it as key: value");
   return n.as<std::string>();
@@ -300,33 +315,18 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = boolean(c, root["fail_on_calls_change"], "fail_on_calls_change");
   if (root["fail_on_insufficient_data"])
     cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");
-  if (root["speed_normalization"]) {
-    const YAML::Node n = root["speed_normalization"];
-    if (n.IsScalar() && n.Scalar() == "fitted") {
-      cfg.speed_normalization = true;
-      cfg.fit_speed_elasticity = true;
-    } else {
-      try {
-        cfg.speed_normalization = n.as<bool>();
-      } catch (const YAML::Exception&) {
-        throw c.err(n, "speed_normalization",
-                    "must be true, false or fitted, got '" + (n.IsScalar() ? n.Scalar() : std::string("a list or map")) + "'",
-                    "write speed_normalization: fitted (each function's power of the speed factor fitted, gate ab), "
-                    "true or false");
-      }
-      cfg.fit_speed_elasticity = false;
-    }
+  if (const YAML::Node n = root["speed_normalization"]) {
+    const std::optional<bool> b =
+        bool_or(c, n, "speed_normalization", "fitted",
+                "write speed_normalization: fitted (each function's power of the speed factor fitted, gate ab), "
+                "true or false");
+    cfg.speed_normalization = b.value_or(true);
+    cfg.fit_speed_elasticity = !b.has_value();
   }
-  if (const YAML::Node n = root["exclude_preemption"]; n && !(n.IsScalar() && n.Scalar() == "auto")) {
-    try {
-      cfg.exclude_preemption = n.as<bool>();
-    } catch (const YAML::Exception&) {
-      throw c.err(n, "exclude_preemption",
-                  "must be true, false or auto, got '" + (n.IsScalar() ? n.Scalar() : std::string("a list or map")) + "'",
-                  "write exclude_preemption: true (time calls minus other processes' preemption), false (wall "
-                  "time) or auto (gate's default; gate check follows its baseline)");
-    }
-  }
+  if (const YAML::Node n = root["exclude_preemption"])
+    cfg.exclude_preemption = bool_or(c, n, "exclude_preemption", "auto",
+                                     "write exclude_preemption: true (time calls minus other processes' preemption), "
+                                     "false (wall time) or auto (gate's default; gate check follows its baseline)");
   if (root["pairing"]) {
     cfg.pairing = str(c, root["pairing"], "pairing");
     if (cfg.pairing != "auto" && cfg.pairing != "off")
