@@ -280,6 +280,9 @@ def main():
                     "rows NAME, default method only. E.g. --variant 'preemption excluded=exclude_preemption: true' "
                     "--variant 'GOGC=off=env: {GOMAXPROCS: \"2\", GOGC: \"off\"}'; a value starting with -- is gate ab options "
                     "instead, e.g. --variant 'sliced 500 ms=--slice-ms 500' (runs then count pairs of slices)")
+    ap.add_argument("--keep", default="", metavar="DIR",
+                    help="also keep each trial's two result files in DIR (<scenario>_<trial>_base.json, "
+                    "_head.json), so that other statistics can be tried on the same runs later with gate compare")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
@@ -319,6 +322,11 @@ def main():
             base, head, wall = session(a.gate, default_cfg, lab, label.replace("/", ""), spec, a.pairs, most)
             pairs_used.append(len(head["runs"]))
             walls.append(wall)
+            if a.keep:
+                os.makedirs(a.keep, exist_ok=True)
+                for side, data in (("base", base), ("head", head)):
+                    with open(os.path.join(a.keep, f"{label.replace('/', '')}_{t + 1:02d}_{side}.json"), "w") as f:
+                        json.dump(data, f)
             for name, mcfg in methods:
                 tally(stats[name], judge(a.gate, lab, mcfg, base, head), spec is not None, a.function)
             d = stats[DEFAULT_METHOD]
