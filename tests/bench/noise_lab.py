@@ -13,9 +13,12 @@ speed_normalization), so all methods see the same runs. Prints one side-by-side 
 pairs and wall time each trial needed.
 
 Usage (root, after ci/build.sh):  sudo tests/bench/noise_lab.py [--trials 30] [--pairs 10] [--max-pairs 30]
+On a quiet day, --swings 4 adds this machine kind's noise (busy threads switched on and off in
+0.1-1 s spells); --keep DIR keeps every trial's results for tests/bench/noise_replay.py.
 Figures, not pass/fail: the README quotes its table with the command line that made it.
 """
 import argparse
+import atexit
 import json
 import math
 import os
@@ -103,6 +106,50 @@ def machine(lab, go, seconds):
         fmed = statistics.median(fp)
         print(f"  floating-point loop (16x16 dense net, 100 rounds): median {fmed / 1000:.1f} us; "
               f"slow windows (> 1.2x median) {slow_pct(fp, fmed):.0f}%, {depth(fp, fmed):.2f}x the median")
+
+
+SWINGS = r"""
+import os, random, sys, time
+nice, low, high, share = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+kids = []
+for cpu in range(os.cpu_count()):
+    pid = os.fork()
+    if pid == 0:
+        os.sched_setaffinity(0, {cpu})
+        os.nice(nice)
+        rng = random.Random(7)  # one schedule for every CPU: the host slows them all at once
+        while True:
+            on = rng.random() < share
+            period = low * (high / low) ** rng.random()
+            end = time.monotonic() + period
+            if on:
+                while time.monotonic() < end:
+                    pass
+            else:
+                time.sleep(period)
+    kids.append(pid)
+os.wait()
+"""
+
+
+def start_swings(spec):
+    """--swings NICE: a busy thread per CPU at that nice level, on and off together for periods drawn
+    log-uniformly from 0.1 to 1 s, on 40% of the time: the workload loses the CPU share the busy
+    threads' weight takes (nice 4: ~29%, i.e. 1.4x slower) in spells of the length this machine
+    kind's own swings have. What a noisy CI runner does, on demand, so that a quiet day can test it."""
+    nice = int(spec)
+    p = subprocess.Popen([sys.executable, "-c", SWINGS, str(nice), "0.1", "1.0", "0.4"], start_new_session=True)
+
+    def stop():
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+
+    atexit.register(stop)  # also when the lab exits early
+    print(f"injected swings: a nice-{nice} busy thread per CPU, on 40% of the time in spells of 0.1-1 s "
+          f"(pid {p.pid})", flush=True)
+    return p
 
 
 def shop(lab, go, orders):
@@ -283,6 +330,9 @@ def main():
     ap.add_argument("--keep", default="", metavar="DIR",
                     help="also keep each trial's two result files in DIR (<scenario>_<trial>_base.json, "
                     "_head.json), so that other statistics can be tried on the same runs later with gate compare")
+    ap.add_argument("--swings", default="", metavar="NICE",
+                    help="inject this machine kind's noise on a quiet day: a busy thread per CPU at nice NICE, "
+                    "switched on and off together in spells of 0.1-1 s (nice 4: ~1.4x slower while on)")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
@@ -292,6 +342,8 @@ def main():
     lab = tempfile.mkdtemp(prefix="gate-noise-lab-")
     print(f"noise lab in {lab}: trials {a.trials}, {a.pairs} pairs (sequential: {a.sequential}, up to "
           f"{a.max_pairs}), shop -orders {a.orders}, band {a.threshold}, `{' '.join(sys.argv)}`", flush=True)
+    if a.swings:
+        start_swings(a.swings)
     machine(lab, go, a.machine_seconds)
     cfg = shop(lab, go, a.orders)
     methods = [(n, with_method(cfg, lab, n, p, s, a.threshold)) for n, p, s in METHODS]
