@@ -19,6 +19,7 @@ Figures, not pass/fail: the README quotes its table with the command line that m
 """
 import argparse
 import atexit
+import glob
 import json
 import math
 import os
@@ -111,7 +112,6 @@ def machine(lab, go, seconds):
 SWINGS = r"""
 import os, random, sys, time
 nice, low, high, share = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-kids = []
 for cpu in range(os.cpu_count()):
     pid = os.fork()
     if pid == 0:
@@ -127,17 +127,15 @@ for cpu in range(os.cpu_count()):
                     pass
             else:
                 time.sleep(period)
-    kids.append(pid)
-os.wait()
+os.wait()  # until killed with its process group
 """
 
 
-def start_swings(spec):
+def start_swings(nice):
     """--swings NICE: a busy thread per CPU at that nice level, on and off together for periods drawn
     log-uniformly from 0.1 to 1 s, on 40% of the time: the workload loses the CPU share the busy
     threads' weight takes (nice 4: ~29%, i.e. 1.4x slower) in spells of the length this machine
     kind's own swings have. What a noisy CI runner does, on demand, so that a quiet day can test it."""
-    nice = int(spec)
     p = subprocess.Popen([sys.executable, "-c", SWINGS, str(nice), "0.1", "1.0", "0.4"], start_new_session=True)
 
     def stop():
@@ -263,6 +261,15 @@ def tally(st, rep, slowed, function):
             per[3].append((f.get("calls") or {}).get("base_per_run") or 0)
 
 
+def print_per_function(st):
+    """One line per function of a tally, least often unchanged first: share unchanged, trials,
+    median noise per unit, median calls per run."""
+    for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
+        nz = f"{100 * statistics.median(noise):5.1f}%" if noise else "    -"
+        cl = f"{statistics.median(calls):9.0f}" if calls else "        -"
+        print(f"  {100 * u / n:4.0f}%  {n:3d}  {nz}  {cl}  {fn}")
+
+
 def new_stats():
     return dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, unchanged95=0, caught=0, noise=[], per_function={})
 
@@ -330,19 +337,25 @@ def main():
     ap.add_argument("--keep", default="", metavar="DIR",
                     help="also keep each trial's two result files in DIR (<scenario>_<trial>_base.json, "
                     "_head.json), so that other statistics can be tried on the same runs later with gate compare")
-    ap.add_argument("--swings", default="", metavar="NICE",
+    ap.add_argument("--swings", type=int, default=None, metavar="NICE",
                     help="inject this machine kind's noise on a quiet day: a busy thread per CPU at nice NICE, "
                     "switched on and off together in spells of 0.1-1 s (nice 4: ~1.4x slower while on)")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
+    if a.swings is not None and not 0 <= a.swings <= 19:
+        ap.error(f"--swings {a.swings}: the busy threads' nice level must be 0-19 (4 takes ~29% of each CPU "
+                 f"from a nice-0 workload, 1.4x slower while on; 0 takes half)")
+    if a.keep and glob.glob(os.path.join(a.keep, "*_base.json")):
+        ap.error(f"--keep {a.keep}: already holds trials of an earlier lab run (*_base.json); the new ones would "
+                 f"overwrite some and mix with the rest: give an empty or new directory")
     if os.geteuid() != 0:
         sys.exit("noise_lab: needs root (gate attaches BPF uprobes)")
     go = find_go()
     lab = tempfile.mkdtemp(prefix="gate-noise-lab-")
     print(f"noise lab in {lab}: trials {a.trials}, {a.pairs} pairs (sequential: {a.sequential}, up to "
           f"{a.max_pairs}), shop -orders {a.orders}, band {a.threshold}, `{' '.join(sys.argv)}`", flush=True)
-    if a.swings:
+    if a.swings is not None:
         start_swings(a.swings)
     machine(lab, go, a.machine_seconds)
     cfg = shop(lab, go, a.orders)
@@ -418,10 +431,7 @@ def main():
                 and st["per_function"]:
             print(f"\nA/A, {name}: per function, the share of trials unchanged, trials, median noise per "
                   f"unit and calls per run")
-            for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
-                nz = f"{100 * statistics.median(noise):5.1f}%" if noise else "    -"
-                cl = f"{statistics.median(calls):9.0f}" if calls else "        -"
-                print(f"  {100 * u / n:4.0f}%  {n:3d}  {nz}  {cl}  {fn}")
+            print_per_function(st)
     print(f"\n(false reg: p50 regressions among function-trials of functions not slowed; unchanged: their share "
           f"read unchanged (the 90% interval inside the band, two one-sided tests at 5%); (95% rule): their share "
           f"whose 95% interval lay inside the band, gate's earlier rule; caught: trials flagging {a.function}; noise: median per-unit log-sd; pairs: what the "

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import noise_lab  # noqa: E402  (tally, new_stats, with_variant)
+import noise_lab  # noqa: E402  (tally, new_stats, with_variant, print_per_function)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -85,6 +85,12 @@ def main():
     ap.add_argument("--function", default="example.com/shop/pricing.Apply", help="the function slowed in A/B")
     ap.add_argument("--scenarios", default="AA,1.1x")
     a = ap.parse_args()
+    if not glob.glob(os.path.join(a.keep, "*_base.json")):
+        sys.exit(f"noise_replay: {a.keep} holds no kept trials (*_base.json): give the directory a "
+                 f"noise_lab.py --keep run wrote")
+    if not os.path.exists(a.config):
+        sys.exit(f"noise_replay: --config {a.config}: no such file: give a gate config naming the shop's functions "
+                 f"(the lab's method-paired__fitted_speed.yaml, copied before the lab ends and deletes its directory)")
     work = tempfile.mkdtemp(prefix="gate-replay-")
     cfg = a.config
     for i, s in enumerate(a.set):
@@ -105,9 +111,7 @@ def main():
               f"false regressions {st['false_reg']}/{st['fn_trials']}, unchanged {un:.0f}% "
               f"({st['unchanged']}/{st['fn_trials']})" + ("" if label == "AA" else f", caught {st['caught']}/{st['trials']}"))
         if label == "AA":
-            for fn, (u, n, noise, calls) in sorted(st["per_function"].items(), key=lambda kv: kv[1][0] / kv[1][1]):
-                nz = f"{100 * statistics.median(noise):5.1f}%" if noise else "    -"
-                print(f"  {100 * u / n:4.0f}%  {n:3d}  {nz}  {statistics.median(calls):9.0f}  {fn}")
+            noise_lab.print_per_function(st)
 
 
 if __name__ == "__main__":
