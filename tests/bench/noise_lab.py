@@ -14,7 +14,8 @@ pairs and wall time each trial needed.
 
 Usage (root, after ci/build.sh):  sudo tests/bench/noise_lab.py [--trials 30] [--pairs 10] [--max-pairs 30]
 On a quiet day, --swings 4 adds this machine kind's noise (busy threads switched on and off in
-0.1-1 s spells); --keep DIR keeps every trial's results for tests/bench/noise_replay.py.
+0.1-1 s spells), or --steal 30 a busy host's (the CPU taken away in 2 ms real-time bursts in
+such spells); --keep DIR keeps every trial's results for tests/bench/noise_replay.py.
 Figures, not pass/fail: the README quotes its table with the command line that made it.
 """
 import argparse
@@ -130,6 +131,31 @@ for cpu in range(os.cpu_count()):
 os.wait()  # until killed with its process group
 """
 
+STEAL = r"""
+import os, random, sys, time
+share, burst, low, high, on_share = (float(x) for x in sys.argv[1:6])
+for cpu in range(os.cpu_count()):
+    pid = os.fork()
+    if pid == 0:
+        os.sched_setaffinity(0, {cpu})
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        gap = burst * (1 - share) / share
+        rng = random.Random(7)  # one schedule for every CPU: the host slows them all at once
+        while True:
+            on = rng.random() < on_share
+            period = low * (high / low) ** rng.random()
+            end = time.monotonic() + period
+            if not on:
+                time.sleep(period)
+                continue
+            while time.monotonic() < end:
+                stop = time.monotonic() + burst
+                while time.monotonic() < stop:
+                    pass
+                time.sleep(gap)
+os.wait()  # until killed with its process group
+"""
+
 
 def start_swings(nice):
     """--swings NICE: a busy thread per CPU at that nice level, on and off together for periods drawn
@@ -147,6 +173,29 @@ def start_swings(nice):
     atexit.register(stop)  # also when the lab exits early
     print(f"injected swings: a nice-{nice} busy thread per CPU, on 40% of the time in spells of 0.1-1 s "
           f"(pid {p.pid})", flush=True)
+    return p
+
+
+def start_steal(pct):
+    """--steal PCT: what a busy host does to a VM, imitated inside it. In spells drawn as --swings draws
+    them (0.1-1 s, on 40% of the time), a real-time (SCHED_FIFO) thread per CPU takes PCT% of the CPU
+    in 2 ms bursts: every thread on that CPU stops, whatever its weight, placement or nice level,
+    as a vCPU does when the host runs another guest (steal time). Unlike --swings it leaves the
+    scheduler's placement alone, so it is a slower CPU seen from the workload, not a neighbour to
+    share with. Caveat: the kernel counts the bursts as preemptions, which the host's steal is not, so
+    it says nothing about exclude_preemption either."""
+    p = subprocess.Popen([sys.executable, "-c", STEAL, str(pct / 100), "0.002", "0.1", "1.0", "0.4"],
+                         start_new_session=True)
+
+    def stop():
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+
+    atexit.register(stop)
+    print(f"injected steal: a real-time thread per CPU takes {pct}% of it in 2 ms bursts "
+          f"({100 / (100 - pct):.2f}x slower), on 40% of the time in spells of 0.1-1 s (pid {p.pid})", flush=True)
     return p
 
 
@@ -318,7 +367,9 @@ def main():
     ap.add_argument("--pairs", type=int, default=10, help="pairs of runs per trial (the first look when sequential)")
     ap.add_argument("--max-pairs", type=int, default=30, help="pairs at most in a sequential trial")
     ap.add_argument("--sequential", default="A/A,1.1x", help="scenarios run until decided, up to --max-pairs")
-    ap.add_argument("--orders", type=int, default=400, help="orders per run of the shop workload")
+    ap.add_argument("--orders", type=int, default=1000,
+                    help="orders per run of the shop workload (1000: ~2 s a run, long enough to average over "
+                    "the machine's 0.1-1 s swings; runs 1-4 in the README used 300)")
     ap.add_argument("--function", default="example.com/shop/pricing.Apply", help="the function slowed in A/B")
     ap.add_argument("--slowdowns", default="1.1,1.25,1.5")
     ap.add_argument("--threshold", default="5%", help="the p50 band")
@@ -340,12 +391,19 @@ def main():
     ap.add_argument("--swings", type=int, default=None, metavar="NICE",
                     help="inject this machine kind's noise on a quiet day: a busy thread per CPU at nice NICE, "
                     "switched on and off together in spells of 0.1-1 s (nice 4: ~1.4x slower while on)")
+    ap.add_argument("--steal", type=int, default=None, metavar="PCT",
+                    help="inject a busy host's noise instead: in the same spells, a real-time thread per CPU "
+                    "takes PCT%% of it in 2 ms bursts (30: 1.43x slower while on), every thread on it stopped "
+                    "alike, as steal time does to a VM")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
                     "\"time-sliced T ms\", default method only)")
     a = ap.parse_args()
     if a.swings is not None and not 0 <= a.swings <= 19:
         ap.error(f"--swings {a.swings}: the busy threads' nice level must be 0-19 (4 takes ~29% of each CPU "
                  f"from a nice-0 workload, 1.4x slower while on; 0 takes half)")
+    if a.steal is not None and not 5 <= a.steal <= 80:
+        ap.error(f"--steal {a.steal}: the share of each CPU the bursts take must be 5-80 percent (30 makes the "
+                 f"workload 1.43x slower while on; above 80 the kernel's real-time throttling would cut in)")
     if a.keep and glob.glob(os.path.join(a.keep, "*_base.json")):
         ap.error(f"--keep {a.keep}: already holds trials of an earlier lab run (*_base.json); the new ones would "
                  f"overwrite some and mix with the rest: give an empty or new directory")
@@ -357,6 +415,8 @@ def main():
           f"{a.max_pairs}), shop -orders {a.orders}, band {a.threshold}, `{' '.join(sys.argv)}`", flush=True)
     if a.swings is not None:
         start_swings(a.swings)
+    if a.steal is not None:
+        start_steal(a.steal)
     machine(lab, go, a.machine_seconds)
     cfg = shop(lab, go, a.orders)
     methods = [(n, with_method(cfg, lab, n, p, s, a.threshold)) for n, p, s in METHODS]
