@@ -134,11 +134,11 @@ os.wait()  # until killed with its process group
 STEAL = r"""
 import os, random, sys, time
 share, burst, low, high, on_share = (float(x) for x in sys.argv[1:6])
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # here, so that a refusal ends this process
 for cpu in range(os.cpu_count()):
     pid = os.fork()
     if pid == 0:
         os.sched_setaffinity(0, {cpu})
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
         gap = burst * (1 - share) / share
         rng = random.Random(7)  # one schedule for every CPU: the host slows them all at once
         while True:
@@ -157,12 +157,11 @@ os.wait()  # until killed with its process group
 """
 
 
-def start_swings(nice):
-    """--swings NICE: a busy thread per CPU at that nice level, on and off together for periods drawn
-    log-uniformly from 0.1 to 1 s, on 40% of the time: the workload loses the CPU share the busy
-    threads' weight takes (nice 4: ~29%, i.e. 1.4x slower) in spells of the length this machine
-    kind's own swings have. What a noisy CI runner does, on demand, so that a quiet day can test it."""
-    p = subprocess.Popen([sys.executable, "-c", SWINGS, str(nice), "0.1", "1.0", "0.4"], start_new_session=True)
+def start_injector(code, args, what):
+    """Runs an injector script in its own session, killed with it when the lab exits (also early).
+    An injector that dies at once (e.g. refused real-time scheduling) stops the lab: its figures
+    would otherwise be read as measured under noise that was never there."""
+    p = subprocess.Popen([sys.executable, "-c", code] + [str(x) for x in args], start_new_session=True)
 
     def stop():
         try:
@@ -170,10 +169,24 @@ def start_swings(nice):
         except ProcessLookupError:
             pass
 
-    atexit.register(stop)  # also when the lab exits early
-    print(f"injected swings: a nice-{nice} busy thread per CPU, on 40% of the time in spells of 0.1-1 s "
-          f"(pid {p.pid})", flush=True)
+    atexit.register(stop)
+    try:
+        p.wait(timeout=0.5)
+        sys.exit(f"noise_lab: the injector for {what} exited at once (status {p.returncode}); see its error "
+                 f"above (real-time scheduling needs root with CAP_SYS_NICE)")
+    except subprocess.TimeoutExpired:
+        pass
+    print(f"injected {what} (pid {p.pid})", flush=True)
     return p
+
+
+def start_swings(nice):
+    """--swings NICE: a busy thread per CPU at that nice level, on and off together for periods drawn
+    log-uniformly from 0.1 to 1 s, on 40% of the time: the workload loses the CPU share the busy
+    threads' weight takes (nice 4: ~29%, i.e. 1.4x slower) in spells of the length this machine
+    kind's own swings have. What a noisy CI runner does, on demand, so that a quiet day can test it."""
+    return start_injector(SWINGS, [nice, 0.1, 1.0, 0.4],
+                          f"swings: a nice-{nice} busy thread per CPU, on 40% of the time in spells of 0.1-1 s")
 
 
 def start_steal(pct):
@@ -184,19 +197,9 @@ def start_steal(pct):
     scheduler's placement alone, so it is a slower CPU seen from the workload, not a neighbour to
     share with. Caveat: the kernel counts the bursts as preemptions, which the host's steal is not, so
     it says nothing about exclude_preemption either."""
-    p = subprocess.Popen([sys.executable, "-c", STEAL, str(pct / 100), "0.002", "0.1", "1.0", "0.4"],
-                         start_new_session=True)
-
-    def stop():
-        try:
-            os.killpg(p.pid, 9)
-        except ProcessLookupError:
-            pass
-
-    atexit.register(stop)
-    print(f"injected steal: a real-time thread per CPU takes {pct}% of it in 2 ms bursts "
-          f"({100 / (100 - pct):.2f}x slower), on 40% of the time in spells of 0.1-1 s (pid {p.pid})", flush=True)
-    return p
+    return start_injector(STEAL, [pct / 100, 0.002, 0.1, 1.0, 0.4],
+                          f"steal: a real-time thread per CPU takes {pct}% of it in 2 ms bursts "
+                          f"({100 / (100 - pct):.2f}x slower), on 40% of the time in spells of 0.1-1 s")
 
 
 def shop(lab, go, orders):
@@ -392,7 +395,7 @@ def main():
                     help="inject this machine kind's noise on a quiet day: a busy thread per CPU at nice NICE, "
                     "switched on and off together in spells of 0.1-1 s (nice 4: ~1.4x slower while on)")
     ap.add_argument("--steal", type=int, default=None, metavar="PCT",
-                    help="inject a busy host's noise instead: in the same spells, a real-time thread per CPU "
+                    help="inject a busy host's noise (alone or with --swings): in the same spells, a real-time thread per CPU "
                     "takes PCT%% of it in 2 ms bursts (30: 1.43x slower while on), every thread on it stopped "
                     "alike, as steal time does to a VM")
     ap.add_argument("--slice-ms", default="", help="also gate ab --slice-ms T for each T, e.g. 100,500 (rows "
@@ -403,7 +406,7 @@ def main():
                  f"from a nice-0 workload, 1.4x slower while on; 0 takes half)")
     if a.steal is not None and not 5 <= a.steal <= 80:
         ap.error(f"--steal {a.steal}: the share of each CPU the bursts take must be 5-80 percent (30 makes the "
-                 f"workload 1.43x slower while on; above 80 the kernel's real-time throttling would cut in)")
+                 f"workload 1.43x slower while on; near 95 the kernel's real-time throttling would cut in)")
     if a.keep and glob.glob(os.path.join(a.keep, "*_base.json")):
         ap.error(f"--keep {a.keep}: already holds trials of an earlier lab run (*_base.json); the new ones would "
                  f"overwrite some and mix with the rest: give an empty or new directory")
