@@ -110,36 +110,19 @@ def machine(lab, go, seconds):
               f"slow windows (> 1.2x median) {slow_pct(fp, fmed):.0f}%, {depth(fp, fmed):.2f}x the median")
 
 
-SWINGS = r"""
+INJECTOR = r"""
 import os, random, sys, time
-nice, low, high, share = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+policy, level = sys.argv[1], int(sys.argv[2])
+duty, burst, low, high, on_share = (float(x) for x in sys.argv[3:8])
+# Set here, before the forks, so that a refusal (no CAP_SYS_NICE) ends this process and the lab sees it.
+if policy == "fifo":
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(level))
+else:
+    os.nice(level)
 for cpu in range(os.cpu_count()):
     pid = os.fork()
     if pid == 0:
         os.sched_setaffinity(0, {cpu})
-        os.nice(nice)
-        rng = random.Random(7)  # one schedule for every CPU: the host slows them all at once
-        while True:
-            on = rng.random() < share
-            period = low * (high / low) ** rng.random()
-            end = time.monotonic() + period
-            if on:
-                while time.monotonic() < end:
-                    pass
-            else:
-                time.sleep(period)
-os.wait()  # until killed with its process group
-"""
-
-STEAL = r"""
-import os, random, sys, time
-share, burst, low, high, on_share = (float(x) for x in sys.argv[1:6])
-os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # here, so that a refusal ends this process
-for cpu in range(os.cpu_count()):
-    pid = os.fork()
-    if pid == 0:
-        os.sched_setaffinity(0, {cpu})
-        gap = burst * (1 - share) / share
         rng = random.Random(7)  # one schedule for every CPU: the host slows them all at once
         while True:
             on = rng.random() < on_share
@@ -148,11 +131,12 @@ for cpu in range(os.cpu_count()):
             if not on:
                 time.sleep(period)
                 continue
-            while time.monotonic() < end:
-                stop = time.monotonic() + burst
+            while time.monotonic() < end:  # busy for `burst` s, then idle so that busy is `duty` of the time
+                stop = min(end, time.monotonic() + burst)
                 while time.monotonic() < stop:
                     pass
-                time.sleep(gap)
+                if duty < 1:
+                    time.sleep(burst * (1 - duty) / duty)
 os.wait()  # until killed with its process group
 """
 
@@ -185,7 +169,7 @@ def start_swings(nice):
     log-uniformly from 0.1 to 1 s, on 40% of the time: the workload loses the CPU share the busy
     threads' weight takes (nice 4: ~29%, i.e. 1.4x slower) in spells of the length this machine
     kind's own swings have. What a noisy CI runner does, on demand, so that a quiet day can test it."""
-    return start_injector(SWINGS, [nice, 0.1, 1.0, 0.4],
+    return start_injector(INJECTOR, ["nice", nice, 1.0, 1.0, 0.1, 1.0, 0.4],
                           f"swings: a nice-{nice} busy thread per CPU, on 40% of the time in spells of 0.1-1 s")
 
 
@@ -197,7 +181,7 @@ def start_steal(pct):
     scheduler's placement alone, so it is a slower CPU seen from the workload, not a neighbour to
     share with. Caveat: the kernel counts the bursts as preemptions, which the host's steal is not, so
     it says nothing about exclude_preemption either."""
-    return start_injector(STEAL, [pct / 100, 0.002, 0.1, 1.0, 0.4],
+    return start_injector(INJECTOR, ["fifo", 1, pct / 100, 0.002, 0.1, 1.0, 0.4],
                           f"steal: a real-time thread per CPU takes {pct}% of it in 2 ms bursts "
                           f"({100 / (100 - pct):.2f}x slower), on 40% of the time in spells of 0.1-1 s")
 

@@ -10,7 +10,7 @@ reads unchanged when its 90% interval lies inside the band (two one-sided tests)
 when the lower end of the 90% interval is above it. Every trial is judged at its full length.
 
 A model, not gate: no within-run variance floor, no Holm adjustment, no sequential looks, p50
-only. On run 6's trials (README "How it decides") it reads 82% unchanged where the lab read 84%.
+only. On run 6's trials (README "How it decides") it reads 83% unchanged where the lab read 84%.
 Use it to rank variants of the estimator; measure the winner with gate itself (noise_replay.py).
 
 Usage: tests/bench/pair_model.py --keep /tmp/keep6 [--sigmas 4,3,2,1.5] [--band 0.05] [--per-function]
@@ -28,12 +28,13 @@ import numpy as np
 from scipy import stats
 
 
-def bucket_ns(i):
-    """The middle of histogram bucket i: exact below 64 ns, then 32 sub-buckets per power of two."""
+def bucket_bounds(i):
+    """Lower bound and width in ns of histogram bucket i, as bpf/gate_shared.h defines them: exact
+    1 ns buckets below 64 ns, then 32 sub-buckets per power of two."""
     if i < 64:
-        return float(i)
-    k, sub = divmod(i - 64, 32)
-    return 2.0 ** (6 + k) * (1 + (sub + 0.5) / 32)
+        return float(i), 1.0
+    e = i // 32 + 4
+    return float((32 + i % 32) << (e - 5)), float(1 << (e - 5))
 
 
 def runs_p50(path):
@@ -51,12 +52,13 @@ def runs_p50(path):
             n = sum(h[1::2])
             if n == 0:
                 continue
-            seen = 0
+            seen = 0  # the p50 as LatencyHistogram::quantile reads it: interpolated inside its bucket
             for b, c in zip(h[0::2], h[1::2]):
-                seen += c
-                if seen >= n / 2:
-                    res[names[fid]] = (bucket_ns(b), n)
+                if seen + c >= n / 2:
+                    lower, width = bucket_bounds(b)
+                    res[names[fid]] = (lower + (n / 2 - seen) / c * width, n)
                     break
+                seen += c
         out.append(res)
     return out
 
@@ -85,6 +87,8 @@ def main():
     ap.add_argument("--keep", required=True, help="a directory noise_lab.py --keep filled")
     ap.add_argument("--sigmas", default="4,3,2,1.5", help="winsorizing bounds to compare, in robust SDs (gate: 4)")
     ap.add_argument("--band", type=float, default=0.05)
+    ap.add_argument("--function", default="example.com/shop/pricing.Apply",
+                    help="the function the lab slowed in its A/B trials (noise_lab.py --function)")
     ap.add_argument("--min-calls", type=int, default=20, help="functions with fewer calls a run (median) are left out")
     ap.add_argument("--per-function", action="store_true", help="also the A/A share unchanged per function")
     ap.add_argument("--show", metavar="FUNCTION", help="only print FUNCTION's per-run p50, base/head in ms, a line "
@@ -134,16 +138,15 @@ def main():
             mine = [(f, v) for (kk, s2, f), vs in verdicts.items() if kk == k and s2 == sc for v in vs]
             if not mine:
                 continue
-            # In an A/B trial the slowed function is the one most often flagged; the rest count as A/A.
-            flagged = {}
-            for f, (_, reg) in mine:
-                flagged[f] = flagged.get(f, 0) + reg
-            slowed = max(flagged, key=flagged.get) if sc != "AA" else None
+            slowed = a.function if sc != "AA" else None  # the rest of an A/B trial counts as A/A
             rest = [v for f, v in mine if f != slowed]
             part = (f"{sc}: unchanged {100 * sum(u for u, _ in rest) / len(rest):.0f}%, "
                     f"false regressions {sum(r for _, r in rest)}/{len(rest)}")
             if slowed:
                 hit = [r for f, (_, r) in mine if f == slowed]
+                if not hit:
+                    sys.exit(f"pair_model: --function {slowed} has no {sc} trial with enough calls: give the "
+                             f"function noise_lab.py slowed (its --function), as the results spell it")
                 part += f", caught {sum(hit)}/{len(hit)} ({slowed.rsplit('/', 1)[-1]})"
             parts.append(part)
         print(f"winsorized at {k:g} robust SDs: " + "; ".join(parts))
