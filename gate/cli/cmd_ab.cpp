@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report_flags.hpp"
+#include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
 
 namespace gate::cli {
@@ -19,6 +20,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     double slice_ms = 0;
     std::string out_base, out_head;
     ReportFlags report;
+    SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -32,6 +34,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                  "0 (default): whole runs");
   app.add_option("--out-base", a->out_base, "Write the base result JSON here");
   app.add_option("--out-head", a->out_head, "Write the head result JSON here");
+  add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
   app.footer(
       "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
@@ -45,6 +48,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
+    apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
     const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, measure_options(a->m, g), a->seed,
@@ -58,6 +62,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});
     if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
+    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
     if (a->seed != 1) rc.rerun.insert(rc.rerun.end(), {"--seed", std::to_string(a->seed)});
     if (a->slice_ms > 0) {
       char b[32];

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "baselines/store.hpp"
 #include "cli/report_flags.hpp"
+#include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
 
 namespace gate::cli {
@@ -16,6 +17,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     int max_runs = 0;
     std::string out;
     ReportFlags report;
+    SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -23,16 +25,19 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   app.add_option("--max-runs", a->max_runs, "Run more, up to this many, while a verdict is inconclusive")
       ->check(CLI::Range(1, 10000));
   app.add_option("-o,--out", a->out, "Also write the head result JSON here");
+  add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
   app.footer(
       "Examples:\n"
       "  gate check -c examples/shop/gate.yaml\n"
       "  gate check -c gate.yaml --baseline baselines/main.json --runs 10 --max-runs 30\n"
       "  gate check -c gate.yaml --baseline-ref origin/main --report-dir gate-report   # CI: trusted baseline, all reports\n"
-      "Exit codes: 0 no regression, 1 regression, 2 usage/config/baseline error, 3 could not measure.");
+      "  gate check -c gate.yaml --fail-on-suspect   # also fail on a suspected regression\n"
+      "Exit codes: 0 no regression, 1 regression (or suspect with --fail-on-suspect), 2 usage/config/baseline error, 3 could not measure.");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
-    const runner::Config cfg = runner::load_config(a->m.config);
+    runner::Config cfg = runner::load_config(a->m.config);
+    apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
@@ -54,6 +59,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});
     if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
+    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
     for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
     rc.accept = {"gate", "record", "-c", a->m.config, "--baseline", display_path(path), "--force"};
     if (!a->report.baseline_ref.empty())

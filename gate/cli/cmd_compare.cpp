@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report_flags.hpp"
+#include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
 
 namespace gate::cli {
@@ -11,12 +12,14 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
   struct Args {
     std::string base, head, config;
     ReportFlags report;
+    SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
   app.add_option("base", a->base, "Baseline result (gate record / gate run --out)")->required();
   app.add_option("head", a->head, "Result to judge")->required();
   app.add_option("-c,--config", a->config, "gate.yaml whose thresholds and quantiles apply (default: built-in)");
   add_report_flags(app, a->report);
+  add_suspect_flags(app, a->suspect, false);
   app.footer(
       "Examples:\n"
       "  gate compare baselines/shop.json head.json\n"
@@ -40,10 +43,11 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     const ResultFile& head = *head_loading.get();
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
-    const auto c = verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr);
+    const auto c = verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr, a->suspect.fail_on_suspect);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
     rc.rerun = {"compare", a->base, a->head};
     if (!a->config.empty()) rc.rerun.insert(rc.rerun.end(), {"-c", a->config});
+    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
     for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
     rc.accept = {"cp", a->head, a->base};
     if (!a->report.baseline_ref.empty()) rc.accept_note = "then commit " + a->base + " to the branch " + a->report.baseline_ref + " names";

@@ -297,6 +297,8 @@ th { background: #f9fafb; font-weight: 600; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.bad { color: #b91c1c; font-weight: 600; }
 .v-regression { color: #b91c1c; font-weight: 700; }
+.v-suspect { color: #c2410c; font-weight: 700; }
+.suspects { background: #ffedd5; border-left: 4px solid #c2410c; padding: 6px 10px; margin: 8px 0; }
 .v-inconclusive { color: #b45309; }
 .v-insufficient-data { color: #7c3aed; }
 .v-improvement { color: #15803d; }
@@ -421,6 +423,12 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
        xml_escape(headline_counts(c)) +
        (c.exit_code == ExitCode::kMeasure ? " &#8212; could not measure enough (exit 3)" : "") + "</p>\n";
   for (const auto& n : in.notices) h += "<p class=\"notice\"><strong>Note:</strong> " + xml_escape(n) + "</p>\n";
+  if (const std::string heading = suspect_heading(c); !heading.empty()) {
+    h += "<div class=\"suspects\"><strong>Suspected regression.</strong> " + xml_escape(heading) + "<ul>\n";
+    for (const auto& line : suspect_lines(c)) h += "<li>" + xml_escape(line) + "</li>\n";
+    h += "</ul></div>\n";
+  }
+  if (const std::string e = extension_line(c); !e.empty()) h += "<p class=\"notice\">" + xml_escape(e) + "</p>\n";
   const std::string runs = c.base_runs == c.head_runs
                                ? std::to_string(c.base_runs) + " runs a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";

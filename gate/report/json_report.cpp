@@ -95,6 +95,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["summary"] = summary_line(c);
   j["notices"] = in.notices;
   j["counts"] = Json{{"regression", c.counts.regression},
+                     {"suspect", c.counts.suspect},
                      {"improvement", c.counts.improvement},
                      {"unchanged", c.counts.unchanged},
                      {"inconclusive", c.counts.inconclusive},
@@ -102,6 +103,12 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["base_runs"] = c.base_runs;
   j["head_runs"] = c.head_runs;
   j["tests"] = c.tests;
+  j["fail_on_suspect"] = c.suspects_fail;
+  j["suspects"] = suspect_lines(c);
+  j["extension"] = c.extension.units > 0 ? Json{{"max_runs", c.extension.max_units},
+                                                {"units", c.extension.units},
+                                                {"tests", c.extension.tests}}
+                                         : Json(nullptr);
   j["method"] = c.method;
   j["method_short"] = c.method_short;
   j["thresholds"] = thresholds_line(c);
@@ -116,7 +123,12 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"ratio", number(q.ratio)},
                         {"ci_low", number(q.ci_low)},
                         {"ci_high", number(q.ci_high)},
+                        {"ci_level_low", number(q.ci_level_regression)},
+                        {"ci_level_high", number(q.ci_level_improvement)},
+                        {"ci_unadjusted_low", number(q.raw_ci_low)},
+                        {"ci_unadjusted_high", number(q.raw_ci_high)},
                         {"p_regression", number(q.p_regression)},
+                        {"p_regression_own", number(q.p_regression_own)},
                         {"p_regression_adjusted", number(q.p_regression_adjusted)},
                         {"p_improvement", number(q.p_improvement)},
                         {"p_improvement_adjusted", number(q.p_improvement_adjusted)},

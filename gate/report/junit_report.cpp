@@ -53,6 +53,7 @@ std::string properties(const stats::Comparison& c, const ReportInputs& in) {
   if (!in.subject.empty()) property("gate.subject", in.subject);
   property("gate.exit_code", std::to_string(static_cast<int>(c.exit_code)));
   property("gate.headline", headline_counts(c));
+  if (const std::string heading = suspect_heading(c); !heading.empty()) property("gate.suspects", heading);
   property("gate.base", in.base_label);
   property("gate.head", in.head_label);
   property("gate.base_runs", std::to_string(c.base_runs));
@@ -64,7 +65,7 @@ std::string properties(const stats::Comparison& c, const ReportInputs& in) {
 }
 
 // A function's testcase: a regression is a failure (with what to do next), missing data is skipped.
-std::string testcase(const stats::FunctionComparison& f, const NextSteps& next) {
+std::string testcase(const stats::FunctionComparison& f, const NextSteps& next, bool suspects_fail) {
   std::string out = "    <testcase" + attr("name", f.name) + attr("classname", go_package(f.name)) + attr("time", "0");
   const std::string numbers = details(f);
   switch (f.verdict) {
@@ -76,6 +77,13 @@ std::string testcase(const stats::FunctionComparison& f, const NextSteps& next) 
       return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true)) +
              ">" + xml_escape(body) + "</failure>\n    </testcase>\n";
     }
+    case stats::Verdict::kSuspect:
+      if (suspects_fail)
+        return out + ">\n      <failure" + attr("type", "suspect") + attr("message", "suspected regression: " + verdict_reason(f)) +
+               ">" + xml_escape(numbers) + "</failure>\n    </testcase>\n";
+      return out + ">\n      <system-out>" + xml_escape("SUSPECTED REGRESSION (passes: fail_on_suspect is off): " +
+                                                    verdict_reason(f) + "\n" + numbers) +
+             "</system-out>\n    </testcase>\n";
     case stats::Verdict::kInsufficientData:
       return out + ">\n      <skipped" + attr("message", "insufficient data: " + verdict_reason(f)) + "/>\n" +
              "      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
@@ -91,7 +99,8 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   const int one_sided = static_cast<int>(c.only_in_base.size() + c.only_in_head.size());
   int tests = compared + one_sided;
   int failures = 0;
-  for (const auto& f : c.functions) failures += f.verdict == stats::Verdict::kRegression;
+  for (const auto& f : c.functions)
+    failures += f.verdict == stats::Verdict::kRegression || (c.suspects_fail && f.verdict == stats::Verdict::kSuspect);
   const std::string benchmark_cases = benchmark_junit(c, &tests, &failures);
   const int skipped = c.counts.insufficient_data + one_sided;
   // Time spent measuring in this job: the head runs, and the base runs too when gate ab made them.
@@ -118,7 +127,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
 
   out += properties(c, in);
 
-  for (const auto& f : c.functions) out += testcase(f, in.next);
+  for (const auto& f : c.functions) out += testcase(f, in.next, c.suspects_fail);
   auto one_side = [&](const std::vector<std::string>& names, const char* where) {
     for (const auto& n : names)
       out += "    <testcase" + attr("name", n) + attr("classname", go_package(n)) + attr("time", "0") +
@@ -130,6 +139,11 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   out += benchmark_cases;
 
   std::string log;
+  if (const std::string heading = suspect_heading(c); !heading.empty()) {
+    log += "SUSPECT " + heading + "\n";
+    for (const auto& line : suspect_lines(c)) log += "  " + line + "\n";
+  }
+  if (const std::string e = extension_line(c); !e.empty()) log += e + "\n";
   for (const auto& n : in.notices) log += "NOTE: " + n + "\n";
   for (const auto& w : c.warnings) log += "warning: " + w + "\n";
   log += summary_line(c) + "\n";

@@ -14,6 +14,7 @@ namespace {
 const char* verdict_mark(stats::Verdict v) {
   switch (v) {
     case stats::Verdict::kRegression: return "\xF0\x9F\x94\xB4 **regression**";           // red circle
+    case stats::Verdict::kSuspect: return "\xF0\x9F\x9F\xA0 **suspect**";                 // orange circle
     case stats::Verdict::kInconclusive: return "\xF0\x9F\x9F\xA1 inconclusive";            // yellow circle
     case stats::Verdict::kInsufficientData: return "\xE2\x9A\xAA insufficient data";        // white circle
     case stats::Verdict::kImprovement: return "\xF0\x9F\x9F\xA2 improvement";              // green circle
@@ -77,7 +78,7 @@ std::string table(const std::vector<const stats::FunctionComparison*>& rows, con
 std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) {
   std::string out;
   const char* status = c.exit_code == ExitCode::kRegression ? "\xE2\x9D\x8C"              // cross mark
-                       : c.exit_code == ExitCode::kOk       ? "\xE2\x9C\x85"              // check mark
+                       : c.exit_code == ExitCode::kOk && c.counts.suspect == 0 ? "\xE2\x9C\x85"  // check mark
                                                             : "\xE2\x9A\xA0\xEF\xB8\x8F";  // warning sign
   std::string title = "gate " + (in.command.empty() ? std::string("compare") : in.command);
   if (!in.subject.empty()) title += " (" + in.subject + ")";
@@ -94,6 +95,12 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
          "; base: " + md_escape(in.base_label) + ", head: " + md_escape(in.head_label) + ".";
   if (c.exit_code == ExitCode::kMeasure) out += " **Could not measure enough: the gate exits 3.**";
   out += "\n\n";
+  if (const std::string heading = suspect_heading(c); !heading.empty()) {
+    out += "> **Suspected regression.** " + md_escape(heading) + "\n>\n";
+    for (const auto& line : suspect_lines(c)) out += "> - " + md_escape(line) + "\n";
+    out += "\n";
+  }
+  if (const std::string e = extension_line(c); !e.empty()) out += md_escape(e) + "\n\n";
   if (const std::string cs = common_shift_line(c); !cs.empty())
     out += (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression ? "**" + md_escape(cs) + "**"
                                                                                             : md_escape(cs)) +

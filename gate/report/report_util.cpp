@@ -146,8 +146,9 @@ std::string band_text(const stats::Band& b) { return "+" + percent(b.regression)
 std::string headline_counts(const stats::Comparison& c) {
   const auto& n = c.counts;
   auto count = [](int k, const char* one, const char* many) { return std::to_string(k) + " " + (k == 1 ? one : many); };
-  std::string s = count(n.regression, "regression", "regressions") + ", " +
-                  count(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) + " unchanged";
+  std::string s = count(n.regression, "regression", "regressions") + ", ";
+  if (n.suspect) s += count(n.suspect, "suspected regression", "suspected regressions") + ", ";
+  s += count(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) + " unchanged";
   if (n.inconclusive) s += ", " + std::to_string(n.inconclusive) + " inconclusive";
   if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
   if (c.benchmarks.present()) {  // a benchmark regression fails the gate too: the headline must say so
@@ -159,8 +160,46 @@ std::string headline_counts(const stats::Comparison& c) {
   return s;
 }
 
+std::string suspect_heading(const stats::Comparison& c) {
+  int n = 0;
+  for (const auto& f : c.functions) n += f.verdict == stats::Verdict::kSuspect;
+  for (const auto& m : c.benchmarks.metrics) n += m.test.verdict == stats::Verdict::kSuspect;
+  if (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kSuspect) ++n;
+  if (n == 0) return "";
+  return std::string(n == 1 ? "1 suspected regression" : std::to_string(n) + " suspected regressions") +
+         ": past the threshold by its own test, but not proven after the correction for " + std::to_string(c.tests) +
+         " tests; " +
+         (c.suspects_fail ? "fails the build (fail_on_suspect: true)"
+                          : "passes the build (set fail_on_suspect: true, or --fail-on-suspect, to fail on it)");
+}
+
+std::vector<std::string> suspect_lines(const stats::Comparison& c) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& what, const stats::QuantileComparison& q) {
+    if (q.verdict != stats::Verdict::kSuspect) return;
+    out.push_back(what + " " + q.name + " " + format_ratio(q) + " (threshold +" + percent(q.band.regression) +
+                  "): " + q.reason);
+  };
+  for (const auto& f : c.functions)
+    for (const auto& q : f.quantiles) add(f.name, q);
+  if (c.common_shift_tested) add("all functions together", c.common_shift);
+  for (const auto& m : c.benchmarks.metrics) add(m.benchmark, m.test);
+  return out;
+}
+
+std::string extension_line(const stats::Comparison& c) {
+  const auto& e = c.extension;
+  if (e.units <= 0) return "";
+  std::string tests;
+  for (size_t i = 0; i < e.tests.size(); ++i) tests += (i ? ", " : "") + e.tests[i];
+  return "measured past max_runs (" + std::to_string(e.max_units) + ") to " + std::to_string(e.units) +
+         (c.paired ? " pairs of runs" : " runs a side") + ": " + tests +
+         " read past the threshold and looked decidable soon at the measured noise (the looks' correction covers "
+         "every run up to suspect_max_runs)";
+}
+
 bool needs_attention(stats::Verdict v) {
-  return v == stats::Verdict::kRegression || v == stats::Verdict::kInconclusive ||
+  return v == stats::Verdict::kRegression || v == stats::Verdict::kSuspect || v == stats::Verdict::kInconclusive ||
          v == stats::Verdict::kInsufficientData;
 }
 
@@ -186,6 +225,7 @@ std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_
         add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement) +
             (q.note.empty() ? "" : " (" + q.note + ")"));
         break;
+      case stats::Verdict::kSuspect:
       case stats::Verdict::kInconclusive:
       case stats::Verdict::kInsufficientData:
         add(q.name + " " + std::string(stats::to_string(q.verdict)) + (q.reason.empty() ? "" : ": " + q.reason));

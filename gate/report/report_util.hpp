@@ -28,7 +28,15 @@ std::string shell_join(const std::vector<std::string>& words);
 // "1 regression, 2 improvements, 11 unchanged" plus ", 1 inconclusive" and ", 2 insufficient
 // data" when there are any.
 std::string headline_counts(const stats::Comparison& c);
-// Regressions, inconclusive verdicts and missing data: what a reader must look at.
+// The suspected regressions, for the top of every report: a heading ("1 suspected regression:
+// ... passes the build ...") and one line per suspect test ("pricing.Apply p50 1.13x [1.08,
+// 1.19]: ..."). Empty when there is none.
+std::string suspect_heading(const stats::Comparison& c);
+std::vector<std::string> suspect_lines(const stats::Comparison& c);
+// When measure-until-decided went past max_runs for tests that read past their threshold: one
+// line saying so ("measured past max_runs (10) to 16 pairs of runs for ..."); "" when it did not.
+std::string extension_line(const stats::Comparison& c);
+// Regressions, suspects, inconclusive verdicts and missing data: what a reader must look at.
 bool needs_attention(stats::Verdict v);
 // Quantile names in the order compared ("p50", "p99").
 std::vector<std::string> quantile_names(const stats::Comparison& c);

@@ -43,6 +43,7 @@ std::vector<std::string> columns_for(const stats::Comparison& c, const ReportInp
 const char* verdict_colour(stats::Verdict v) {
   switch (v) {
     case stats::Verdict::kRegression: return "\x1b[1;31m";
+    case stats::Verdict::kSuspect: return "\x1b[1;33m";
     case stats::Verdict::kInconclusive: return "\x1b[33m";
     case stats::Verdict::kInsufficientData: return "\x1b[35m";
     case stats::Verdict::kImprovement: return "\x1b[32m";
@@ -119,6 +120,7 @@ std::string format_ratio(const stats::QuantileComparison& q) {
 std::string summary_line(const stats::Comparison& c) {
   const auto& n = c.counts;
   std::string s = "gate: " + plural(n.regression, "regression", "regressions") + ", " +
+                  (n.suspect ? plural(n.suspect, "suspected regression", "suspected regressions") + ", " : "") +
                   plural(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) +
                   " unchanged, " + std::to_string(n.inconclusive) + " inconclusive";
   if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
@@ -261,6 +263,12 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   std::string out;
   for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
   if (!o.notices.empty()) out += "\n";
+  if (const std::string heading = suspect_heading(c); !heading.empty()) {
+    out += (o.color ? "\x1b[1;33mSUSPECT\x1b[0m " : "SUSPECT ") + heading + "\n";
+    for (const auto& line : suspect_lines(c)) out += "  " + line + "\n";
+    out += "\n";
+  }
+  if (c.extension.units > 0) out += extension_line(c) + "\n\n";
   return out + layout(t) + benchmark_text(c, o.quiet) + footer(c);
 }
 

@@ -215,6 +215,14 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["max_runs"]) cfg.max_runs = static_cast<int>(number(c, root["max_runs"], "max_runs", 1, 10000));
   if (cfg.max_runs && cfg.max_runs < cfg.runs)
     throw c.err(root["max_runs"], "max_runs", "is below runs (" + std::to_string(cfg.runs) + ")", "raise max_runs or lower runs");
+  if (root["suspect_max_runs"]) {
+    cfg.suspect_max_runs = static_cast<int>(number(c, root["suspect_max_runs"], "suspect_max_runs", 1, 10000));
+    const int floor = std::max(cfg.runs, cfg.max_runs);
+    if (cfg.suspect_max_runs < floor)
+      throw c.err(root["suspect_max_runs"], "suspect_max_runs",
+                  "is below " + std::string(cfg.max_runs ? "max_runs" : "runs") + " (" + std::to_string(floor) + ")",
+                  "raise it to at least " + std::to_string(floor) + " (equal: never measure past max_runs)");
+  }
   if (root["warmup_runs"]) cfg.warmup_runs = static_cast<int>(number(c, root["warmup_runs"], "warmup_runs", 0, 100));
   if (root["max_in_flight"])
     cfg.max_in_flight = static_cast<uint32_t>(number(c, root["max_in_flight"], "max_in_flight", 1024, 16777216));
@@ -315,6 +323,16 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = boolean(c, root["fail_on_calls_change"], "fail_on_calls_change");
   if (root["fail_on_insufficient_data"])
     cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");
+  if (root["fail_on_suspect"]) cfg.fail_on_suspect = boolean(c, root["fail_on_suspect"], "fail_on_suspect");
+  if (root["family"]) {
+    cfg.family = str(c, root["family"], "family");
+    // The words stats::parse_multiplicity takes (the runner does not depend on stats; the Config
+    // tests check that every word here parses there).
+    static const std::set<std::string> kFamilies = {"holm", "p50-first", "fdr", "bonferroni", "none"};
+    if (!kFamilies.count(cfg.family))
+      throw c.err(root["family"], "family", "is '" + cfg.family + "', not a known correction",
+                  "write holm (the default), p50-first, fdr, bonferroni or none");
+  }
   if (const YAML::Node n = root["speed_normalization"]) {
     const std::optional<bool> b =
         bool_or(c, n, "speed_normalization", "fitted",
@@ -369,7 +387,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing", "benchmarks", "exclude_preemption"});
+              "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

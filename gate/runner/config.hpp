@@ -2,6 +2,7 @@
 // a load driver), how many runs, which functions, and the verdict settings. Strictly validated.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ struct Config {
   std::optional<ServiceSpec> service;
   int runs = 5;
   int max_runs = 0;      // adaptive: while some verdict is inconclusive, run more up to this
+  // Past max_runs, up to this, for a test that reads past its regression threshold and looks
+  // decidable by then (0: the default, suspect_max_runs() below).
+  int suspect_max_runs = 0;
   double timeout_s = 600;  // per run
   int warmup_runs = 0;  // runs made and discarded before measuring
   std::map<std::string, std::string> env;
@@ -58,6 +62,12 @@ struct Config {
   double calls_change = 0.5;     // |calls ratio - 1| above this is reported
   bool fail_on_calls_change = false;
   bool fail_on_insufficient = false;
+  // The family of tests a verdict is corrected over (stats::parse_multiplicity): holm (default),
+  // p50-first, fdr, bonferroni, none.
+  std::string family = "holm";
+  // A suspected regression (past its threshold by its own test, not after the family's
+  // correction) fails the build. Unset: kFailOnSuspectByDefault.
+  std::optional<bool> fail_on_suspect;
   bool speed_normalization = true;  // divide each run by its speed factor (stats/speed.hpp)
   // speed_normalization: fitted (the default) -- paired comparisons fit each function's power of
   // the factor (stats::paired_ratio's fit_elasticity); true: the factor itself (power 1).
@@ -91,6 +101,18 @@ constexpr bool kExcludePreemptionByDefault = false;
 // else the config's, else `fallback` (kExcludePreemptionByDefault; gate check: its baseline's).
 inline bool exclude_preemption(const Config& cfg, std::optional<bool> flag, bool fallback) {
   return flag.value_or(cfg.exclude_preemption.value_or(fallback));
+}
+
+// Whether a suspected regression fails the build when neither the command line nor the config
+// says (README "How it decides": measured on the pre-merge path and the noise lab's A/A).
+constexpr bool kFailOnSuspectByDefault = false;
+
+// How far measure-until-decided goes for a suspected regression: the config's suspect_max_runs,
+// else twice max_runs when the config measures adaptively (max_runs above runs), else runs (no
+// extension: a fixed number of runs stays fixed).
+inline int suspect_max_runs(const Config& cfg, int runs, int max_runs) {
+  if (cfg.suspect_max_runs > 0) return std::max(cfg.suspect_max_runs, std::max(runs, max_runs));
+  return max_runs > runs ? 2 * max_runs : runs;
 }
 
 // "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.

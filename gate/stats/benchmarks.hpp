@@ -24,13 +24,12 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
                                         bool paired, const SpeedFactors& speed);
 
 // What compare() does for each function and quantile, for tests made outside it: an interval
-// into a comparison (qc.units and qc.band set first), and a verdict from the adjusted p-values
-// within a family of `tests`.
+// into a comparison (qc.units and qc.band set first); verdicts come from the whole family
+// (stats/family.hpp).
 void fill_interval(QuantileComparison& qc, const RatioInterval& r, bool paired);
 // The bootstrap settings compare() gives every test (resamples, confidence, winsorizing), with the
 // test's own seed.
 BootstrapOptions bootstrap_options(const CompareOptions& o, uint64_t seed);
-void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests);
 // The runs' speed factors as compare() computes them from the functions' p50s (not usable when
 // o.normalize_speed is off or too few functions have calls in every run).
 SpeedFactors speed_factors(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,

@@ -22,6 +22,7 @@
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
+#include "stats/family.hpp"
 #include "stats/noise_sources.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
@@ -196,9 +197,11 @@ void take_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) 
   qc.base_ns = r.base_ns;
   qc.head_ns = r.head_ns;
   qc.ratio = r.ratio;
-  qc.ci_low = r.ci_low;
-  qc.ci_high = r.ci_high;
-  qc.p_regression = r.p_above(1 + qc.band.regression);
+  qc.ci_low = qc.raw_ci_low = r.ci_low;  // until the family is decided (decide_family)
+  qc.ci_high = qc.raw_ci_high = r.ci_high;
+  qc.log_center = r.log_center;
+  qc.log_scale = r.log_scale;
+  qc.p_regression = qc.p_regression_own = r.p_above(1 + qc.band.regression);
   qc.p_improvement = r.p_below(1 - qc.band.improvement);
   qc.p_unchanged = std::max(r.p_below(1 + qc.band.regression), r.p_above(1 - qc.band.improvement));
   qc.verdict = Verdict::kUnchanged;
@@ -316,85 +319,6 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
     return;
   }
   take_interval(qc, r, plan.paired);
-}
-
-// What this test could see: the smallest slowdown caught with ~80% power at its units (the
-// first, strictest Holm step: one-sided alpha / tests), and for an inconclusive verdict roughly
-// how many units would decide it if the noise and the estimate stay as measured.
-void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
-  if (!(qc.noise > 0) || qc.units < 2 || !(qc.df >= 1)) return;
-  const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
-  const PowerModel model{o.confidence, tests, 0.8, o.first_look, o.last_look};
-  const double crit = student_t_quantile(1 - look_level(model), qc.df);
-  qc.detectable = detectable_ratio(qc.noise, qc.units, qc.band.regression, model);
-  if (qc.verdict != Verdict::kInconclusive) return;
-  const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
-  double se_needed;
-  if (c > up)
-    se_needed = (c - up) / crit;
-  else if (c < down)
-    se_needed = (down - c) / crit;
-  else
-    se_needed = std::min(up - c, c - down) / student_t_quantile(1 - o.equivalence_alpha, qc.df);
-  if (!(se_needed > 0)) return;
-  const double units = std::ceil(qc.units * (se / se_needed) * (se / se_needed));
-  qc.units_to_decide = units < 1e6 ? static_cast<int>(units) : 1000000;
-}
-
-void decide(QuantileComparison& qc, const CompareOptions& o, int tests) {
-  const double alpha = (1 - o.confidence) / 2;
-  const double up = 1 + qc.band.regression;
-  const double down = 1 - qc.band.improvement;
-  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
-  const std::string family =
-      o.multiplicity == Multiplicity::kNone
-          ? (looks.empty() ? std::string("") : " over " + looks)
-          : " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(tests) + " tests" +
-                (looks.empty() ? std::string("") : " and " + looks);
-  {  // the equivalence interval: the reported one (centred in log space) narrowed to 1 - 2 alpha_eq
-    const double c = 0.5 * (std::log(qc.ci_low) + std::log(qc.ci_high));
-    const double half = 0.5 * (std::log(qc.ci_high) - std::log(qc.ci_low));
-    const double df = qc.df >= 1 ? qc.df : 1e6;
-    const double k = student_t_quantile(1 - o.equivalence_alpha, df) / student_t_quantile(1 - alpha, df);
-    qc.eq_low = std::exp(c - k * half);
-    qc.eq_high = std::exp(c + k * half);
-  }
-  if (qc.p_regression_adjusted < alpha) {
-    qc.verdict = Verdict::kRegression;
-  } else if (qc.p_improvement_adjusted < alpha) {
-    qc.verdict = Verdict::kImprovement;
-  } else if (qc.p_unchanged < o.equivalence_alpha) {
-    qc.verdict = Verdict::kUnchanged;
-  } else {
-    qc.verdict = Verdict::kInconclusive;
-    qc.more_runs_would_help = true;
-    const std::string ci = "[" + fmt("%.3f", qc.ci_low) + ", " + fmt("%.3f", qc.ci_high) + "]";
-    if (qc.ci_low > up) {
-      qc.reason = "interval " + ci + " is above +" + percent(qc.band.regression) + " but not significant" + family +
-                  " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) + " >= " + fmt("%g", alpha) +
-                  "); more runs would decide";
-    } else if (qc.ci_high < down) {
-      qc.reason = "interval " + ci + " is below -" + percent(qc.band.improvement) + " but not significant" + family +
-                  " (adjusted p " + fmt("%.2g", qc.p_improvement_adjusted) + " >= " + fmt("%g", alpha) +
-                  "); more runs would decide";
-    } else {
-      std::string which;
-      if (qc.eq_high > up) which = "+" + percent(qc.band.regression);
-      if (qc.eq_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
-      if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
-      qc.reason = percent(1 - 2 * o.equivalence_alpha) + " interval [" + fmt("%.3f", qc.eq_low) + ", " +
-                  fmt("%.3f", qc.eq_high) + "] reaches beyond " + which +
-                  " (unchanged needs it inside); more runs would narrow it";
-    }
-  }
-  describe_power(qc, o, tests);
-  if (qc.units_to_decide > 0) {
-    const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
-    qc.reason += qc.units_to_decide > 20 * qc.units
-                     ? " (the change is too close to the threshold to decide in a sensible number of runs)"
-                     : " (about " + std::to_string(qc.units_to_decide) + unit + " at the measured noise, " +
-                           fmt("%.1f%%", 100 * qc.noise) + " per " + (qc.paired ? "pair" : "run") + ")";
-  }
 }
 
 void context_warnings(const RunContext& b, const RunContext& h, std::vector<std::string>& out) {
@@ -531,6 +455,7 @@ double key_ratio(const FunctionComparison& f) {
 std::string_view to_string(Verdict v) {
   switch (v) {
     case Verdict::kRegression: return "regression";
+    case Verdict::kSuspect: return "suspect";
     case Verdict::kInconclusive: return "inconclusive";
     case Verdict::kInsufficientData: return "insufficient data";
     case Verdict::kUnchanged: return "unchanged";
@@ -626,6 +551,7 @@ const QuantileComparison* FunctionComparison::find(std::string_view quantile) co
 int& VerdictCounts::operator[](Verdict v) {
   switch (v) {
     case Verdict::kRegression: return regression;
+    case Verdict::kSuspect: return suspect;
     case Verdict::kInconclusive: return inconclusive;
     case Verdict::kInsufficientData: return insufficient_data;
     case Verdict::kUnchanged: return unchanged;
@@ -654,6 +580,31 @@ bool Comparison::need_more_runs(int max_units) const {
   for (const auto& m : benchmarks.metrics)
     if (helps(m.test)) return true;
   return false;
+}
+
+std::vector<std::string> Comparison::suspects_decidable_within(int within_units) const {
+  std::vector<std::string> out;
+  if (exit_code == ExitCode::kRegression && paired) return out;
+  auto worth = [&](const QuantileComparison& q) {
+    return (q.verdict == Verdict::kInconclusive || q.verdict == Verdict::kSuspect) && q.ratio > 1 + q.band.regression &&
+           q.units_to_decide > 0 && q.units_to_decide <= within_units;
+  };
+  for (const auto& f : functions)
+    for (const auto& q : f.quantiles)
+      if (worth(q)) out.push_back(f.name + " " + q.name);
+  if (common_shift_tested && worth(common_shift)) out.push_back("all functions together");
+  for (const auto& m : benchmarks.metrics)
+    if (worth(m.test)) out.push_back(m.benchmark + " " + m.unit);
+  return out;
+}
+
+ExitCode verdict_exit_code(const Comparison& c, bool fail_on_suspect) {
+  const bool regression = c.counts.regression > 0 || c.benchmarks.counts.regression > 0 ||
+                          (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression);
+  const bool suspect = c.counts.suspect > 0 || c.benchmarks.counts.suspect > 0 ||
+                       (c.common_shift_tested && c.common_shift.verdict == Verdict::kSuspect);
+  if (regression || (fail_on_suspect && suspect)) return ExitCode::kRegression;
+  return c.exit_code == ExitCode::kRegression ? ExitCode::kOk : c.exit_code;
 }
 
 namespace {
@@ -700,53 +651,34 @@ void estimate_functions(Comparison& c, const std::vector<std::string>& names, co
 // test's verdict, each function's verdict and its calls-per-run change.
 void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std::pair<Side, Side>>& sides,
                 const CompareOptions& o) {
-  // The family: every test that produced an interval. Regressions and improvements are two
-  // families, each held to (1 - confidence) / 2, so the pair never exceeds 1 - confidence.
-  std::vector<double> p_reg, p_imp;
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles)
-      if (q.tested()) {
-        p_reg.push_back(q.p_regression);
-        p_imp.push_back(q.p_improvement);
-      }
+  // The family: every test that produced an interval, and the common shift when it is tested
+  // (last). Regressions and improvements are two families, each held to (1 - confidence) / 2, so
+  // the pair never exceeds 1 - confidence.
+  std::vector<QuantileComparison*> family;
+  for (auto& f : c.functions)
+    for (auto& q : f.quantiles)
+      if (q.tested()) family.push_back(&q);
   if (speed.usable) {
     c.common_shift = common_shift_of(speed, c.paired, o);
     c.common_shift_tested = c.paired && c.common_shift.tested();
-    if (c.common_shift_tested) {  // last in the family
-      p_reg.push_back(c.common_shift.p_regression);
-      p_imp.push_back(c.common_shift.p_improvement);
-    }
+    if (c.common_shift_tested) family.push_back(&c.common_shift);
   }
-  c.tests = static_cast<int>(p_reg.size());
-  if (o.sequential()) {  // the looks of measure-until-decided, then Holm over the tests
-    const SequentialLooks& looks = sequential_looks(o.first_look, o.last_look);  // cached per plan
-    for (double& p : p_reg) p = looks.adjust(p);
-    for (double& p : p_imp) p = looks.adjust(p);
-  }
-  const auto adj_reg = adjust_p_values(p_reg, o.multiplicity);
-  const auto adj_imp = adjust_p_values(p_imp, o.multiplicity);
-  if (c.common_shift_tested) {
-    c.common_shift.p_regression_adjusted = adj_reg.back();
-    c.common_shift.p_improvement_adjusted = adj_imp.back();
-    decide(c.common_shift, o, c.tests);
-  } else if (c.common_shift.tested()) {  // shown, never counted: decided alone, unadjusted
+  c.tests = static_cast<int>(family.size());
+  decide_family(family, o);
+  if (!c.common_shift_tested && c.common_shift.tested()) {  // shown, never counted: decided alone, unadjusted
     c.common_shift.p_regression_adjusted = c.common_shift.p_regression;
     c.common_shift.p_improvement_adjusted = c.common_shift.p_improvement;
-    decide(c.common_shift, o, 1);
+    decide_test(c.common_shift, o, 1);
   }
-  size_t t = 0;
   for (size_t i = 0; i < c.functions.size(); ++i) {
     auto& f = c.functions[i];
     f.verdict = Verdict::kImprovement;  // the best; lowered by worst() below
     for (auto& q : f.quantiles) {
       if (q.tested()) {
-        q.p_regression_adjusted = adj_reg[t];
-        q.p_improvement_adjusted = adj_imp[t];
-        ++t;
-        decide(q, o, c.tests);
         // Not for a quantile between two modes: it was compared by the mean of the calls around it,
         // whose sampling is not the quantile's.
-        if (q.verdict == Verdict::kInconclusive && q.units_to_decide > 0 && q.note.empty()) {
+        if ((q.verdict == Verdict::kInconclusive || q.verdict == Verdict::kSuspect) && q.units_to_decide > 0 &&
+            q.note.empty()) {
           const QuantileSpec spec = QuantileSpec::parse(q.name);
           if (!spec.is_mean)
             q.reason += noise_sources_hint(noise_sources(sides[i].first.runs, sides[i].first.durations,
@@ -798,10 +730,12 @@ void whole_result_warnings(Comparison& c, const ResultFile& base_meta, const Res
 // The one-sentence description of how the verdicts were reached, long and short.
 void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOptions& o) {
   const std::string conf = percent(o.confidence);
-  const std::string fam = o.multiplicity == Multiplicity::kNone
-                              ? "no multiple-testing correction"
-                              : std::string(to_string(o.multiplicity)) + "-adjusted over " + std::to_string(c.tests) +
-                                    " tests";
+  const std::string over = " over " + std::to_string(c.tests) + " tests";
+  const std::string fam =
+      o.multiplicity == Multiplicity::kNone ? "no multiple-testing correction"
+      : o.multiplicity == Multiplicity::kHolmPrimaryFirst
+          ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent(kPrimaryShare) + " of alpha)"
+          : std::string(to_string(o.multiplicity)) + "-adjusted" + over;
   const std::string runs = c.base_runs == c.head_runs
                                ? std::to_string(c.base_runs) + " runs a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
@@ -821,6 +755,8 @@ void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOpti
              (o.sequential() ? " of sequential p-values (looks after " + std::to_string(o.first_look) + " to " +
                                    std::to_string(o.last_look) + (c.paired ? " pairs" : " runs") + ")"
                              : std::string()) +
+             "; each interval shown is bounded at the level that correction gave its test, so a regression is "
+             "exactly one whose interval lies above its threshold; a suspect lies above it by its own test only"
              "; unchanged needs the " +
              percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
              fmt("%g", o.equivalence_alpha) + ")";
@@ -850,6 +786,7 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   const RunIndex base_index = index_runs(base_runs);
   const RunIndex head_index = index_runs(head_runs);
   c.paired = runs_are_paired(base_runs, head_runs, o.pairing);
+  c.suspects_fail = o.fail_on_suspect;
   const RunIndex* indexes[2] = {&base_index, &head_index};
   const SpeedFactors speed = o.normalize_speed ? speed_of(indexes, names, o) : SpeedFactors{};
   c.speed_normalized = speed.usable;
@@ -872,16 +809,14 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     base_calls += f.base_counters.calls;
     head_calls += f.head_counters.calls;
   }
-  if (c.counts.regression > 0 || (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression))
-    c.exit_code = ExitCode::kRegression;
-  else if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
+  if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
     c.exit_code = ExitCode::kMeasure;
+  c.exit_code = verdict_exit_code(c, o.fail_on_suspect);
   return c;
 }
 
 // For tests made outside compare() (benchmark metrics): the same interval and verdict steps.
 void fill_interval(QuantileComparison& qc, const RatioInterval& r, bool paired) { take_interval(qc, r, paired); }
-void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) { decide(qc, o, tests); }
 
 SpeedFactors speed_factors(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                            const CompareOptions& o) {

@@ -15,8 +15,11 @@
 namespace gate::stats {
 
 // Ordered worst first: a function's verdict is the minimum over its quantiles.
-enum class Verdict { kRegression, kInconclusive, kInsufficientData, kUnchanged, kImprovement };
-std::string_view to_string(Verdict v);  // "regression", "inconclusive", "insufficient data", ...
+// kSuspect: inconclusive after the family's correction, yet this test alone (its looks counted)
+// shows the ratio above its threshold: a suspected regression. It fails the build only with
+// fail_on_suspect; every report lists it first after the regressions.
+enum class Verdict { kRegression, kSuspect, kInconclusive, kInsufficientData, kUnchanged, kImprovement };
+std::string_view to_string(Verdict v);  // "regression", "suspect", "inconclusive", "insufficient data", ...
 inline Verdict worst(Verdict a, Verdict b) { return a < b ? a : b; }
 
 // What to compare per run: a quantile of the calls' latency, or their mean.
@@ -103,6 +106,8 @@ struct CompareOptions {
   int first_look = 0;
   int last_look = 0;
   bool sequential() const { return last_look > first_look && first_look > 0; }
+  // A suspected regression (Verdict::kSuspect) fails the build (exit 1) like a regression.
+  bool fail_on_suspect = false;
   int resamples = 2000;
   uint64_t seed = 0x67617465;  // fixed: the same inputs always give the same verdicts
   // Below 5 runs a side a run-level bootstrap has at most 126 distinct resamples and its 95%
@@ -148,10 +153,26 @@ struct QuantileComparison {
   double base_ns = 0;        // per-run quantile, winsorized geometric mean over runs (0 when not computed)
   double head_ns = 0;
   double ratio = 0;          // head_ns / base_ns
-  double ci_low = 0;         // confidence interval of ratio
+  // The interval that decided: its lower bound at the one-sided level the regression family's
+  // correction (multiplicity and looks) gave this test, its upper bound at the improvement
+  // family's. A regression is exactly ci_low above 1 + band.regression, an improvement ci_high
+  // below 1 - band.improvement (stats/family.hpp). Before the family is decided: the test's own.
+  double ci_low = 0;
   double ci_high = 0;
+  // The test's own interval at `confidence`, as if it were the only test at one look (reports
+  // show it only in JSON, named as unadjusted).
+  double raw_ci_low = 0;
+  double raw_ci_high = 0;
+  double ci_level_regression = 0;   // the one-sided levels ci_low / ci_high were taken at
+  double ci_level_improvement = 0;
+  // The interval's model: log(ratio) ~ log_center + log_scale * t(df).
+  double log_center = 0;
+  double log_scale = 0;
   double p_regression = 1;   // one-sided p for H0: ratio <= 1 + band.regression (raw, then adjusted)
   double p_regression_adjusted = 1;
+  // p_regression made sequential for the looks but not adjusted for the other tests: what a
+  // suspect is judged by (below (1 - confidence) / 2).
+  double p_regression_own = 1;
   double p_improvement = 1;  // one-sided p for H0: ratio >= 1 - band.improvement
   double p_improvement_adjusted = 1;
   // Equivalence (TOST, two one-sided tests): the larger of the one-sided p-values for "ratio >= 1 +
@@ -204,6 +225,7 @@ struct FunctionComparison {
 
 struct VerdictCounts {
   int regression = 0;
+  int suspect = 0;
   int inconclusive = 0;
   int insufficient_data = 0;
   int unchanged = 0;
@@ -246,9 +268,17 @@ struct Comparison {
   bool common_shift_tested = false;
   bool speed_normalized = false;
   bool paired = false;
+  bool suspects_fail = false;                 // CompareOptions::fail_on_suspect: a suspect exits 1
   std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
   std::vector<std::string> only_in_head;
   std::vector<std::string> warnings;          // context mismatches, lost calls, partial results
+  // Measure-until-decided went past max_runs (up to suspect_max_runs) because these tests read
+  // past their threshold and were predicted to decide soon; empty when it did not.
+  struct Extension {
+    int max_units = 0;               // the config's max_runs
+    int units = 0;                   // units (pairs, or runs a side) measured in the end
+    std::vector<std::string> tests;  // "pricing.Apply p50"
+  } extension;
   std::string method;                         // one sentence: how the verdicts were reached
   std::string method_short;                   // "hierarchical bootstrap 95% CI, Holm"
   VerdictCounts counts;                       // per function
@@ -270,7 +300,16 @@ struct Comparison {
   // re-comparison is one more chance for a false regression; the threshold band keeps that small
   // (an unchanged function sits a whole band away from the regression boundary).
   bool need_more_runs(int max_units = 0) const;
+
+  // The tests worth measuring past max_runs for: inconclusive (or suspect), the estimate past the
+  // regression threshold, and predicted to decide within `within_units` units at the measured
+  // noise. As "function quantile". Empty once a regression decided a paired comparison.
+  std::vector<std::string> suspects_decidable_within(int within_units) const;
 };
+
+// The exit code a comparison's verdicts give: 1 on a regression (or a suspect, with
+// fail_on_suspect), else what it already holds (0, or 3 when it could not measure).
+ExitCode verdict_exit_code(const Comparison& c, bool fail_on_suspect);
 
 // base_meta / head_meta supply the context and the declared functions (their `runs` are not
 // read); the runs are passed separately so that a caller can compare a subset (e.g. only the

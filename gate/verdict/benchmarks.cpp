@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "stats/benchmarks.hpp"
-#include "stats/multiplicity.hpp"
+#include "stats/family.hpp"
 
 namespace gate::verdict {
 namespace {
@@ -66,15 +66,6 @@ void redecide_functions(stats::Comparison& c) {
   });
 }
 
-void set_exit_code(stats::Comparison& c) {
-  const bool regression = c.counts.regression > 0 || c.benchmarks.counts.regression > 0 ||
-                          (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression);
-  if (regression)
-    c.exit_code = ExitCode::kRegression;
-  else if (c.exit_code == ExitCode::kRegression)  // a function regression undone by the larger family
-    c.exit_code = ExitCode::kOk;
-}
-
 }  // namespace
 
 void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
@@ -96,20 +87,9 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
   const auto tests = family_of(c);
   const int before = c.tests;
   c.tests = static_cast<int>(tests.size());
-  std::vector<double> p_reg, p_imp;
-  for (const auto* t : tests) {
-    p_reg.push_back(t->p_regression);
-    p_imp.push_back(t->p_improvement);
-  }
-  const auto adj_reg = stats::adjust_p_values(p_reg, o.multiplicity);
-  const auto adj_imp = stats::adjust_p_values(p_imp, o.multiplicity);
-  for (size_t i = 0; i < tests.size(); ++i) {
-    tests[i]->p_regression_adjusted = adj_reg[i];
-    tests[i]->p_improvement_adjusted = adj_imp[i];
-    stats::decide_test(*tests[i], o, c.tests);
-  }
+  stats::decide_family(tests, o);
   redecide_functions(c);
-  set_exit_code(c);
+  c.exit_code = stats::verdict_exit_code(c, o.fail_on_suspect);
   const std::string was = "over " + std::to_string(before) + " tests";
   if (const size_t at = c.method.find(was); at != std::string::npos)
     c.method.replace(at, was.size(), "over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)");

@@ -22,7 +22,9 @@ void warn_uncalled(stats::Comparison& c, const ResultFile& base, const ResultFil
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
-  return {opts.runs ? opts.runs : cfg.runs, max_runs ? max_runs : cfg.max_runs};
+  Budget b{opts.runs ? opts.runs : cfg.runs, max_runs ? max_runs : cfg.max_runs};
+  b.suspect_max_runs = runner::suspect_max_runs(cfg, b.runs, b.max_runs);
+  return b;
 }
 
 // The comparison options of a measure-until-decided loop: its looks are part of the test.
@@ -30,12 +32,12 @@ stats::CompareOptions loop_options(const runner::Config& cfg, const std::vector<
                                    const Budget& b) {
   stats::CompareOptions o = compare_options(&cfg, functions);
   o.first_look = b.runs;
-  o.last_look = std::max(b.runs, b.max_runs);
+  o.last_look = b.last();
   return o;
 }
 
 void record_looks(ResultFile& r, const Budget& b) {
-  if (b.max_runs > b.runs) r.extra["looks"] = looks_text(b.runs, b.max_runs);
+  if (b.last() > b.runs) r.extra["looks"] = looks_text(b.runs, b.last());
 }
 
 }  // namespace
@@ -136,15 +138,17 @@ void throw_failure(const AbJudged& j) {
 }
 
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
-                                const std::string& head_path, const runner::Config* cfg) {
+                                const std::string& head_path, const runner::Config* cfg,
+                                std::optional<bool> fail_on_suspect) {
   if (head.partial) {
     throw Error::make(head_path, "is a partial result (" + head.partial_reason + ")",
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
   }
   baselines::require_common_functions(base, head, base_path);
   baselines::require_same_time_basis(base.context.preemption_excluded, head.context.preemption_excluded, base_path);
-  stats::Comparison c =
-      compare_with_benchmarks(base.runs, head.runs, base, head, with_looks(compare_options(cfg, head.functions), head));
+  stats::CompareOptions o = with_looks(compare_options(cfg, head.functions), head);
+  if (fail_on_suspect) o.fail_on_suspect = *fail_on_suspect;
+  stats::Comparison c = compare_with_benchmarks(base.runs, head.runs, base, head, o);
   warn_uncalled(c, base, head);
   return c;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "results/result.hpp"
@@ -41,8 +42,9 @@ void require_sliceable(const runner::Config& cfg, double slice_ms);
 void throw_failure(const AbJudged& j);
 
 // gate compare: two result files; head must be complete and share a function with base. cfg may be
-// nullptr (the default settings).
+// nullptr (the default settings); fail_on_suspect, when set, overrides the config's.
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
-                                const std::string& head_path, const runner::Config* cfg);
+                                const std::string& head_path, const runner::Config* cfg,
+                                std::optional<bool> fail_on_suspect = std::nullopt);
 
 }  // namespace gate::verdict

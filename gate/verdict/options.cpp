@@ -9,6 +9,7 @@ namespace gate::verdict {
 
 stats::CompareOptions compare_options(const runner::Config* cfg, const std::vector<FunctionInfo>& functions) {
   stats::CompareOptions o;
+  o.fail_on_suspect = runner::kFailOnSuspectByDefault;
   if (!cfg) return o;
   o.quantiles.clear();
   for (const auto& q : cfg->quantiles) o.quantiles.push_back(stats::QuantileSpec::parse(q));
@@ -30,6 +31,8 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   o.calls_ratio_threshold = 1.0 + cfg->calls_change;
   o.calls_policy = cfg->fail_on_calls_change ? stats::CallsPolicy::kFailOnChange : stats::CallsPolicy::kReport;
   o.require_sufficient_data = cfg->fail_on_insufficient;
+  o.fail_on_suspect = cfg->fail_on_suspect.value_or(runner::kFailOnSuspectByDefault);
+  stats::parse_multiplicity(cfg->family, &o.multiplicity);  // validated when the config was read
   o.normalize_speed = cfg->speed_normalization;
   o.fit_speed_elasticity = cfg->fit_speed_elasticity;
   o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;

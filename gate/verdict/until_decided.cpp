@@ -44,16 +44,32 @@ bool SlicedPairs::failed() const { return base_.failed() || head_.failed(); }
 stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, const Budget& budget,
                                         const std::function<void(const std::string&)>& log) {
   const int max_runs = std::max(budget.runs, budget.max_runs);
+  const int last = budget.last();
   schedule.add_rounds(budget.runs);
   stats::Comparison c;
+  std::vector<std::string> extended_for;
   while (!schedule.failed()) {
     c = judge();
-    if (!c.need_more_runs(max_runs) || schedule.rounds_done() >= max_runs) break;
+    const int done = schedule.rounds_done();
+    std::string why;
+    if (done < max_runs) {
+      if (!c.need_more_runs(max_runs)) break;
+      why = "some verdicts are inconclusive";
+    } else {
+      const std::vector<std::string> suspects = done < last ? c.suspects_decidable_within(last) : std::vector<std::string>{};
+      if (suspects.empty()) break;
+      for (const auto& s : suspects)
+        if (std::find(extended_for.begin(), extended_for.end(), s) == extended_for.end()) extended_for.push_back(s);
+      why = "past max_runs (" + std::to_string(max_runs) + ") for " + suspects.front() +
+            (suspects.size() > 1 ? " and " + std::to_string(suspects.size() - 1) + " more" : "") +
+            ", which reads past its threshold and looks decidable by " + std::to_string(last);
+    }
     if (log)
-      log("some verdicts are inconclusive: one more " + schedule.round_name() + " (" +
-          std::to_string(schedule.rounds_done() + 1) + "/" + std::to_string(max_runs) + ")");
+      log(why + ": one more " + schedule.round_name() + " (" + std::to_string(done + 1) + "/" +
+          std::to_string(done < max_runs ? max_runs : last) + ")");
     schedule.add_rounds(1);
   }
+  if (!extended_for.empty()) c.extension = {max_runs, schedule.rounds_done(), extended_for};
   return c;
 }
 

@@ -4,6 +4,7 @@
 // what was measured so far is decided. May include runner/ and stats/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -112,13 +113,21 @@ using Judge = std::function<stats::Comparison()>;
 
 struct Budget {
   int runs = 1;      // rounds measured before the first comparison
-  int max_runs = 1;  // rounds at most (less than runs means runs)
+  int max_runs = 1;  // rounds at most (less than runs means runs)...
+  // ...except for a test whose estimate lies past its regression threshold and that is predicted
+  // to decide within this many rounds: measuring goes on for it up to here (less than max_runs
+  // means max_runs: no extension). The looks' sequential correction covers every round up to here
+  // from the first look, so going on costs no false-alarm rate.
+  int suspect_max_runs = 0;
+  int last() const { return std::max({runs, max_runs, suspect_max_runs}); }
 };
 
 // Adds budget.runs rounds, then compares and adds one round at a time while a verdict is
-// inconclusive and fewer than max_runs rounds are done. Returns the last comparison; an empty one
-// when a run failed before any comparison (the caller then reports the failure). `log` gets one
-// progress line per added round.
+// inconclusive and fewer than max_runs rounds are done, then, up to suspect_max_runs, while a test
+// past its threshold looks decidable within it (Comparison::suspects_decidable_within; the
+// comparison's `extension` says so). Returns the last comparison; an empty one when a run failed
+// before any comparison (the caller then reports the failure). `log` gets one progress line per
+// added round.
 stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, const Budget& budget,
                                         const std::function<void(const std::string&)>& log);
 

@@ -279,16 +279,20 @@ def tally(st, rep, slowed, function):
         if p50.get("noise"):
             st["noise"].append(p50["noise"])
         reg = p50["verdict"] == "regression"
+        sus = p50["verdict"] == "suspect"
         if slowed and f["name"] == function:
             st["caught"] += reg
+            st["caught_suspect"] += sus
         else:
             st["fn_trials"] += 1
             st["false_reg"] += reg
+            st["false_suspect"] += sus
             st["unchanged"] += p50["verdict"] == "unchanged"
             # gate's earlier rule: the 95% interval inside the band
             band = p50["threshold"]
-            st["unchanged95"] += (p50["verdict"] in ("unchanged", "inconclusive") and
-                                  p50["ci_low"] >= 1 - band["improvement"] and p50["ci_high"] <= 1 + band["regression"])
+            lo, hi = p50.get("ci_unadjusted_low", p50["ci_low"]), p50.get("ci_unadjusted_high", p50["ci_high"])
+            st["unchanged95"] += (p50["verdict"] in ("unchanged", "inconclusive", "suspect") and
+                                  lo >= 1 - band["improvement"] and hi <= 1 + band["regression"])
             per = st["per_function"].setdefault(f["name"], [0, 0, [], []])
             per[0] += p50["verdict"] == "unchanged"
             per[1] += 1
@@ -307,7 +311,8 @@ def print_per_function(st):
 
 
 def new_stats():
-    return dict(trials=0, fn_trials=0, false_reg=0, unchanged=0, unchanged95=0, caught=0, noise=[], per_function={})
+    return dict(trials=0, fn_trials=0, false_reg=0, false_suspect=0, unchanged=0, unchanged95=0, caught=0,
+                caught_suspect=0, noise=[], per_function={})
 
 
 def trials_for(spec, label):

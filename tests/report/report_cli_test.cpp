@@ -67,7 +67,9 @@ const Files& files() {
 TEST(ReportCli, DefaultIsTheTextReportOnStdout) {
   const auto r = gate({"compare", files().base, files().head});
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_EQ(r.out.rfind("verdict ", 0), 0u) << r.out;
+  // The table first, after the suspected regressions (the sample has one, named above the table).
+  EXPECT_EQ(r.out.rfind("SUSPECT 1 suspected regression", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n\nverdict "), std::string::npos) << r.out;
   EXPECT_TRUE(contains(r.out, "    reproduce: gate compare " + files().base + " " + files().head + "\n")) << r.out;
   EXPECT_TRUE(contains(r.out, "    accept:    cp " + files().head + " " + files().base + "\n")) << r.out;
   EXPECT_FALSE(contains(r.out, "\x1b[")) << "no colour when stdout is a file";

@@ -99,7 +99,8 @@ TEST(ReportSample, HasEveryVerdictAndOneSidedFunctions) {
   EXPECT_EQ(c.counts.regression, 1);
   EXPECT_EQ(c.counts.improvement, 1);
   EXPECT_GE(c.counts.unchanged, 1);
-  EXPECT_EQ(c.counts.inconclusive, 1);
+  // SumBy's p50 is past +3% on its own test, not after Holm over 12: a suspect (its p99 inconclusive).
+  EXPECT_EQ(c.counts.suspect, 1);
   EXPECT_EQ(c.counts.insufficient_data, 1);
   EXPECT_EQ(c.functions.front().name, kRegressed);
   EXPECT_EQ(c.only_in_base, std::vector<std::string>{"main.removed"});
@@ -112,6 +113,50 @@ TEST(ReportGolden, Text) { check_golden("report.txt", report::render(report::For
 TEST(ReportGolden, Markdown) { check_golden("report.md", report::render_markdown(sample().comparison, sample().inputs)); }
 TEST(ReportGolden, Json) { check_golden("report.json", report::render_json(sample().comparison, sample().inputs), true); }
 TEST(ReportGolden, Junit) { check_golden("junit.xml", report::render_junit(sample().comparison, sample().inputs)); }
+
+// Issue 34: a suspected regression is named at the top of every report, before the table, with
+// the interval that decided and whether it fails the build.
+TEST(ReportSuspect, NamedAtTheTopOfEveryFormat) {
+  const auto& c = sample().comparison;
+  const auto& in = sample().inputs;
+  const std::string suspect = "example.com/shop.SumBy[go.shape.int64]";
+  const std::string heading = "1 suspected regression";
+  const std::string t = report::render(report::Format::kText, c, in);
+  ASSERT_TRUE(contains(t, "SUSPECT " + heading)) << t;
+  EXPECT_LT(t.find("SUSPECT " + heading), t.find("verdict  ")) << t;
+  EXPECT_TRUE(contains(t, "passes the build (set fail_on_suspect: true")) << t;
+  const std::string md = report::render_markdown(c, in);
+  ASSERT_TRUE(contains(md, "> **Suspected regression.** " + heading)) << md;
+  EXPECT_LT(md.find("**Suspected regression.**"), md.find("| verdict")) << md;
+  EXPECT_TRUE(contains(md, "\xF0\x9F\x9F\xA0 **suspect**")) << md;
+  const std::string x = report::render_junit(c, in);
+  EXPECT_TRUE(contains(x, "name=\"gate.suspects\" value=\"" + heading)) << x;
+  EXPECT_TRUE(contains(x, "SUSPECTED REGRESSION (passes")) << x;
+  EXPECT_FALSE(contains(x, "type=\"suspect\"")) << "a suspect fails only with fail_on_suspect";
+  const std::string h = report::render_html(c, in);
+  ASSERT_TRUE(contains(h, "<div class=\"suspects\"><strong>Suspected regression.</strong> " + heading)) << h;
+  EXPECT_LT(h.find("class=\"suspects\""), h.find("<h2>Functions</h2>"));
+  const auto j = nlohmann::json::parse(report::render_json(c, in));
+  ASSERT_EQ(j.at("suspects").size(), 1u);
+  EXPECT_TRUE(contains(j.at("suspects")[0].get<std::string>(), suspect));
+  EXPECT_EQ(j.at("counts").at("suspect"), 1);
+  EXPECT_EQ(j.at("fail_on_suspect"), false);
+  // The shown interval is the one that decided: the suspect's reaches below +3%, its own does not.
+  for (const auto& f : j.at("functions"))
+    if (f.at("name") == suspect) {
+      const auto& q = f.at("quantiles")[0];
+      EXPECT_EQ(q.at("verdict"), "suspect");
+      EXPECT_LE(q.at("ci_low").get<double>(), 1.03);
+      EXPECT_GT(q.at("ci_unadjusted_low").get<double>(), 1.03);
+    }
+  // With fail_on_suspect the suspect is a JUnit failure and the build fails.
+  stats::Comparison failing = c;
+  failing.suspects_fail = true;
+  failing.exit_code = stats::verdict_exit_code(failing, true);
+  const std::string xf = report::render_junit(failing, in);
+  EXPECT_TRUE(contains(xf, "type=\"suspect\"")) << xf;
+  EXPECT_TRUE(contains(report::render(report::Format::kText, failing, in), "fails the build (fail_on_suspect: true)"));
+}
 
 TEST(ReportText, RegressionLinesSayWhatToDoNext) {
   const std::string t = report::render(report::Format::kText, sample().comparison, sample().inputs);
@@ -193,7 +238,9 @@ TEST(ReportMarkdown, HeadlineAttentionFirstRestFolded) {
   const auto& n = sample().comparison.counts;
   EXPECT_EQ(md.rfind("## ", 0), 0u) << md;
   const std::string first_line = md.substr(0, md.find('\n'));
-  EXPECT_TRUE(contains(first_line, "1 regression, 1 improvement, " + std::to_string(n.unchanged) + " unchanged")) << first_line;
+  EXPECT_TRUE(contains(first_line, "1 regression, 1 suspected regression, 1 improvement, " +
+                                       std::to_string(n.unchanged) + " unchanged"))
+      << first_line;
   EXPECT_TRUE(contains(md, "> **Note:** this branch changes the baseline")) << md;
   const size_t details = md.find("<details>");
   ASSERT_NE(details, std::string::npos) << md;

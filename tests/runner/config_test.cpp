@@ -232,6 +232,40 @@ TEST(Config, ExcludePreemptionIsAChoiceOrTheCommandsDefault) {
   EXPECT_EQ(exclude_preemption(parse("exclude_preemption: true\n"), std::optional<bool>(false), true), false);
 }
 
+// Issue 34: suspects fail the build when asked, measuring goes past max_runs for them up to
+// suspect_max_runs (default twice max_runs when measuring adaptively), and the family is a word.
+TEST(Config, SuspectKeysAndTheirDefaults) {
+  auto parse = [](const std::string& lines) {
+    return parse_config("binary: x\nworkload: y\nfunctions: [a]\n" + lines, "/repo/gate.yaml");
+  };
+  EXPECT_EQ(parse("").fail_on_suspect, std::nullopt);
+  EXPECT_EQ(parse("fail_on_suspect: true\n").fail_on_suspect, std::optional<bool>(true));
+  EXPECT_EQ(parse("fail_on_suspect: false\n").fail_on_suspect, std::optional<bool>(false));
+  EXPECT_EQ(parse("").family, "holm");
+  EXPECT_EQ(parse("family: fdr\n").family, "fdr");
+  EXPECT_EQ(parse("family: p50-first\n").family, "p50-first");
+
+  const Config adaptive = parse("runs: 5\nmax_runs: 10\n");
+  EXPECT_EQ(suspect_max_runs(adaptive, 5, 10), 20);
+  EXPECT_EQ(suspect_max_runs(adaptive, 5, 12), 24);  // --max-runs 12 on the command line
+  const Config fixed = parse("runs: 7\n");
+  EXPECT_EQ(suspect_max_runs(fixed, 7, 0), 7);        // a fixed number of runs stays fixed
+  const Config set = parse("runs: 5\nmax_runs: 10\nsuspect_max_runs: 30\n");
+  EXPECT_EQ(set.suspect_max_runs, 30);
+  EXPECT_EQ(suspect_max_runs(set, 5, 10), 30);
+  EXPECT_EQ(suspect_max_runs(set, 5, 40), 40);       // never below max_runs
+
+  auto e = error_of("binary: x\nworkload: y\nfunctions: [a]\nruns: 5\nmax_runs: 10\nsuspect_max_runs: 8\n");
+  EXPECT_NE(e.find("'suspect_max_runs'"), std::string::npos) << e;
+  EXPECT_NE(e.find("below max_runs (10)"), std::string::npos) << e;
+  EXPECT_NE(e.find("at least 10"), std::string::npos) << e;
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nfamily: holmes\n");
+  EXPECT_NE(e.find("'family'"), std::string::npos) << e;
+  EXPECT_NE(e.find("holm (the default), p50-first, fdr"), std::string::npos) << e;
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nfail_on_suspect: maybe\n");
+  EXPECT_NE(e.find("fail_on_suspect"), std::string::npos) << e;
+}
+
 TEST(Config, MissingFileSaysHowToFixIt) {
   try {
     load_config("/nonexistent/gate.yaml");

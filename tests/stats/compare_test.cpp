@@ -12,6 +12,7 @@
 #include "report/text_report.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/distributions.hpp"
+#include "stats/family.hpp"
 #include "synthetic.hpp"
 
 namespace gate::stats {
@@ -396,14 +397,19 @@ TEST(Compare, HolmMakesBorderlineRegressionsInconclusive) {
     const Comparison ca = run(alone, o), cm = run(many, o);
     const auto& qa = *fn(ca, "main.target").find("p50");
     const auto& qm = *fn(cm, "main.target").find("p50");
-    ASSERT_EQ(qa.ci_low, qm.ci_low);
+    ASSERT_EQ(qa.raw_ci_low, qm.raw_ci_low);  // the test's own interval; the shown one is Holm's
+    EXPECT_LE(qm.ci_low, qa.ci_low);
     if (qm.verdict == Verdict::kRegression) {
       EXPECT_EQ(qa.verdict, Verdict::kRegression) << shift;
     }
     if (qa.verdict == Verdict::kRegression && qm.verdict != Verdict::kRegression) {
       saw_holm_effect = true;
-      EXPECT_EQ(qm.verdict, Verdict::kInconclusive);
-      EXPECT_TRUE(contains(qm.reason, "not significant after Holm over 82 tests")) << qm.reason;
+      // Past the threshold on its own, held back by the 81 other tests: a suspect, whose shown
+      // interval (Holm's level) reaches below the threshold.
+      EXPECT_EQ(qm.verdict, Verdict::kSuspect);
+      EXPECT_TRUE(contains(qm.reason, "but not after Holm over 82 tests")) << qm.reason;
+      EXPECT_LE(qm.ci_low, 1.03);
+      EXPECT_GT(qa.ci_low, 1.03);
       EXPECT_GE(qm.p_regression_adjusted, 0.025);
       EXPECT_LT(qa.p_regression_adjusted, 0.025);
     }
@@ -420,8 +426,10 @@ TEST(Compare, SmallChangeIsInconclusiveAndAsksForRuns) {
   const auto c = run(make(base, head, 10, 0.03), p50_only);
   const auto& q = *fn(c, "main.f00").find("p50");
   EXPECT_EQ(q.verdict, Verdict::kInconclusive);
-  EXPECT_TRUE(contains(q.reason, "90% interval [")) << q.reason;
-  EXPECT_TRUE(contains(q.reason, "reaches beyond +3%")) << q.reason;
+  // At the threshold the estimate lands on either side of it: the reason names the interval that
+  // keeps it open, the 90% one (unchanged) or the one that decides (regression).
+  EXPECT_TRUE(contains(q.reason, "90% interval [") || contains(q.reason, "but its interval [")) << q.reason;
+  EXPECT_TRUE(contains(q.reason, "reaches beyond +3%") || contains(q.reason, "is above +3%")) << q.reason;
   EXPECT_TRUE(q.more_runs_would_help);
   EXPECT_TRUE(c.need_more_runs());
   // Futility: a change right at the threshold needs far more runs than a maximum of 12 allows

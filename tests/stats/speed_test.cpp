@@ -208,7 +208,7 @@ Trials run_trials(const std::vector<SyntheticFunction>& fns, double slow, bool n
     for (const auto& f : c.functions) {
       const auto& q = f.quantiles[0];
       ++t.tests;
-      t.ci_log_width += std::log(q.ci_high / q.ci_low);
+      t.ci_log_width += std::log(q.raw_ci_high / q.raw_ci_low);
       if (f.name == fns[0].name) {
         t.caught += q.verdict == Verdict::kRegression;
       } else {

@@ -60,6 +60,28 @@ TEST(CompareOptions, FromTheConfig) {
   EXPECT_TRUE(o.require_sufficient_data);
 }
 
+// Every family word the config accepts names the correction it promises, and the suspect policy
+// follows the config, else gate's default.
+TEST(CompareOptions, FamilyAndSuspectPolicy) {
+  const std::pair<const char*, stats::Multiplicity> words[] = {
+      {"holm", stats::Multiplicity::kHolm},
+      {"p50-first", stats::Multiplicity::kHolmPrimaryFirst},
+      {"fdr", stats::Multiplicity::kBenjaminiHochberg},
+      {"bonferroni", stats::Multiplicity::kBonferroni},
+      {"none", stats::Multiplicity::kNone}};
+  for (const auto& [word, m] : words) {
+    const auto cfg = config(std::string("family: ") + word + "\n");
+    EXPECT_EQ(compare_options(&cfg, functions({"main.f"})).multiplicity, m) << word;
+  }
+  const auto unset = config("");
+  EXPECT_EQ(compare_options(&unset, functions({"main.f"})).multiplicity, stats::Multiplicity::kHolm);
+  EXPECT_EQ(compare_options(&unset, functions({"main.f"})).fail_on_suspect, runner::kFailOnSuspectByDefault);
+  EXPECT_EQ(compare_options(nullptr, functions({"main.f"})).fail_on_suspect, runner::kFailOnSuspectByDefault);
+  const auto on = config("fail_on_suspect: true\n"), off = config("fail_on_suspect: false\n");
+  EXPECT_TRUE(compare_options(&on, functions({"main.f"})).fail_on_suspect);
+  EXPECT_FALSE(compare_options(&off, functions({"main.f"})).fail_on_suspect);
+}
+
 TEST(ThresholdDiff, NoChangeIsEmpty) {
   const auto a = config("threshold: 5%\n"), b = config("threshold: 5%\n");
   const auto fns = functions({"main.f", "main.slow"});

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace gate::verdict {
@@ -168,6 +169,85 @@ TEST(UntilDecided, AFailedSideStopsThePairAndTheLoop) {
   EXPECT_TRUE(judge.seen.empty());
   EXPECT_TRUE(c.functions.empty());
   EXPECT_EQ(trace.back(), 'a') << "nothing runs after the failure: " << trace;
+}
+
+
+// A comparison whose one p50 test is a suspect: inconclusive, its estimate `ratio` past a 10%
+// threshold, predicted to decide at `to_decide` units (0: unknown).
+stats::Comparison suspect_comparison(double ratio, int to_decide) {
+  stats::Comparison c = comparison(true);
+  auto& q = c.functions[0].quantiles[0];
+  q.name = "p50";
+  q.band = {0.10, 0.10};
+  q.ratio = ratio;
+  q.verdict = stats::Verdict::kSuspect;
+  q.units_to_decide = to_decide;
+  return c;
+}
+
+// Suspect until the side has `decided_at` runs, with `to_decide` as its prediction.
+struct SuspectJudge {
+  const Side& side;
+  int decided_at;
+  int to_decide;
+  double ratio = 1.13;
+  Judge fn() {
+    return [this] { return side.runs_done() < decided_at ? suspect_comparison(ratio, to_decide) : comparison(false); };
+  }
+};
+
+struct SuspectLoop {
+  std::string trace;
+  FakeSide head{'H', trace};
+  OneSide schedule{head};
+  SuspectJudge judge;
+  std::vector<std::string> log;
+  SuspectLoop(int decided_at, int to_decide) : judge{head, decided_at, to_decide} {}
+  stats::Comparison run(Budget b) {
+    return measure_until_decided(schedule, judge.fn(), b, [this](const std::string& l) { log.push_back(l); });
+  }
+};
+
+// Issue 34: a regression that needs ~20 pairs is measured past max_runs 10, up to suspect_max_runs,
+// says so in the log and in the comparison, and stops once decided.
+TEST(UntilDecided, GoesPastMaxRunsForASuspectThatLooksDecidable) {
+  SuspectLoop t(16, 18);
+  const auto c = t.run({5, 10, 20});
+  EXPECT_EQ(t.head.runs, 16);
+  EXPECT_EQ(c.extension.max_units, 10);
+  EXPECT_EQ(c.extension.units, 16);
+  EXPECT_EQ(c.extension.tests, (std::vector<std::string>{"main.f p50"}));
+  ASSERT_FALSE(t.log.empty());
+  EXPECT_NE(t.log.back().find("past max_runs (10) for main.f p50"), std::string::npos) << t.log.back();
+  EXPECT_NE(t.log.back().find("(16/20)"), std::string::npos) << t.log.back();
+}
+
+TEST(UntilDecided, StopsAtSuspectMaxRunsStillUndecided) {
+  SuspectLoop t(100, 18);
+  const auto c = t.run({5, 10, 20});
+  EXPECT_EQ(t.head.runs, 20);
+  EXPECT_EQ(c.extension.units, 20);
+  EXPECT_EQ(c.functions[0].quantiles[0].verdict, stats::Verdict::kSuspect);
+}
+
+// Not past max_runs when the prediction lies beyond suspect_max_runs, is unknown, when the estimate
+// is inside the band (inconclusive about "unchanged" only), or when no extension is planned.
+TEST(UntilDecided, StopsAtMaxRunsWhenTheSuspectWouldNotDecideInTime) {
+  for (auto [to_decide, ratio, b] : {std::tuple{40, 1.13, Budget{5, 10, 20}}, std::tuple{0, 1.13, Budget{5, 10, 20}},
+                                     std::tuple{12, 1.05, Budget{5, 10, 20}}, std::tuple{12, 1.13, Budget{5, 10, 0}},
+                                     std::tuple{12, 1.13, Budget{5, 10, 10}}}) {
+    SuspectLoop t(100, to_decide);
+    t.judge.ratio = ratio;
+    const auto c = t.run(b);
+    EXPECT_EQ(t.head.runs, 10) << to_decide << " " << ratio << " " << b.suspect_max_runs;
+    EXPECT_EQ(c.extension.units, 0);
+  }
+}
+
+TEST(UntilDecided, LastLookCoversTheExtension) {
+  EXPECT_EQ((Budget{5, 10, 20}).last(), 20);
+  EXPECT_EQ((Budget{5, 10, 0}).last(), 10);
+  EXPECT_EQ((Budget{5, 0, 0}).last(), 5);
 }
 
 }  // namespace

@@ -1,0 +1,164 @@
+// decide_family: the looks' sequential correction, the multiplicity adjustment, each test's verdict
+// (regression, suspect, improvement, unchanged, inconclusive) and the interval that decided it.
+#include "stats/family.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "stats/distributions.hpp"
+#include "stats/multiplicity.hpp"
+#include "stats/power.hpp"
+#include "stats/sequential.hpp"
+
+namespace gate::stats {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string percent(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+std::string interval_text(double lo, double hi) { return "[" + fmt("%.3f", lo) + ", " + fmt("%.3f", hi) + "]"; }
+
+// The bound of a test's interval at one-sided level `level`: below the centre (sign -1) or above.
+double bound_at(const QuantileComparison& qc, double level, int sign) {
+  if (!(qc.log_scale > 0)) return std::exp(qc.log_center);
+  const double df = qc.df >= 1 ? qc.df : 1e6;
+  return std::exp(qc.log_center + sign * student_t_quantile(1 - level, df) * qc.log_scale);
+}
+
+// What this test could see: the smallest slowdown caught with ~80% power at its units (the
+// first, strictest Holm step: one-sided alpha / tests), and for an inconclusive verdict roughly
+// how many units would decide it if the noise and the estimate stay as measured.
+void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
+  if (!(qc.noise > 0) || qc.units < 2 || !(qc.df >= 1)) return;
+  const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
+  const PowerModel model{o.confidence, tests, 0.8, o.first_look, o.last_look};
+  const double crit = student_t_quantile(1 - look_level(model), qc.df);
+  qc.detectable = detectable_ratio(qc.noise, qc.units, qc.band.regression, model);
+  if (qc.verdict != Verdict::kInconclusive && qc.verdict != Verdict::kSuspect) return;
+  const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
+  double se_needed;
+  if (c > up)
+    se_needed = (c - up) / crit;
+  else if (c < down)
+    se_needed = (down - c) / crit;
+  else
+    se_needed = std::min(up - c, c - down) / student_t_quantile(1 - o.equivalence_alpha, qc.df);
+  if (!(se_needed > 0)) return;
+  const double units = std::ceil(qc.units * (se / se_needed) * (se / se_needed));
+  qc.units_to_decide = units < 1e6 ? static_cast<int>(units) : 1000000;
+}
+
+}  // namespace
+
+void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
+  const double alpha = (1 - o.confidence) / 2;
+  const double up = 1 + qc.band.regression;
+  const double down = 1 - qc.band.improvement;
+  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
+  const std::string family =
+      o.multiplicity == Multiplicity::kNone || tests <= 1
+          ? (looks.empty() ? std::string("") : " over " + looks)
+          : " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(tests) + " tests" +
+                (looks.empty() ? std::string("") : " and " + looks);
+  {  // the equivalence interval: the test's own, at 1 - 2 alpha_eq (two one-sided tests)
+    const double q = student_t_quantile(1 - o.equivalence_alpha, qc.df >= 1 ? qc.df : 1e6);
+    qc.eq_low = std::exp(qc.log_center - q * qc.log_scale);
+    qc.eq_high = std::exp(qc.log_center + q * qc.log_scale);
+  }
+  if (qc.p_regression_adjusted < alpha) {
+    qc.verdict = Verdict::kRegression;
+  } else if (qc.p_improvement_adjusted < alpha) {
+    qc.verdict = Verdict::kImprovement;
+  } else if (qc.p_unchanged < o.equivalence_alpha) {
+    qc.verdict = Verdict::kUnchanged;
+  } else {
+    qc.more_runs_would_help = true;
+    const std::string shown = interval_text(qc.ci_low, qc.ci_high);
+    if (qc.p_regression_own < alpha) {
+      // Past the threshold on its own, held back only by the other tests of the family.
+      const double own_level = o.sequential() ? sequential_looks(o.first_look, o.last_look).per_look_level(alpha) : alpha;
+      qc.verdict = Verdict::kSuspect;
+      qc.reason = "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") +
+                  " its interval " + interval_text(bound_at(qc, own_level, -1), bound_at(qc, own_level, +1)) +
+                  " lies above +" + percent(qc.band.regression) + ", but not" + family + " (adjusted p " +
+                  fmt("%.2g", qc.p_regression_adjusted) + " >= " + fmt("%g", alpha) + ", interval " + shown +
+                  "); more runs would decide";
+    } else if (qc.ratio > up) {
+      qc.verdict = Verdict::kInconclusive;
+      qc.reason = "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent(qc.band.regression) +
+                  ", but its interval " + shown + family + " reaches below it; more runs would decide";
+    } else if (qc.ratio < down) {
+      qc.verdict = Verdict::kInconclusive;
+      qc.reason = "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent(qc.band.improvement) +
+                  ", but its interval " + shown + family + " reaches above it; more runs would decide";
+    } else {
+      qc.verdict = Verdict::kInconclusive;
+      std::string which;
+      if (qc.eq_high > up) which = "+" + percent(qc.band.regression);
+      if (qc.eq_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
+      if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
+      qc.reason = percent(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
+                  " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
+    }
+  }
+  describe_power(qc, o, tests);
+  if (qc.units_to_decide > 0) {
+    const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
+    qc.reason += qc.units_to_decide > 20 * qc.units
+                     ? " (the change is too close to the threshold to decide in a sensible number of runs)"
+                     : " (about " + std::to_string(qc.units_to_decide) + unit + " at the measured noise, " +
+                           fmt("%.1f%%", 100 * qc.noise) + " per " + (qc.paired ? "pair" : "run") + ")";
+  }
+}
+
+void decide_family(const std::vector<QuantileComparison*>& tests, const CompareOptions& o) {
+  const double alpha = (1 - o.confidence) / 2;
+  std::vector<double> p_reg, p_imp;
+  for (const auto* t : tests) {
+    p_reg.push_back(t->p_regression);
+    p_imp.push_back(t->p_improvement);
+  }
+  const SequentialLooks* looks = o.sequential() ? &sequential_looks(o.first_look, o.last_look) : nullptr;
+  if (looks) {
+    for (double& p : p_reg) p = looks->adjust(p);
+    for (double& p : p_imp) p = looks->adjust(p);
+  }
+  // The primary tests of multiplicity kHolmPrimaryFirst: p50 (else the first quantile compared).
+  std::string primary_name = o.quantiles.empty() ? "p50" : o.quantiles.front().name;
+  for (const auto& q : o.quantiles)
+    if (q.name == "p50") primary_name = "p50";
+  std::vector<bool> primary;
+  for (const auto* t : tests) primary.push_back(t->name == primary_name);
+  const auto adj_reg = adjust_p_values(p_reg, o.multiplicity, primary);
+  const auto adj_imp = adjust_p_values(p_imp, o.multiplicity, primary);
+  const auto levels_reg = rejection_levels(p_reg, adj_reg, o.multiplicity, alpha, primary);
+  const auto levels_imp = rejection_levels(p_imp, adj_imp, o.multiplicity, alpha, primary);
+  std::vector<std::pair<double, double>> per_look_cache;  // levels repeat: Holm gives every test one
+  auto per_look = [&](double level) {
+    if (!looks) return level;
+    for (const auto& [l, v] : per_look_cache)
+      if (l == level) return v;
+    per_look_cache.emplace_back(level, looks->per_look_level(level));
+    return per_look_cache.back().second;
+  };
+  const int m = static_cast<int>(tests.size());
+  for (size_t i = 0; i < tests.size(); ++i) {
+    QuantileComparison& qc = *tests[i];
+    const double level_reg = per_look(levels_reg[i]), level_imp = per_look(levels_imp[i]);
+    qc.p_regression_own = p_reg[i];
+    qc.p_regression_adjusted = adj_reg[i];
+    qc.p_improvement_adjusted = adj_imp[i];
+    qc.ci_level_regression = level_reg;
+    qc.ci_level_improvement = level_imp;
+    qc.ci_low = bound_at(qc, level_reg, -1);
+    qc.ci_high = bound_at(qc, level_imp, +1);
+    decide_test(qc, o, m);
+  }
+}
+
+}  // namespace gate::stats
