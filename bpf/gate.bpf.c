@@ -469,15 +469,25 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     }
   }
   __u64 sp = ctx->rsp;
-  __u64 stack_hi = 0;
-  if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
-    __sync_fetch_and_add(&st->dropped, 1);
-    return 0;
+  struct gate_frame_key key = {.tgid = tgid, .func = func};
+  if (kind >= GATE_SITE_NATIVE_ENTRY) {
+    /* A C frame lives on the thread's own stack, which never moves: the thread and the entry's
+     * stack pointer tell recursive frames apart, and a frame left by longjmp or an exception is
+     * replaced (counted abandoned) by the next call at the same depth, never paired later. */
+    g = GATE_NATIVE_THREAD_TAG | tid;
+    key.depth = kind == GATE_SITE_NATIVE_URETPROBE ? sp - 8 : sp;
+  } else {
+    __u64 stack_hi = 0;
+    if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
+      __sync_fetch_and_add(&st->dropped, 1);
+      return 0;
+    }
+    key.depth = stack_hi - sp;
   }
-  struct gate_frame_key key = {.tgid = tgid, .func = func, .g = g, .depth = stack_hi - sp};
+  key.g = g;
   struct gate_g_state *gs = goroutine_state(tgid, g);
 
-  if (kind == GATE_SITE_RETURN) {
+  if (kind == GATE_SITE_RETURN || kind == GATE_SITE_NATIVE_URETPROBE || kind == GATE_SITE_NATIVE_RETURN) {
     struct gate_frame *f = bpf_map_lookup_elem(&frames, &key);
     if (!f) {
       __sync_fetch_and_add(&st->unmatched_returns, 1);
@@ -499,7 +509,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
       }
     }
     if (gs)
-      gs->cost_ns += cost_of(costs.full_ns, GATE_SITE_RETURN);
+      gs->cost_ns += cost_of(costs.full_ns, kind);
     return 0;
   }
 

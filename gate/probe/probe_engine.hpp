@@ -19,6 +19,11 @@ namespace gate::probe {
 struct SiteSpec {
   uint64_t file_offset = 0;
   uint64_t cookie = 0;
+  // Native functions (plan/native_plan.hpp): the file the offset is in when it is not the engine's
+  // binary (a shared library, attached by path: its inode is probed before any process maps it),
+  // and whether the site is a uretprobe on the function's entry rather than a plain uprobe.
+  std::string path;
+  bool uretprobe = false;
 };
 
 enum class AttachMode { kAuto, kMulti, kPerProbe };

@@ -68,8 +68,8 @@ void Measurer::use_fresh_copy(int run) {
 
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  target_ = plan::make_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
-                            opts.entry, cfg.bucket_requests());
+  target_ = plan::make_mixed_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
+                                  opts.entry, cfg.bucket_requests(), cfg.native_requests(), native_options(cfg));
   const plan::ProbePlan& target = target_;
   original_binary_ = target_.binary;
   // For workload scripts: the file gate was given (GATE_BINARY is the copy that is probed), and
