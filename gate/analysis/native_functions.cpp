@@ -125,7 +125,7 @@ NativeSymbols native_functions(const elf::ElfFile& elf) {
     if (fresh) {
       f.symbol = r.name;
       f.name = demangle(r.name);
-      f.cxx = r.name.starts_with("_Z");
+      f.cxx = r.name.starts_with("_Z") || r.name.starts_with("_R");
       f.address = r.address;
     }
     f.size = std::max(f.size, r.size);

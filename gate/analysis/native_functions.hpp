@@ -16,7 +16,9 @@ struct NativeFunction {
   std::string symbol;  // the ELF symbol ("_ZNK6shapes6Circle4areaEv")
   uint64_t address = 0;
   uint64_t size = 0;     // 0 when the symbol has no size (hand-written assembly)
-  bool cxx = false;      // a mangled C++ name (Itanium ABI, "_Z...")
+  // A mangled C++ or Rust name (Itanium "_Z...", which Rust's legacy mangling uses too, or Rust's
+  // v0 "_R..."): code an exception or a panic may unwind through.
+  bool cxx = false;
   bool dynamic = false;  // found in .dynsym (exported), not only .symtab
 };
 

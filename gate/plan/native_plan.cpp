@@ -26,6 +26,7 @@ namespace {
 
 struct DynamicPaths {
   std::vector<std::string> rpath, runpath;
+  bool origin = false;  // some entry used $ORIGIN
 };
 
 std::vector<std::string> split_paths(const std::string& s, const std::string& origin) {
@@ -54,6 +55,7 @@ DynamicPaths dynamic_paths(const std::string& binary) {
     if (e.d_tag == DT_NULL) break;
     if ((e.d_tag != DT_RPATH && e.d_tag != DT_RUNPATH) || e.d_un.d_val >= str->bytes.size()) continue;
     const char* s = reinterpret_cast<const char*>(str->bytes.data()) + e.d_un.d_val;
+    d.origin = d.origin || std::string_view(s, strnlen(s, str->bytes.size() - e.d_un.d_val)).find("ORIGIN") != std::string_view::npos;
     (e.d_tag == DT_RPATH ? d.rpath : d.runpath) = split_paths(std::string(s, strnlen(s, str->bytes.size() - e.d_un.d_val)), origin);
   }
   return d;
@@ -141,6 +143,14 @@ Placed place_native(const elf::ElfFile& elf, const analysis::NativeFunction& fn,
 }
 
 }  // namespace
+
+bool loads_from_origin(const std::string& binary) {
+  try {
+    return dynamic_paths(binary).origin;
+  } catch (const Error&) {
+    return false;  // not readable as ELF: the plan says so elsewhere
+  }
+}
 
 NativeReturns parse_native_returns(const std::string& text) {
   if (text == "auto" || text.empty()) return NativeReturns::kAuto;

@@ -40,6 +40,10 @@ struct NativeOptions {
 // of that name from the binary finds. Throws gate::Error naming the places searched.
 std::string resolve_library(const std::string& name, const std::string& binary, const std::string& ld_library_path);
 
+// Whether the binary finds shared libraries relative to its own place (DT_RUNPATH or DT_RPATH
+// with $ORIGIN): a copy of it elsewhere would not start (runner/measure.hpp's fresh copy per run).
+bool loads_from_origin(const std::string& binary);
+
 // Appends the requested native functions to t (functions, sites with their file, warnings).
 // Throws gate::Error: no such library, no such function, a function that cannot be probed.
 void add_native_functions(ProbePlan& t, const std::vector<NativeRequest>& requests, const NativeOptions& options);

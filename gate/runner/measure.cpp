@@ -76,7 +76,11 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   // which side of gate ab this is.
   opts_.session.extra_env["GATE_BINARY_ORIGINAL"] = original_binary_;
   opts_.session.extra_env["GATE_SIDE"] = opts_.variant;
-  if (opts_.fresh_copy_each_run && starts_binary_under_test(cfg, original_binary_)) {
+  // A binary that finds its libraries through $ORIGIN would not start as a copy elsewhere.
+  const bool origin = plan::loads_from_origin(original_binary_);
+  if (origin && opts_.fresh_copy_each_run && log)
+    log(original_binary_ + " finds its libraries through $ORIGIN: probed in place, not as a fresh copy per run");
+  if (opts_.fresh_copy_each_run && !origin && starts_binary_under_test(cfg, original_binary_)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gate-binary-XXXXXX").string();
     if (mkdtemp(tmpl.data())) {
       copy_dir_ = tmpl;

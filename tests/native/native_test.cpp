@@ -27,11 +27,12 @@ std::string cgospin() {
   return build_go({.src_dir = std::string(NATIVE_SOURCES) + "/cgospin", .env = {"CGO_ENABLED=1"}});
 }
 
-// Probe cost that may land inside one traced native call's window (its entry hit's tail and its
-// return hit's head), in ns, and this machine's ~1.4x speed swings on top; measured with
-// tests/bench/bench_native (docs/native.md): a uretprobe call costs ~1.5-3 us in all here, a RET
-// site ~6-9 us. The tolerance is the whole of the worse figure, so a p50 above it is not probe cost.
-constexpr double kProbeSlackNs = 12'000;
+// What one traced native call's probes may add to a window around it, from what bench_native
+// measured here (docs/native.md): an emulated entry (push) ~0.7 us, a uretprobe's return ~3 us, a
+// single-stepped instruction (a mov entry, or a RET site) 5.6-25 us depending on the host's load;
+// times this machine's 1.4x speed swings. A call's own window holds part of its own probes' cost, a
+// parent's window the whole cost of its traced children's.
+constexpr double kEmulatedNs = 1'000, kUretprobeReturnNs = 3'000, kSingleStepNs = 25'000, kSwing = 1.4;
 
 std::string which_error(const std::function<void()>& f) {
   try {
@@ -136,6 +137,15 @@ uint64_t unmatched(const Run& r, const std::string& name) {
     if (const auto* f = run.find(name)) n += f->unmatched_entries + f->unmatched_returns;
   return n;
 }
+// The most a traced call of `name` can carry of its own probes' cost, in us (see kSingleStepNs).
+double slack_us(const Run& r, const std::string& name) {
+  const auto* f = r.result.find_function(name);
+  if (!f) return 0;
+  const double entry = f->entry_cost_class == "emulated" ? kEmulatedNs : kSingleStepNs;
+  const double ret = f->entry_placement.ends_with("uretprobe") ? kUretprobeReturnNs : kSingleStepNs;
+  return (entry + ret) * kSwing / 1000;
+}
+
 double p50_us(const Run& r, const std::string& name, size_t run = 0) {
   const auto* f = r.result.runs.at(run).find(name);
   return f ? f->quantile_ns(0.5) / 1000 : -1;
@@ -154,7 +164,8 @@ TEST(NativeProbe, CgoAcceptance) {
   for (size_t i = 0; i < r.result.runs.size(); ++i) {
     const double p50 = p50_us(r, "native_spin", i);
     EXPECT_GE(p50, 50.0) << "run " << i + 1;
-    EXPECT_LE(p50, 50.0 + kProbeSlackNs / 1000) << "run " << i + 1;
+    EXPECT_LE(p50, 80.0) << "run " << i + 1;  // the bound
+    EXPECT_LE(p50, 50.0 + slack_us(r, "native_spin")) << "run " << i + 1;
   }
 }
 
@@ -169,7 +180,7 @@ TEST(NativeProbe, CProgramRecursionPairsEachFrame) {
   const auto* f = r.result.runs.at(0).find("rec_depth");
   ASSERT_NE(f, nullptr);
   EXPECT_GE(f->max_ns, 20'000u);
-  EXPECT_LE(f->min_ns, 2'000u + static_cast<uint64_t>(kProbeSlackNs));
+  EXPECT_LE(f->min_ns / 1000.0, 2 + slack_us(r, "rec_depth") + slack_us(r, "native_spin"));
 }
 
 // Odd calls of lj_victim leave by longjmp: they are unmatched, the even ones pair exactly, and the
@@ -184,20 +195,29 @@ TEST(NativeProbe, LongjmpLeavesUnmatchedCallsAndNeverCorruptsPairing) {
     EXPECT_EQ(unmatched(r, "lj_victim"), 100u) << returns;
     EXPECT_EQ(calls(r, "native_spin"), 200u) << returns;
     EXPECT_GE(p50_us(r, "lj_victim"), 5.0) << returns;
-    EXPECT_LE(p50_us(r, "lj_victim"), 5.0 + kProbeSlackNs / 1000) << returns;
+    // Its own probes' bias and the whole cost of its traced child (native_spin) fall in its window.
+    EXPECT_LE(p50_us(r, "lj_victim"), 5.0 + slack_us(r, "lj_victim") + slack_us(r, "native_spin")) << returns;
   }
 }
 
 // Exceptions unwind through shapes::checked: the program still catches them (RET sites, not a
-// uretprobe), the throwing calls are unmatched and the others pair.
+// uretprobe: gate_run expects exit 0), the throwing calls are unmatched and the others pair.
 TEST(NativeProbe, CxxExceptionsAreUnmatchedAndTheProgramSurvives) {
   REQUIRE_ROOT();
-  const auto r = gate_run(target("cxxprog"), target("cxxprog") + " throw 200",
-                          "  - {native: \"shapes::checked*\"}\n  - {native: \"shapes::spin_us*\"}\n");
-  EXPECT_NE(r.output.find("caught 100"), std::string::npos) << r.output;
+  const std::string fns = "  - {native: \"shapes::checked*\"}\n  - {native: \"shapes::spin_us*\"}\n";
+  const auto r = gate_run(target("cxxprog"), target("cxxprog") + " throw 200", fns);
   EXPECT_EQ(calls(r, "shapes::checked(int)"), 100u) << r.output;
   EXPECT_EQ(unmatched(r, "shapes::checked(int)"), 100u);
   EXPECT_EQ(calls(r, "shapes::spin_us(int)"), 200u);
+  // Why not a uretprobe there: the C++ unwinder meets the trampoline's address where the return
+  // address was, finds no unwind information for it and calls std::terminate.
+  const fs::path dir = fs::temp_directory_path() / ("gate-native-ure-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "gate.yaml") << "binary: " << target("cxxprog") << "\nworkload: " << target("cxxprog")
+                                   << " throw 20\nnative_returns: uretprobe\nfunctions:\n" << fns;
+  const auto killed = run_gate({"run", "-c", (dir / "gate.yaml").string()});
+  EXPECT_EQ(killed.code, 3) << killed.out << killed.err;
+  EXPECT_NE(killed.err.find("terminate called"), std::string::npos) << killed.err;
 }
 
 TEST(NativeProbe, CxxDemangledGlob) {
@@ -213,7 +233,7 @@ TEST(NativeProbe, LinkedLibrary) {
   const auto r = gate_run(target("cprog"), target("cprog") + " lib 300", "  - {library: libgatework.so, symbol: lib_work}\n");
   EXPECT_EQ(calls(r, "lib_work@libgatework.so"), 300u) << r.output;
   EXPECT_GE(p50_us(r, "lib_work@libgatework.so"), 10.0);
-  EXPECT_LE(p50_us(r, "lib_work@libgatework.so"), 10.0 + kProbeSlackNs / 1000);
+  EXPECT_LE(p50_us(r, "lib_work@libgatework.so"), 10.0 + slack_us(r, "lib_work@libgatework.so"));
 }
 
 // The plugin is opened 200 ms after start: its inode was probed before anything mapped it.
@@ -244,9 +264,11 @@ TEST(NativeProbe, GoToCToGoCallback) {
   EXPECT_EQ(calls(r, "main.spinGo"), 200u);
   EXPECT_EQ(unmatched(r, "call_back_into_go") + unmatched(r, "main.spinGo"), 0u);
   EXPECT_GE(p50_us(r, "main.spinGo"), 30.0);
-  EXPECT_LE(p50_us(r, "main.spinGo"), 30.0 + kProbeSlackNs / 1000);
+  EXPECT_LE(p50_us(r, "main.spinGo"), 30.0 + 2 * kSingleStepNs * kSwing / 1000);  // Go: RET single-stepped
   EXPECT_GE(p50_us(r, "call_back_into_go"), 70.0);
-  EXPECT_LE(p50_us(r, "call_back_into_go"), 70.0 + 4 * kProbeSlackNs / 1000);  // holds 3 traced calls
+  // Its window holds its own probes' part, two traced native_spin calls and one traced Go call.
+  EXPECT_LE(p50_us(r, "call_back_into_go"), 70.0 + slack_us(r, "call_back_into_go") + 2 * slack_us(r, "native_spin") +
+                                                2 * kSingleStepNs * kSwing / 1000);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
  *   cprog longjmp N        lj_victim N times; every odd call leaves by longjmp (never returns)
  *   cprog lib N            lib_work (libgatework.so, linked) N times
  *   cprog dlopen N MS      sleeps MS ms, then dlopen()s libgateplugin.so and calls plugin_work N times
- *   cprog qsort N          qsort (libc) N times, through sort_some */
+ *   cprog qsort N          qsort (libc) N times, through sort_some
+ *   cprog bench N leaf|frame   tiny_leaf (first instruction a mov: single-stepped by a uprobe) or
+ *                          tiny_frame (a push: emulated) N times; prints GATE_LOOP_NS, the loop's
+ *                          time by the program's own clock (tests/bench/bench_native) */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -57,6 +60,19 @@ __attribute__((noinline)) void sort_some(int n) {
   qsort(v, n, sizeof v[0], cmp_int);
 }
 
+__attribute__((noinline)) int tiny_leaf(int x) {
+  sink += x;
+  return x + 1;
+}
+
+int (*volatile leaf_ptr)(int) = tiny_leaf; /* opaque to the compiler's register allocation */
+
+__attribute__((noinline)) int tiny_frame(int x) {
+  int y = leaf_ptr(x);
+  int z = leaf_ptr(y);
+  return x + y + z; /* x and y live across calls: callee-saved registers, pushed first */
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: cprog spin|recurse|longjmp|lib|dlopen|qsort N [ARG]\n");
@@ -85,6 +101,11 @@ int main(int argc, char** argv) {
     int (*work)(int) = (int (*)(int))dlsym(h, "plugin_work");
     for (int i = 0; i < n; i++) sink = work(i);
     dlclose(h);
+  } else if (!strcmp(mode, "bench")) {
+    const int frame = argc > 3 && !strcmp(argv[3], "frame");
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < n; i++) sink = frame ? tiny_frame(i) : tiny_leaf(i);
+    printf("GATE_LOOP_NS %llu\n", (unsigned long long)(now_ns() - t0));
   } else if (!strcmp(mode, "qsort")) {
     for (int i = 0; i < n; i++) sort_some(200);
   } else {
