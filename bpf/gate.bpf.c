@@ -138,6 +138,9 @@ struct gate_hist_group new_group = {};
 __u64 lost_no_record = 0;
 /* Caller -> callee pairs not counted because call_edges was full or memory ran out. */
 __u64 lost_edges = 0;
+/* Loads (ld.so running DT_INIT) of each watched shared library by the workload, indexed by the
+ * GATE_SITE_LIBRARY_LOADED cookie's cond byte. */
+__u64 library_loads[GATE_MAX_WATCHED_LIBRARIES] = {};
 /* Time slicing (gate ab --slice-ms): bpf_ktime of the moment user space let the workload run
  * again after a stop, written before each SIGCONT; 0 = not sliced. A call entered before it holds
  * a stop (and the other side's slice) in its window: it is dropped and counted in straddled_calls,
@@ -446,6 +449,11 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   __u32 func = (__u32)cookie;
   __u32 kind = (cookie >> 32) & 0xff;
   __u32 cond = (cookie >> 40) & 0xff;
+  if (kind == GATE_SITE_LIBRARY_LOADED) {
+    if (cond < GATE_MAX_WATCHED_LIBRARIES)
+      __sync_fetch_and_add(&library_loads[cond], 1);
+    return 0;
+  }
   struct gate_func_stats *st = lookup_or_create(&func_stats, &func, &new_stats);
   if (!st) {
     __sync_fetch_and_add(&lost_no_record, 1);

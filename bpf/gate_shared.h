@@ -61,7 +61,11 @@ enum gate_site_kind {
   GATE_SITE_NATIVE_ENTRY = 4,     /* first instruction: [SP] is the return address */
   GATE_SITE_NATIVE_URETPROBE = 5, /* uretprobe (return address replaced): SP = entry SP + 8 */
   GATE_SITE_NATIVE_RETURN = 6,    /* a RET instruction: SP = entry SP */
+  /* A shared library's DT_INIT, which ld.so runs when it maps the library (at start or by
+   * dlopen): counts library_loads[cond], no function. Tells "never mapped" from "never called". */
+  GATE_SITE_LIBRARY_LOADED = 7,
 };
+#define GATE_MAX_WATCHED_LIBRARIES 16
 /* The synthetic "goroutine" of a native frame: this bit above the thread id. Go g pointers are
  * user-space addresses (< 2^47), so no native key collides with a goroutine's. */
 #define GATE_NATIVE_THREAD_TAG (1ULL << 63)

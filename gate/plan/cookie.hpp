@@ -15,7 +15,11 @@ enum class SiteKind : uint8_t {
   kNativeEntry = 4,      // the first instruction
   kNativeUretprobe = 5,  // a uretprobe (the kernel replaces the return address)
   kNativeReturn = 6,     // a RET instruction
+  kLibraryLoaded = 7,    // a library's DT_INIT (jump_condition: which library): no function
 };
+
+// Libraries whose loads one engine can count (GATE_MAX_WATCHED_LIBRARIES).
+constexpr int kMaxWatchedLibraries = 16;
 
 struct Cookie {
   uint32_t function_id = 0;  // index into the BPF statistics map (FunctionInfo::id)

@@ -5,6 +5,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,8 @@ namespace {
 struct DynamicPaths {
   std::vector<std::string> rpath, runpath;
   bool origin = false;  // some entry used $ORIGIN
+  std::vector<std::string> needed;  // DT_NEEDED
+  uint64_t init = 0;                // DT_INIT (vaddr), 0 = none
 };
 
 std::vector<std::string> split_paths(const std::string& s, const std::string& origin) {
@@ -53,6 +56,11 @@ DynamicPaths dynamic_paths(const std::string& binary) {
     Elf64_Dyn e;
     std::memcpy(&e, dyn->bytes.data() + off, sizeof e);
     if (e.d_tag == DT_NULL) break;
+    if (e.d_tag == DT_INIT) d.init = e.d_un.d_ptr;
+    if (e.d_tag == DT_NEEDED && e.d_un.d_val < str->bytes.size()) {
+      const char* s = reinterpret_cast<const char*>(str->bytes.data()) + e.d_un.d_val;
+      d.needed.emplace_back(s, strnlen(s, str->bytes.size() - e.d_un.d_val));
+    }
     if ((e.d_tag != DT_RPATH && e.d_tag != DT_RUNPATH) || e.d_un.d_val >= str->bytes.size()) continue;
     const char* s = reinterpret_cast<const char*>(str->bytes.data()) + e.d_un.d_val;
     d.origin = d.origin || std::string_view(s, strnlen(s, str->bytes.size() - e.d_un.d_val)).find("ORIGIN") != std::string_view::npos;
@@ -78,6 +86,34 @@ std::map<std::string, std::string> ld_cache() {
       out.try_emplace(line.substr(start, paren - start), line.substr(arrow + 4));
     }
     break;
+  }
+  return out;
+}
+
+// Every library the binary loads at start: DT_NEEDED, and theirs, as ld.so resolves them.
+std::vector<std::string> linked_closure(const std::string& binary, const std::string& ld_library_path) {
+  std::vector<std::string> out, todo{binary};
+  while (!todo.empty() && out.size() < 512) {
+    const std::string f = todo.back();
+    todo.pop_back();
+    DynamicPaths d;
+    try {
+      d = dynamic_paths(f);
+    } catch (const Error&) {
+      continue;
+    }
+    for (const auto& n : d.needed) {
+      std::string p;
+      try {
+        p = resolve_library(n, binary, ld_library_path);
+      } catch (const Error&) {
+        continue;  // the workload will say so itself when it starts
+      }
+      if (std::find(out.begin(), out.end(), p) == out.end()) {
+        out.push_back(p);
+        todo.push_back(p);
+      }
+    }
   }
   return out;
 }
@@ -144,6 +180,27 @@ Placed place_native(const elf::ElfFile& elf, const analysis::NativeFunction& fn,
 
 }  // namespace
 
+std::vector<std::string> unmapped_library_notes(const ProbePlan& t, const std::vector<uint64_t>& loads,
+                                                const std::vector<FunctionRun>& run) {
+  std::vector<std::string> out;
+  for (const auto& lib : t.libraries) {
+    if (lib.linked) continue;
+    const std::string suffix = "@" + fs::path(lib.name).filename().string();
+    std::string uncalled;
+    for (const auto& f : run)
+      if (f.calls == 0 && f.name.str().ends_with(suffix)) uncalled += (uncalled.empty() ? "" : ", ") + f.name.str();
+    if (uncalled.empty()) continue;
+    if (lib.watched < 0) {
+      out.push_back(lib.path + " is not linked by the binary and has no DT_INIT to watch: gate cannot tell whether "
+                    "the workload opened it (dlopen); " + uncalled + " had no calls");
+    } else if (lib.watched < static_cast<int>(loads.size()) && loads[lib.watched] == 0) {
+      out.push_back(lib.path + " was never mapped by the workload (not linked, and no dlopen() of it ran): " + uncalled +
+                    " had no calls because nothing could call them");
+    }
+  }
+  return out;
+}
+
 bool loads_from_origin(const std::string& binary) {
   try {
     return dynamic_paths(binary).origin;
@@ -209,8 +266,23 @@ void add_native_functions(ProbePlan& t, const std::vector<NativeRequest>& reques
     if (it == files.end()) it = files.insert(files.end(), {path, {}});
     it->second.push_back(&r);
   }
+  const auto linked = files.size() > 1 || (files.size() == 1 && files[0].first != t.binary)
+                          ? linked_closure(t.binary, options.ld_library_path)
+                          : std::vector<std::string>{};
+  int watched = 0;
   for (const auto& [path, reqs] : files) {
     const elf::ElfFile elf = elf::ElfFile::open(path);
+    if (path != t.binary) {
+      NativeLibrary lib{reqs.front()->library, path, std::find(linked.begin(), linked.end(), path) != linked.end()};
+      // Not linked: only a dlopen() maps it. ld.so runs its DT_INIT then; a probe there counts it.
+      const uint64_t init = lib.linked ? 0 : dynamic_paths(path).init;
+      const auto off = init ? elf.file_offset(init) : std::nullopt;
+      if (off && watched < kMaxWatchedLibraries) {
+        lib.watched = watched++;
+        t.sites.push_back({*off, encode_cookie({0, SiteKind::kLibraryLoaded, static_cast<uint8_t>(lib.watched)}), path, false});
+      }
+      t.libraries.push_back(lib);
+    }
     if (elf.arch() != elf::Arch::kX86_64)
       throw Error::make(path, "is not an x86-64 ELF file; gate attaches probes on x86-64 only",
                         "point library: at the x86-64 build of the library");

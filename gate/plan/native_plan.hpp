@@ -40,6 +40,12 @@ struct NativeOptions {
 // of that name from the binary finds. Throws gate::Error naming the places searched.
 std::string resolve_library(const std::string& name, const std::string& binary, const std::string& ld_library_path);
 
+// Warnings for one run: each native function of a library with no calls whose library the
+// workload never mapped (a library the binary does not link, whose DT_INIT never ran), or could
+// not be watched (no DT_INIT). loads: ProbeEngine::take_library_loads() after the run.
+std::vector<std::string> unmapped_library_notes(const ProbePlan& t, const std::vector<uint64_t>& loads,
+                                                const std::vector<FunctionRun>& run);
+
 // Whether the binary finds shared libraries relative to its own place (DT_RUNPATH or DT_RPATH
 // with $ORIGIN): a copy of it elsewhere would not start (runner/measure.hpp's fresh copy per run).
 bool loads_from_origin(const std::string& binary);

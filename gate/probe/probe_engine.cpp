@@ -595,6 +595,14 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   return out;
 }
 
+std::vector<uint64_t> ProbeEngine::take_library_loads() {
+  std::vector<uint64_t> out(GATE_MAX_WATCHED_LIBRARIES);
+  if (!impl_->skel) return out;
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = __atomic_exchange_n(&impl_->skel->bss->library_loads[i], 0, __ATOMIC_SEQ_CST);
+  return out;
+}
+
 KernelMemory ProbeEngine::kernel_memory() const {
   const auto& maps = impl_->skel->maps;
   KernelMemory k;

@@ -164,6 +164,10 @@ class ProbeEngine {
   // run (or slice) starts. 0: not kept.
   void set_run_start(uint64_t monotonic_ns);
 
+  // Native functions: how often the workload's ld.so mapped each watched library (its DT_INIT ran)
+  // since the last call, indexed by the GATE_SITE_LIBRARY_LOADED cookie's library number.
+  std::vector<uint64_t> take_library_loads();
+
   KernelMemory kernel_memory() const;
   // Ids of the functions that hold kernel memory now (called since the last collect), sorted.
   std::vector<uint32_t> functions_in_kernel() const;

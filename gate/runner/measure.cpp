@@ -140,6 +140,9 @@ bool Measurer::run(int count, SignalWatch* signals) {
       if (i > 1) reattach(i);
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
+      if (!target_.libraries.empty() && log)
+        for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
+          log("warning: run " + std::to_string(i) + who + ": " + w);
       require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
       read_benchmarks(cfg_, session_->last_stdout(), "run " + std::to_string(i) + who, r, log);
       if (log) {

@@ -242,6 +242,15 @@ TEST(NativeProbe, LibraryOpenedWithDlopenAfterStart) {
   const auto r = gate_run(target("cprog"), target("cprog") + " dlopen 300 200",
                           "  - {library: libgateplugin.so, symbol: plugin_work}\n");
   EXPECT_EQ(calls(r, "plugin_work@libgateplugin.so"), 300u) << r.output;
+  EXPECT_EQ(r.output.find("never mapped"), std::string::npos) << r.output;
+  // A workload that never opens it: its functions have no calls, and gate says why.
+  const auto none = gate_run(target("cprog"), target("cprog") + " spin 10 1",
+                             "  - {native: native_spin}\n  - {library: libgateplugin.so, symbol: plugin_work}\n");
+  EXPECT_EQ(calls(none, "plugin_work@libgateplugin.so"), 0u);
+  EXPECT_NE(none.output.find("libgateplugin.so was never mapped by the workload (not linked, and no dlopen() of it "
+                             "ran): plugin_work@libgateplugin.so had no calls"),
+            std::string::npos)
+      << none.output;
 }
 
 // A stripped C binary: its own functions cannot be named (NativePlan), its libraries' can.
