@@ -151,8 +151,8 @@ Placed place_native(const elf::ElfFile& elf, const analysis::NativeFunction& fn,
   else if (ps.entry.cost == analysis::CostClass::kUnprobeable)
     why = "the entry instruction `" + ps.entry.instruction + "` cannot carry a uprobe (the kernel refuses it)";
   else if (!uret && !ps.measurable)
-    why = ps.reason + (fn.cxx ? " (C++ functions are timed at their RET instructions: a uretprobe would make the "
-                                "C++ unwinder terminate the program when an exception passes through)"
+    why = ps.reason + (fn.cxx ? " (C++ and Rust functions are timed at their RET instructions: a uretprobe would "
+                                "make the unwinder abort the program when an exception or a panic passes through)"
                               : "");
   if (!why.empty()) {
     p.info.measurable = false;
