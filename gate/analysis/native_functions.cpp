@@ -131,7 +131,14 @@ NativeSymbols native_functions(const elf::ElfFile& elf) {
     f.size = std::max(f.size, r.size);
     f.dynamic = f.dynamic || r.dynamic;
   }
-  for (auto& [addr, f] : by_address) out.functions.push_back(std::move(f));
+  std::map<std::string, int> uses;
+  for (const auto& [addr, f] : by_address) ++uses[f.name];
+  for (auto& [addr, f] : by_address) {
+    // Two symbols, one demangled name (a C++ destructor's complete D1 and deleting D0 variants,
+    // static functions of two files): results need names that tell them apart.
+    if (uses[f.name] > 1) f.name += " [" + f.symbol + "]";
+    out.functions.push_back(std::move(f));
+  }
   std::sort(out.functions.begin(), out.functions.end(),
             [](const NativeFunction& a, const NativeFunction& b) { return a.name < b.name; });
   out.ifuncs.assign(ifuncs.begin(), ifuncs.end());
@@ -152,7 +159,9 @@ bool native_is_glob(std::string_view pattern) {
 bool native_matches(std::string_view pattern, const NativeFunction& fn) {
   const std::string p(pattern);
   auto m = [&](const std::string& name) { return fnmatch(p.c_str(), name.c_str(), 0) == 0; };
-  return m(fn.name) || m(without_parameters(fn.name)) || (fn.symbol != fn.name && m(fn.symbol));
+  const size_t tag = fn.name.ends_with("]") ? fn.name.rfind(" [") : std::string::npos;
+  const std::string plain = tag == std::string::npos ? fn.name : fn.name.substr(0, tag);
+  return m(fn.name) || m(plain) || m(without_parameters(plain)) || m(fn.symbol);
 }
 
 std::vector<NativeFunction> resolve_native(const NativeSymbols& symbols, const std::vector<std::string>& patterns,

@@ -12,7 +12,9 @@
 namespace gate::analysis {
 
 struct NativeFunction {
-  std::string name;    // demangled ("shapes::Circle::area() const"), else the symbol itself
+  // Demangled ("shapes::Circle::area() const"), else the symbol itself; when two functions of the
+  // file share it, followed by " [symbol]" ("shapes::Circle::~Circle() [_ZN6shapes6CircleD0Ev]").
+  std::string name;
   std::string symbol;  // the ELF symbol ("_ZNK6shapes6Circle4areaEv")
   uint64_t address = 0;
   uint64_t size = 0;     // 0 when the symbol has no size (hand-written assembly)

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "elf/elf_file.hpp"
 #include "plan/function_list.hpp"
 
 namespace gate::cli {
@@ -85,7 +86,7 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
     std::string native_returns = "auto";
   };
   auto a = std::make_shared<Args>();
-  app.add_option("binary", a->binary, "Go binary (ELF) to list")->required();
+  app.add_option("binary", a->binary, "Go binary (ELF) to list; a program that is not Go lists its C/C++ functions")->required();
   app.add_option("-m,--match", a->match, "Only names matching this glob (repeatable); default: all but runtime")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -105,7 +106,8 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
       "  gate functions bin/shop --match 'example.com/shop.Encode' --args   # for bucket_by");
   return [a, &g]() -> int {
     (void)g;
-    if (a->native || !a->library.empty())
+    // A program that is not Go has only native functions: list those.
+    if (a->native || !a->library.empty() || elf::ElfFile::open(a->binary).go_version().empty())
       return print_native_functions(a->binary, a->library, a->match, a->json, a->native_returns);
     const plan::FunctionList list = plan::list_functions(a->binary, a->match, a->args);
     if (a->json) print_json(list);

@@ -59,6 +59,11 @@ TEST(NativePlan, CxxFunctionsMatchByDemangledGlob) {
   // The name without its parameters, and an exact full name, work too.
   EXPECT_EQ(plan::list_native_functions(target("cxxprog"), "", {"shapes::checked"}, {}).functions.size(), 1u);
   EXPECT_EQ(plan::list_native_functions(target("cxxprog"), "", {"shapes::checked(int)"}, {}).functions.size(), 1u);
+  // One demangled name, two symbols (a destructor's D1 and D0): told apart by the symbol.
+  const auto dtors = plan::list_native_functions(target("cxxprog"), "", {"shapes::Circle::~Circle()"}, {});
+  ASSERT_EQ(dtors.functions.size(), 2u);
+  EXPECT_NE(dtors.functions[0].name, dtors.functions[1].name);
+  EXPECT_NE(dtors.functions[0].name.find(" [_ZN6shapes6Circle"), std::string::npos) << dtors.functions[0].name;
   // C: a uretprobe.
   const auto c = plan::list_native_functions(target("cprog"), "", {"native_spin"}, {});
   ASSERT_EQ(c.functions.size(), 1u);
