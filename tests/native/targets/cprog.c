@@ -17,19 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "spin.h"
+
 int lib_work(int n);
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-__attribute__((noinline)) void native_spin(uint64_t ns) {
-  uint64_t end = now_ns() + ns;
-  while (now_ns() < end) {
-  }
-}
+__attribute__((noinline)) void native_spin(uint64_t ns) { spin_ns(ns); }
 
 volatile int sink;
 

@@ -3,18 +3,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "../spin.h"
 
 // A busy-wait to a deadline on the clock: its time is set by the clock, not by the CPU's speed.
-__attribute__((noinline)) void native_spin(uint64_t ns) {
-	uint64_t end = now_ns() + ns;
-	while (now_ns() < end) {
-	}
-}
+__attribute__((noinline)) void native_spin(uint64_t ns) { spin_ns(ns); }
 
 static int cmp_int(const void* a, const void* b) {
 	int x = *(const int*)a, y = *(const int*)b;
