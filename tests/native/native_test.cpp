@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "plan/native_plan.hpp"
 #include "results/result.hpp"
+#include "runner/config.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 
@@ -101,6 +102,33 @@ TEST(NativePlan, StrippedBinarySaysWhatIsLeft) {
   const auto lib = plan::list_native_functions(target("cprog-stripped"), "libc.so.6", {"qsort"}, {});
   ASSERT_EQ(lib.functions.size(), 1u);
   EXPECT_EQ(lib.functions[0].name, "qsort@libc.so.6");
+}
+
+TEST(NativePlan, ConfigEntries) {
+  const auto c = runner::parse_config(
+      "binary: bin/x\nworkload: y\nnative_returns: ret_sites\nfunctions:\n  - main.f\n  - {native: \"ns::*\", threshold: 20%}\n"
+      "  - {library: libc.so.6, symbol: qsort, optional: true}\n  - {library: lib/libz.so.1, symbol: inflate}\n",
+      "/repo/gate.yaml");
+  EXPECT_EQ(c.patterns(), std::vector<std::string>{"main.f"});  // the Go ones only
+  const auto n = c.native_requests();
+  ASSERT_EQ(n.size(), 3u);
+  EXPECT_EQ(n[0].library, "");
+  EXPECT_EQ(n[0].pattern, "ns::*");
+  EXPECT_EQ(n[1].library, "libc.so.6");
+  EXPECT_EQ(n[2].library, "/repo/lib/libz.so.1");  // a path: relative to the config
+  EXPECT_EQ(c.functions[2].pattern, "qsort@libc.so.6");  // the name results carry
+  EXPECT_TRUE(c.functions[2].optional);
+  EXPECT_EQ(runner::native_options(c).returns, plan::NativeReturns::kRetSites);
+  auto err = [](const std::string& fns) {
+    return which_error([&] { runner::parse_config("binary: x\nworkload: y\nfunctions:\n" + fns, "/repo/gate.yaml"); });
+  };
+  EXPECT_NE(err("  - {name: a, native: b}\n").find("mixes name:, native: and library:/symbol:"), std::string::npos);
+  EXPECT_NE(err("  - {library: libc.so.6}\n").find("'functions[].symbol': is missing"), std::string::npos);
+  EXPECT_NE(err("  - {native: f, bucket_by: {arg: n, by: value, bounds: [1]}}\n").find("is for Go functions"),
+            std::string::npos);
+  const auto bad = which_error(
+      [] { runner::parse_config("binary: x\nworkload: y\nnative_returns: often\nfunctions: [a]\n", "/repo/gate.yaml"); });
+  EXPECT_NE(bad.find("use auto (uretprobe for C, RET sites for C++), uretprobe or ret_sites"), std::string::npos) << bad;
 }
 
 // ---- as root ----
