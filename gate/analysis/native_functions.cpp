@@ -128,6 +128,8 @@ NativeSymbols native_functions(const elf::ElfFile& elf) {
       f.cxx = r.name.starts_with("_Z") || r.name.starts_with("_R");
       f.address = r.address;
     }
+    else if (r.name != f.symbol && std::find(f.aliases.begin(), f.aliases.end(), demangle(r.name)) == f.aliases.end())
+      f.aliases.push_back(demangle(r.name));
     f.size = std::max(f.size, r.size);
     f.dynamic = f.dynamic || r.dynamic;
   }
@@ -171,9 +173,14 @@ std::vector<NativeFunction> resolve_native(const NativeSymbols& symbols, const s
   for (const auto& p : patterns) {
     size_t matched = 0;
     for (const auto& f : symbols.functions) {
-      if (!native_matches(p, f)) continue;
+      const auto alias = std::find_if(f.aliases.begin(), f.aliases.end(),
+                                      [&](const std::string& a) { return fnmatch(p.c_str(), a.c_str(), 0) == 0; });
+      if (!native_matches(p, f) && alias == f.aliases.end()) continue;
       ++matched;
-      if (seen.insert(f.address).second) out.push_back(f);
+      if (!seen.insert(f.address).second) continue;
+      out.push_back(f);
+      // Named as declared: `fopen`, not the alias that happened to come first in the table.
+      if (!native_matches(p, f)) out.back().name = *alias;
     }
     if (matched) continue;
     std::string cause = native_is_glob(p) ? "the glob \"" + p + "\" matches no native function"
@@ -195,8 +202,8 @@ std::vector<NativeFunction> resolve_native(const NativeSymbols& symbols, const s
     if (!near.empty()) cause += " (similar: " + near + ")";
     if (!symbols.has_symtab) cause += "; the file has no symbol table (stripped): only exported functions are known";
     throw Error::make(file, cause,
-                      "check the name with `gate functions " + file + " --native`; C++ names are matched demangled "
-                      "(e.g. \"ns::Widget::work\" or \"ns::*::work*\")");
+                      "list the names with `gate functions BINARY --native` (or `--library LIBRARY`); C++ names are "
+                      "matched demangled (e.g. \"ns::Widget::work\" or \"ns::*::work*\")");
   }
   return out;
 }

@@ -16,6 +16,7 @@ struct NativeFunction {
   // file share it, followed by " [symbol]" ("shapes::Circle::~Circle() [_ZN6shapes6CircleD0Ev]").
   std::string name;
   std::string symbol;  // the ELF symbol ("_ZNK6shapes6Circle4areaEv")
+  std::vector<std::string> aliases;  // other symbols at the same address (fopen64 for fopen), demangled
   uint64_t address = 0;
   uint64_t size = 0;     // 0 when the symbol has no size (hand-written assembly)
   // A mangled C++ or Rust name (Itanium "_Z...", which Rust's legacy mangling uses too, or Rust's

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/native_entry.hpp"
 #include "analysis/native_functions.hpp"
 #include "analysis/probe_sites.hpp"
 #include "common/error.hpp"
@@ -159,6 +160,18 @@ Placed place_native(const elf::ElfFile& elf, const analysis::NativeFunction& fn,
     p.info.not_measurable_reason = why;
     return p;
   }
+  // A later emulated instruction with the same [RSP] costs far less than a single-stepped first one.
+  uint64_t entry = fn.address;
+  if (const auto later = analysis::cheaper_native_entry(elf, fn.address, fn.size)) {
+    const analysis::Function rest{fn.symbol, *later, fn.address + fn.size - *later};
+    const auto at = analysis::find_probe_sites(elf, analysis::FunctionTable({rest}, "native"), rest,
+                                               analysis::EntryPolicy::kFirstInstruction);
+    entry = *later;
+    p.info.entry_instruction = at.entry.instruction + " (+" + std::to_string(*later - fn.address) + ", after `" +
+                               ps.entry.instruction + "`)";
+    p.info.entry_cost_class = analysis::to_string(at.entry.cost);
+    p.info.entry_address = entry;
+  }
   auto site = [&](uint64_t vaddr, SiteKind kind, bool uretprobe) {
     const auto off = elf.file_offset(vaddr);
     if (!off)
@@ -166,9 +179,9 @@ Placed place_native(const elf::ElfFile& elf, const analysis::NativeFunction& fn,
                         "the file looks damaged; rebuild it");
     p.sites.push_back({*off, encode_cookie({id, kind, 0}), site_path, uretprobe});
   };
-  site(fn.address, SiteKind::kNativeEntry, false);
+  site(entry, SiteKind::kNativeEntry, false);
   if (uret) {
-    site(fn.address, SiteKind::kNativeUretprobe, true);
+    site(entry, SiteKind::kNativeUretprobe, true);
   } else {
     for (const auto& r : ps.returns) {
       site(r.address, SiteKind::kNativeReturn, false);

@@ -102,6 +102,9 @@ TEST(NativePlan, StrippedBinarySaysWhatIsLeft) {
   const auto lib = plan::list_native_functions(target("cprog-stripped"), "libc.so.6", {"qsort"}, {});
   ASSERT_EQ(lib.functions.size(), 1u);
   EXPECT_EQ(lib.functions[0].name, "qsort@libc.so.6");
+  // qsort is `xor r8d, r8d; jmp qsort_r`: the entry moves to the emulated jmp (same [RSP]).
+  EXPECT_EQ(lib.functions[0].entry_cost_class, "emulated") << lib.functions[0].entry_instruction;
+  EXPECT_EQ(lib.functions[0].entry_address, lib.functions[0].address + 3) << lib.functions[0].entry_instruction;
 }
 
 TEST(NativePlan, ConfigEntries) {
