@@ -2,7 +2,8 @@
 // program's own clock (tests/native/targets/cprog bench), for a uretprobe return and for RET-site
 // probes, with the entry on a single-stepped first instruction (tiny_leaf: mov) and on an emulated
 // one (tiny_frame: push); then a Go call's (probetarget main.small, entry on the emulated
-// stack-check jump, RET single-stepped) in the same run, interleaved, for comparison.
+// stack-check jump, RET single-stepped) in the same run, interleaved, for comparison. tiny_cet
+// (built with -fcf-protection: endbr64, then push) shows the entry moved past endbr64.
 // Usage: sudo build/tests/bench/bench_native [--calls N] [--reps R]
 #include <unistd.h>
 
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
   }
   try {
     std::printf("added time per traced call, best of %d runs of %d calls (program's own clock)\n", reps, calls);
-    for (const std::string which : {"leaf", "frame"}) {
+    for (const std::string which : {"leaf", "frame", "cet"}) {
       const std::string cmd = kCprog + " bench " + std::to_string(calls) + " " + which;
       uint64_t plain = UINT64_MAX, uret = UINT64_MAX, ret = UINT64_MAX;
       std::string how_uret, how_ret;

@@ -6,8 +6,8 @@
  *   cprog lib N            lib_work (libgatework.so, linked) N times
  *   cprog dlopen N MS      sleeps MS ms, then dlopen()s libgateplugin.so and calls plugin_work N times
  *   cprog qsort N          qsort (libc) N times, through sort_some
- *   cprog bench N leaf|frame   tiny_leaf (first instruction a mov: single-stepped by a uprobe) or
- *                          tiny_frame (a push: emulated) N times; prints GATE_LOOP_NS, the loop's
+ *   cprog bench N leaf|frame|cet   tiny_leaf (first instruction a mov: single-stepped by a uprobe),
+ *                          tiny_frame (a push: emulated) or tiny_cet (endbr64, then a push) N times; prints GATE_LOOP_NS, the loop's
  *                          time by the program's own clock (tests/bench/bench_native) */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -57,7 +57,8 @@ __attribute__((noinline)) int tiny_leaf(int x) {
   return x + 1;
 }
 
-int (*volatile leaf_ptr)(int) = tiny_leaf; /* opaque to the compiler's register allocation */
+int (*volatile leaf_ptr)(int) = tiny_leaf;
+int tiny_cet(int x); /* cet.c */ /* opaque to the compiler's register allocation */
 
 __attribute__((noinline)) int tiny_frame(int x) {
   int y = leaf_ptr(x);
@@ -94,9 +95,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; i++) sink = work(i);
     dlclose(h);
   } else if (!strcmp(mode, "bench")) {
-    const int frame = argc > 3 && !strcmp(argv[3], "frame");
+    const char* which = argc > 3 ? argv[3] : "leaf";
+    int (*fn)(int) = !strcmp(which, "frame") ? tiny_frame : !strcmp(which, "cet") ? tiny_cet : tiny_leaf;
     uint64_t t0 = now_ns();
-    for (int i = 0; i < n; i++) sink = frame ? tiny_frame(i) : tiny_leaf(i);
+    for (int i = 0; i < n; i++) sink = fn(i);
     printf("GATE_LOOP_NS %llu\n", (unsigned long long)(now_ns() - t0));
   } else if (!strcmp(mode, "qsort")) {
     for (int i = 0; i < n; i++) sort_some(200);
