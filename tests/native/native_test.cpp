@@ -94,6 +94,23 @@ TEST(NativePlan, IndirectFunctionsAndUnknownNamesAreExplained) {
   EXPECT_NE(typo.find("has no native function \"native_spn\""), std::string::npos) << typo;
 }
 
+// The entry moves past a single-stepped `xor` to the emulated `push` after it, except where a
+// branch of the body comes back to the push (it would then count one call several times).
+TEST(NativePlan, EntryMovesToAnEmulatedInstructionUnlessABranchComesBack) {
+  const auto l = plan::list_native_functions(target("cprog"), "", {"loop_top", "straight_top"}, {});
+  ASSERT_EQ(l.functions.size(), 2u);
+  for (const auto& f : l.functions) {
+    if (f.name == "loop_top") {
+      EXPECT_EQ(f.entry_address, f.address) << f.entry_instruction;
+      EXPECT_EQ(f.entry_cost_class, "single-stepped");
+    } else {
+      EXPECT_EQ(f.entry_address, f.address + 2) << f.entry_instruction;
+      EXPECT_EQ(f.entry_cost_class, "emulated");
+      EXPECT_EQ(f.entry_instruction, "push rbx (+2, after `xor eax, eax`)");
+    }
+  }
+}
+
 // A stripped native binary keeps only its dynamic symbols: its own functions cannot be named, and
 // the error says why; its libraries' exported functions still can (NativeProbe.StrippedBinary).
 TEST(NativePlan, StrippedBinarySaysWhatIsLeft) {
@@ -217,6 +234,16 @@ TEST(NativeProbe, CProgramRecursionPairsEachFrame) {
   ASSERT_NE(f, nullptr);
   EXPECT_GE(f->max_ns, 20'000u);
   EXPECT_LE(f->min_ns / 1000.0, 2 + slack_us(r, "rec_depth") + slack_us(r, "native_spin"));
+}
+
+// Each call counted once wherever its entry sits (first instruction, or moved to the push).
+TEST(NativeProbe, EntryPlacementsCountEachCallOnce) {
+  REQUIRE_ROOT();
+  const auto r = gate_run(target("cprog"), target("cprog") + " tops 500",
+                          "  - {native: loop_top}\n  - {native: straight_top}\n");
+  EXPECT_EQ(calls(r, "loop_top"), 500u) << r.output;
+  EXPECT_EQ(calls(r, "straight_top"), 500u);
+  EXPECT_EQ(unmatched(r, "loop_top") + unmatched(r, "straight_top"), 0u);
 }
 
 // Odd calls of lj_victim leave by longjmp: they are unmatched, the even ones pair exactly, and the

@@ -6,6 +6,7 @@
  *   cprog lib N            lib_work (libgatework.so, linked) N times
  *   cprog dlopen N MS      sleeps MS ms, then dlopen()s libgateplugin.so and calls plugin_work N times
  *   cprog qsort N          qsort (libc) N times, through sort_some
+ *   cprog tops N           loop_top and straight_top (cet.c) N times each
  *   cprog bench N leaf|frame|cet   tiny_leaf (first instruction a mov: single-stepped by a uprobe),
  *                          tiny_frame (a push: emulated) or tiny_cet (endbr64, then a push) N times; prints GATE_LOOP_NS, the loop's
  *                          time by the program's own clock (tests/bench/bench_native) */
@@ -58,7 +59,8 @@ __attribute__((noinline)) int tiny_leaf(int x) {
 }
 
 int (*volatile leaf_ptr)(int) = tiny_leaf;
-int tiny_cet(int x); /* cet.c */ /* opaque to the compiler's register allocation */
+int tiny_cet(int x); /* cet.c */
+int loop_top(void), straight_top(void); /* cet.c: entry-shift cases */ /* opaque to the compiler's register allocation */
 
 __attribute__((noinline)) int tiny_frame(int x) {
   int y = leaf_ptr(x);
@@ -100,6 +102,8 @@ int main(int argc, char** argv) {
     uint64_t t0 = now_ns();
     for (int i = 0; i < n; i++) sink = fn(i);
     printf("GATE_LOOP_NS %llu\n", (unsigned long long)(now_ns() - t0));
+  } else if (!strcmp(mode, "tops")) {
+    for (int i = 0; i < n; i++) sink = loop_top() + straight_top();
   } else if (!strcmp(mode, "qsort")) {
     for (int i = 0; i < n; i++) sort_some(200);
   } else {
