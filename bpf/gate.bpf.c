@@ -138,6 +138,9 @@ struct gate_hist_group new_group = {};
 __u64 lost_no_record = 0;
 /* Caller -> callee pairs not counted because call_edges was full or memory ran out. */
 __u64 lost_edges = 0;
+/* Loads (ld.so running DT_INIT) of each watched shared library by the workload, indexed by the
+ * GATE_SITE_LIBRARY_LOADED cookie's cond byte. */
+__u64 library_loads[GATE_MAX_WATCHED_LIBRARIES] = {};
 /* Time slicing (gate ab --slice-ms): bpf_ktime of the moment user space let the workload run
  * again after a stop, written before each SIGCONT; 0 = not sliced. A call entered before it holds
  * a stop (and the other side's slice) in its window: it is dropped and counted in straddled_calls,
@@ -446,6 +449,11 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   __u32 func = (__u32)cookie;
   __u32 kind = (cookie >> 32) & 0xff;
   __u32 cond = (cookie >> 40) & 0xff;
+  if (kind == GATE_SITE_LIBRARY_LOADED) {
+    if (cond < GATE_MAX_WATCHED_LIBRARIES)
+      __sync_fetch_and_add(&library_loads[cond], 1);
+    return 0;
+  }
   struct gate_func_stats *st = lookup_or_create(&func_stats, &func, &new_stats);
   if (!st) {
     __sync_fetch_and_add(&lost_no_record, 1);
@@ -469,15 +477,25 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     }
   }
   __u64 sp = ctx->rsp;
-  __u64 stack_hi = 0;
-  if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
-    __sync_fetch_and_add(&st->dropped, 1);
-    return 0;
+  struct gate_frame_key key = {.tgid = tgid, .func = func};
+  if (kind >= GATE_SITE_NATIVE_ENTRY) {
+    /* A C frame lives on the thread's own stack, which never moves: the thread and the entry's
+     * stack pointer tell recursive frames apart, and a frame left by longjmp or an exception is
+     * replaced (counted abandoned) by the next call at the same depth, never paired later. */
+    g = GATE_NATIVE_THREAD_TAG | tid;
+    key.depth = kind == GATE_SITE_NATIVE_URETPROBE ? sp - 8 : sp;
+  } else {
+    __u64 stack_hi = 0;
+    if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
+      __sync_fetch_and_add(&st->dropped, 1);
+      return 0;
+    }
+    key.depth = stack_hi - sp;
   }
-  struct gate_frame_key key = {.tgid = tgid, .func = func, .g = g, .depth = stack_hi - sp};
+  key.g = g;
   struct gate_g_state *gs = goroutine_state(tgid, g);
 
-  if (kind == GATE_SITE_RETURN) {
+  if (kind == GATE_SITE_RETURN || kind == GATE_SITE_NATIVE_URETPROBE || kind == GATE_SITE_NATIVE_RETURN) {
     struct gate_frame *f = bpf_map_lookup_elem(&frames, &key);
     if (!f) {
       __sync_fetch_and_add(&st->unmatched_returns, 1);
@@ -499,7 +517,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
       }
     }
     if (gs)
-      gs->cost_ns += cost_of(costs.full_ns, GATE_SITE_RETURN);
+      gs->cost_ns += cost_of(costs.full_ns, kind);
     return 0;
   }
 

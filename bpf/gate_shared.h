@@ -56,7 +56,19 @@ enum gate_site_kind {
   GATE_SITE_ENTRY_JCC = 1, /* the stack-check jump: counts only when the jump is NOT taken */
   GATE_SITE_ENTRY = 2,     /* first instruction of a function without stack check */
   GATE_SITE_RETURN = 3,    /* a RET instruction */
+  /* Native (C, C++) functions: frames on the thread's system stack, which never moves. Keyed by
+   * (thread, stack pointer at the entry) instead of (goroutine, depth); no calibrated cost (raw). */
+  GATE_SITE_NATIVE_ENTRY = 4,     /* first instruction: [SP] is the return address */
+  GATE_SITE_NATIVE_URETPROBE = 5, /* uretprobe (return address replaced): SP = entry SP + 8 */
+  GATE_SITE_NATIVE_RETURN = 6,    /* a RET instruction: SP = entry SP */
+  /* A shared library's DT_INIT, which ld.so runs when it maps the library (at start or by
+   * dlopen): counts library_loads[cond], no function. Tells "never mapped" from "never called". */
+  GATE_SITE_LIBRARY_LOADED = 7,
 };
+#define GATE_MAX_WATCHED_LIBRARIES 16
+/* The synthetic "goroutine" of a native frame: this bit above the thread id. Go g pointers are
+ * user-space addresses (< 2^47), so no native key collides with a goroutine's. */
+#define GATE_NATIVE_THREAD_TAG (1ULL << 63)
 /* Condition of a GATE_SITE_ENTRY_JCC jump to morestack (x86 flags). */
 enum gate_jcc_cond {
   GATE_JCC_BE = 1, /* jbe/jna: taken when CF or ZF */

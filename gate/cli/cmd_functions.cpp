@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "elf/elf_file.hpp"
 #include "plan/function_list.hpp"
 
 namespace gate::cli {
@@ -80,15 +81,22 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
     std::vector<std::string> match;
     bool json = false;
     bool args = false;
+    bool native = false;
+    std::string library;
+    std::string native_returns = "auto";
   };
   auto a = std::make_shared<Args>();
-  app.add_option("binary", a->binary, "Go binary (ELF) to list")->required();
+  app.add_option("binary", a->binary, "Go binary (ELF) to list; a program that is not Go lists its C/C++ functions")->required();
   app.add_option("-m,--match", a->match, "Only names matching this glob (repeatable); default: all but runtime")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--json", a->json, "Machine-readable output");
   app.add_flag("--args", a->args,
                "Also list each function's arguments (DWARF): name, Go type and the registers holding it at entry");
+  app.add_flag("--native", a->native, "List the binary's C and C++ functions (names demangled) instead of Go's");
+  app.add_option("--library", a->library,
+                 "List the C/C++ functions of this shared library (file name, searched as ld.so would for BINARY, or path)");
+  app.add_option("--native-returns", a->native_returns, "auto, uretprobe or ret_sites (as native_returns: in gate.yaml)");
   app.footer(
       "Glob syntax: * any run without '/', ** any run, ? one char, [...] any generic instantiation,\n"
       "\\x a literal x; everything else ('(', '*' after '\\', '.', '[') is literal.\n"
@@ -98,6 +106,9 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
       "  gate functions bin/shop --match 'example.com/shop.Encode' --args   # for bucket_by");
   return [a, &g]() -> int {
     (void)g;
+    // A program that is not Go has only native functions: list those.
+    if (a->native || !a->library.empty() || elf::ElfFile::open(a->binary).go_version().empty())
+      return print_native_functions(a->binary, a->library, a->match, a->json, a->native_returns);
     const plan::FunctionList list = plan::list_functions(a->binary, a->match, a->args);
     if (a->json) print_json(list);
     else print_table(list);

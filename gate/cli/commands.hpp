@@ -43,6 +43,9 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g);
 // Each returns a callback to run after parsing.
 std::function<int()> add_run(CLI::App& app, const Globals& g);
 std::function<int()> add_functions(CLI::App& app, const Globals& g);
+// gate functions --native / --library (cmd_functions_native.cpp).
+int print_native_functions(const std::string& binary, const std::string& library,
+                           const std::vector<std::string>& match, bool json, const std::string& native_returns);
 std::function<int()> add_record(CLI::App& app, const Globals& g);
 std::function<int()> add_check(CLI::App& app, const Globals& g);
 std::function<int()> add_compare(CLI::App& app, const Globals& g);

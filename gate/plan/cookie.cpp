@@ -10,6 +10,11 @@ namespace gate::plan {
 static_assert(static_cast<int>(SiteKind::kEntryJump) == GATE_SITE_ENTRY_JCC);
 static_assert(static_cast<int>(SiteKind::kEntry) == GATE_SITE_ENTRY);
 static_assert(static_cast<int>(SiteKind::kReturn) == GATE_SITE_RETURN);
+static_assert(static_cast<int>(SiteKind::kNativeEntry) == GATE_SITE_NATIVE_ENTRY);
+static_assert(static_cast<int>(SiteKind::kNativeUretprobe) == GATE_SITE_NATIVE_URETPROBE);
+static_assert(static_cast<int>(SiteKind::kNativeReturn) == GATE_SITE_NATIVE_RETURN);
+static_assert(static_cast<int>(SiteKind::kLibraryLoaded) == GATE_SITE_LIBRARY_LOADED);
+static_assert(kMaxWatchedLibraries == GATE_MAX_WATCHED_LIBRARIES);
 
 uint64_t encode_cookie(const Cookie& c) {
   return GATE_COOKIE(c.function_id, static_cast<int>(c.kind), c.jump_condition);

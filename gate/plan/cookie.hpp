@@ -11,7 +11,15 @@ enum class SiteKind : uint8_t {
   kEntryJump = 1,  // the prologue's stack-check jump: a call only when the jump is not taken
   kEntry = 2,      // the first instruction of a function without a stack check
   kReturn = 3,     // a RET instruction
+  // Native (C, C++) functions, paired by thread and stack pointer (plan/native_plan.hpp).
+  kNativeEntry = 4,      // the first instruction
+  kNativeUretprobe = 5,  // a uretprobe (the kernel replaces the return address)
+  kNativeReturn = 6,     // a RET instruction
+  kLibraryLoaded = 7,    // a library's DT_INIT (jump_condition: which library): no function
 };
+
+// Libraries whose loads one engine can count (GATE_MAX_WATCHED_LIBRARIES).
+constexpr int kMaxWatchedLibraries = 16;
 
 struct Cookie {
   uint32_t function_id = 0;  // index into the BPF statistics map (FunctionInfo::id)

@@ -14,6 +14,14 @@
 
 namespace gate::plan {
 
+// A shared library some native function of the plan lives in (plan/native_plan.hpp).
+struct NativeLibrary {
+  std::string name;      // as declared: "libc.so.6", or a path
+  std::string path;      // the file ld.so would load
+  bool linked = false;   // the binary needs it (DT_NEEDED, directly or through another library)
+  int watched = -1;      // not linked: its DT_INIT's load counter (engine library_loads), -1 = none
+};
+
 struct ProbePlan {
   std::string binary;  // absolute path
   std::string build_id;
@@ -22,6 +30,7 @@ struct ProbePlan {
   std::vector<FunctionInfo> functions;  // every resolved function, then the bucket series; id = index
   std::vector<probe::SiteSpec> sites;   // entry + RET sites of the measurable ones
   std::vector<probe::ArgBucketSpec> arg_buckets;  // bucket_by: what the entry reads, per function
+  std::vector<NativeLibrary> libraries;  // of the native functions, in the order first named
   std::vector<std::string> warnings;    // e.g. "main.f: not measurable: no RET instruction"
   // offsetof(runtime.g, stack.hi): from DWARF when the binary has it, else Go's layout (g.stack
   // is the first field, stack.hi its second word). Passed to the BPF program.

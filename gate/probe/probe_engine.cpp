@@ -95,8 +95,13 @@ Error load_error(const std::string& what, int err) {
                      ExitCode::kMeasure);
 }
 
-long link_create_multi(int prog_fd, const char* path, const uint64_t* offsets, const uint64_t* cookies, size_t n) {
+// BPF_F_UPROBE_MULTI_RETURN: the link's offsets are function entries whose returns fire (uretprobes).
+constexpr uint32_t kUprobeMultiReturn = 1;
+
+long link_create_multi(int prog_fd, const char* path, const uint64_t* offsets, const uint64_t* cookies, size_t n,
+                       uint32_t multi_flags = 0) {
   UprobeMultiLinkAttr attr{};
+  attr.multi_flags = multi_flags;
   attr.prog_fd = static_cast<uint32_t>(prog_fd);
   attr.attach_type = kBpfTraceUprobeMulti;
   attr.path = reinterpret_cast<uint64_t>(path);
@@ -258,7 +263,7 @@ struct ProbeEngine::Impl {
   gate_bpf* skel = nullptr;
   AttachMode mode = AttachMode::kAuto;
   std::string mode_reason;
-  int multi_link_fd = -1;
+  std::vector<int> multi_link_fds;  // one per (file, uretprobe or not): native functions add some
   std::vector<bpf_link*> per_probe;
   bpf_link* fork_link = nullptr;
   bpf_link* exit_link = nullptr;
@@ -330,19 +335,30 @@ struct ProbeEngine::Impl {
     return 0;
   }
 
-  // One link for every site. Returns 0 or the errno the kernel gave.
-  int attach_multi() {
-    std::vector<uint64_t> offsets, cookies;
-    offsets.reserve(sites.size());
-    cookies.reserve(sites.size());
-    for (const auto& s : sites) {
-      offsets.push_back(s.file_offset);
-      cookies.push_back(s.cookie);
+  const std::string& path_of(const SiteSpec& s) const { return s.path.empty() ? binary : s.path; }
+
+  // One link for every site of one file and kind (plain uprobes, or uretprobes of native
+  // functions). Returns 0 or the errno the kernel gave; *failed names the file.
+  int attach_multi(std::string* failed) {
+    std::vector<std::pair<std::string, bool>> groups;
+    for (const auto& s : sites)
+      if (std::find(groups.begin(), groups.end(), std::pair{path_of(s), s.uretprobe}) == groups.end())
+        groups.emplace_back(path_of(s), s.uretprobe);
+    for (const auto& [path, ret] : groups) {
+      std::vector<uint64_t> offsets, cookies;
+      for (const auto& s : sites) {
+        if (path_of(s) != path || s.uretprobe != ret) continue;
+        offsets.push_back(s.file_offset);
+        cookies.push_back(s.cookie);
+      }
+      long fd = link_create_multi(bpf_program__fd(skel->progs.gate_site_multi), path.c_str(), offsets.data(),
+                                  cookies.data(), offsets.size(), ret ? kUprobeMultiReturn : 0);
+      if (fd < 0) {
+        *failed = path + (ret ? " (uretprobes)" : "");
+        return errno;
+      }
+      multi_link_fds.push_back(static_cast<int>(fd));
     }
-    long fd = link_create_multi(bpf_program__fd(skel->progs.gate_site_multi), binary.c_str(), offsets.data(),
-                                cookies.data(), sites.size());
-    if (fd < 0) return errno;
-    multi_link_fd = static_cast<int>(fd);
     return 0;
   }
 
@@ -351,14 +367,14 @@ struct ProbeEngine::Impl {
     double last_report = 0;
     per_probe.reserve(sites.size());
     for (size_t i = 0; i < sites.size(); ++i) {
-      LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = sites[i].cookie, .retprobe = false);
+      LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = sites[i].cookie, .retprobe = sites[i].uretprobe);
       bpf_link* l = bpf_program__attach_uprobe_opts(skel->progs.gate_site_single, -1,
-                                                    binary.c_str(), sites[i].file_offset, &uo);
+                                                    path_of(sites[i]).c_str(), sites[i].file_offset, &uo);
       if (!l) {
         int err = errno;
         char off[32];
         snprintf(off, sizeof off, "0x%llx", static_cast<unsigned long long>(sites[i].file_offset));
-        throw Error::make("uprobe at file offset " + std::string(off) + " in " + binary,
+        throw Error::make("uprobe at file offset " + std::string(off) + " in " + path_of(sites[i]),
                           std::string("attach failed: ") + std::strerror(err) + "\n" + libbpf_log_tail(),
                           err == EPERM ? missing_bpf_privileges()
                                        : "check that the binary was not rebuilt between analysis and attach",
@@ -388,10 +404,8 @@ struct ProbeEngine::Impl {
 
   double detach_all() {
     auto t0 = std::chrono::steady_clock::now();
-    if (multi_link_fd >= 0) {
-      ::close(multi_link_fd);
-      multi_link_fd = -1;
-    }
+    for (int fd : multi_link_fds) ::close(fd);
+    multi_link_fds.clear();
     if (!per_probe.empty()) {
       // Each perf-event uprobe waits for an RCU grace period when it goes; in parallel the
       // waits overlap instead of adding up.
@@ -443,8 +457,9 @@ ProbeEngine::ProbeEngine(const std::string& binary_path, uint32_t function_count
   if (int err = m.open_and_load()) throw load_error("load", err);
   try {
     if (m.mode == AttachMode::kMulti) {
-      if (int err = m.attach_multi()) {
-        throw Error::make("uprobe_multi link on " + binary_path, std::string("refused: ") + std::strerror(err),
+      std::string failed;
+      if (int err = m.attach_multi(&failed)) {
+        throw Error::make("uprobe_multi link on " + failed, std::string("refused: ") + std::strerror(err),
                           err == EPERM ? missing_bpf_privileges()
                                        : "check that the binary was not rebuilt between analysis and attach; "
                                          "--attach-mode perf_event names the offset that fails",
@@ -577,6 +592,14 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
                       "the cgroup's memory limit was reached during the run: raise memory.max or trace fewer functions",
                       ExitCode::kMeasure);
   }
+  return out;
+}
+
+std::vector<uint64_t> ProbeEngine::take_library_loads() {
+  std::vector<uint64_t> out(GATE_MAX_WATCHED_LIBRARIES);
+  if (!impl_->skel) return out;
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = __atomic_exchange_n(&impl_->skel->bss->library_loads[i], 0, __ATOMIC_SEQ_CST);
   return out;
 }
 

@@ -19,6 +19,11 @@ namespace gate::probe {
 struct SiteSpec {
   uint64_t file_offset = 0;
   uint64_t cookie = 0;
+  // Native functions (plan/native_plan.hpp): the file the offset is in when it is not the engine's
+  // binary (a shared library, attached by path: its inode is probed before any process maps it),
+  // and whether the site is a uretprobe on the function's entry rather than a plain uprobe.
+  std::string path;
+  bool uretprobe = false;
 };
 
 enum class AttachMode { kAuto, kMulti, kPerProbe };
@@ -158,6 +163,10 @@ class ProbeEngine {
   // The origin of the calls' moments in the run (FunctionCounters::sum_start_us): set it as the
   // run (or slice) starts. 0: not kept.
   void set_run_start(uint64_t monotonic_ns);
+
+  // Native functions: how often the workload's ld.so mapped each watched library (its DT_INIT ran)
+  // since the last call, indexed by the GATE_SITE_LIBRARY_LOADED cookie's library number.
+  std::vector<uint64_t> take_library_loads();
 
   KernelMemory kernel_memory() const;
   // Ids of the functions that hold kernel memory now (called since the last collect), sorted.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -156,7 +157,17 @@ std::string absolute(const std::string& dir, const std::string& p) {
 
 std::vector<std::string> Config::patterns() const {
   std::vector<std::string> out;
-  for (const auto& f : functions) out.push_back(f.pattern);
+  for (const auto& f : functions)
+    if (!f.native) out.push_back(f.pattern);
+  return out;
+}
+
+std::vector<plan::NativeRequest> Config::native_requests() const {
+  std::vector<plan::NativeRequest> out;
+  for (const auto& f : functions)
+    if (f.native)
+      out.push_back({f.library.find('/') == std::string::npos ? f.library : absolute(dir, f.library), f.symbol,
+                     path + ":" + std::to_string(f.line)});
   return out;
 }
 
@@ -165,6 +176,14 @@ std::vector<plan::BucketRequest> Config::bucket_requests() const {
   for (const auto& f : functions)
     if (f.bucket_by) out.push_back({f.pattern, *f.bucket_by, path + ":" + std::to_string(f.line)});
   return out;
+}
+
+plan::NativeOptions native_options(const Config& cfg) {
+  plan::NativeOptions o;
+  o.returns = plan::parse_native_returns(cfg.native_returns);
+  if (auto it = cfg.env.find("LD_LIBRARY_PATH"); it != cfg.env.end()) o.ld_library_path = it->second;
+  else if (const char* v = std::getenv("LD_LIBRARY_PATH")) o.ld_library_path = v;
+  return o;
 }
 
 namespace {
@@ -278,18 +297,48 @@ plan::BucketBy parse_bucket_by(const Ctx& c, const YAML::Node& n, const std::str
   return b;
 }
 
+// {native: GLOB} or {library: NAME_OR_PATH, symbol: GLOB} (plan/native_plan.hpp): a C or C++
+// function in the binary or in a shared library. A library path is relative to the config.
+void parse_native_function(const Ctx& c, const YAML::Node& f, FunctionSpec& spec) {
+  const bool lib = static_cast<bool>(f["library"]) || static_cast<bool>(f["symbol"]);
+  if (!f["native"] && !lib) return;
+  if (f["name"] || (f["native"] && lib))
+    throw c.err(f, "functions[]", "mixes name:, native: and library:/symbol:",
+                "use one: name: for a Go function, native: for a C/C++ function of the binary, or library: with "
+                "symbol: for one in a shared library");
+  spec.native = true;
+  if (f["native"]) {
+    spec.symbol = str(c, f["native"], "native");
+    spec.pattern = spec.symbol;
+  } else {
+    if (!f["library"] || !f["symbol"])
+      throw c.err(f, f["library"] ? "functions[].symbol" : "functions[].library", "is missing",
+                  "a shared-library function needs both: {library: libc.so.6, symbol: qsort}");
+    spec.library = str(c, f["library"], "library");
+    spec.symbol = str(c, f["symbol"], "symbol");
+    spec.pattern = plan::native_display_name(spec.symbol, spec.library);
+  }
+  if (spec.symbol.empty()) throw c.err(f, "functions[]", "has an empty native name", "");
+}
+
 FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
   FunctionSpec spec;
   spec.line = f.Mark().line + 1;
   if (f.IsScalar()) {
     spec.pattern = f.as<std::string>();
   } else if (f.IsMap()) {
-    check_keys(c, f, "a function entry", {"name", "threshold", "thresholds", "optional", "bucket_by"});
-    if (!f["name"]) throw c.err(f, "functions[].name", "is missing", "each entry needs name: <symbol or glob>");
-    spec.pattern = str(c, f["name"], "name");
+    check_keys(c, f, "a function entry",
+               {"name", "threshold", "thresholds", "optional", "bucket_by", "native", "library", "symbol"});
+    parse_native_function(c, f, spec);
+    if (!spec.native && !f["name"])
+      throw c.err(f, "functions[].name", "is missing",
+                  "each entry needs name: <Go symbol or glob>, native: <C/C++ name or glob>, or library: + symbol:");
+    if (!spec.native) spec.pattern = str(c, f["name"], "name");
     if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
     if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
     if (f["optional"]) spec.optional = boolean(c, f["optional"], spec.pattern + ".optional");
+    if (f["bucket_by"] && spec.native)
+      throw c.err(f["bucket_by"], spec.pattern + ".bucket_by", "is for Go functions", "remove it from the native entry");
     if (f["bucket_by"]) {
       spec.bucket_by = parse_bucket_by(c, f["bucket_by"], spec.pattern + ".bucket_by");
       if (analysis::NamePattern::parse(spec.pattern).is_glob())
@@ -387,7 +436,8 @@ Config parse_config(const std::string& text, const std::string& path, const std:
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family"});
+              "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
+              "native_returns"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();
@@ -401,6 +451,14 @@ Config parse_config(const std::string& text, const std::string& path, const std:
                   "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"]; `gate functions BINARY` lists candidates");
     }
     for (const auto& f : fns) cfg.functions.push_back(parse_function(c, f));
+    if (root["native_returns"]) {
+      cfg.native_returns = str(c, root["native_returns"], "native_returns");
+      try {
+        plan::parse_native_returns(cfg.native_returns);
+      } catch (const Error& e) {
+        throw c.err(root["native_returns"], "native_returns", e.cause(), e.fix());
+      }
+    }
     parse_verdict(c, root, cfg);
   } catch (const YAML::Exception& e) {  // a shape yaml-cpp refused that no check above foresaw
     const std::string line = e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : "";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/buckets.hpp"
+#include "plan/native_plan.hpp"
 
 namespace gate::runner {
 
@@ -22,6 +23,11 @@ struct FunctionSpec {
   // Latency by argument: also one series per bucket of this argument (exact names only).
   std::optional<plan::BucketBy> bucket_by;
   int line = 0;  // 1-based line of the entry, for errors that need the binary (bucket_by)
+  // A native (C, C++) function: {native: GLOB} (library empty) or {library: L, symbol: GLOB}.
+  // pattern is then the name results carry ("GLOB" or "GLOB@file name of L"), symbol the glob.
+  bool native = false;
+  std::string library;
+  std::string symbol;
 };
 
 // In command, ready_tcp and load, `{port}` stands for a free TCP port gate picks for each run.
@@ -83,7 +89,11 @@ struct Config {
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // config_fingerprint of the file's bytes
 
-  std::vector<std::string> patterns() const;
+  // How native functions' returns are probed: "auto", "uretprobe" or "ret_sites" (plan/native_plan.hpp).
+  std::string native_returns = "auto";
+
+  std::vector<std::string> patterns() const;  // the Go functions' (native ones are not in it)
+  std::vector<plan::NativeRequest> native_requests() const;
   std::vector<plan::BucketRequest> bucket_requests() const;
 };
 
@@ -114,6 +124,10 @@ inline int suspect_max_runs(const Config& cfg, int runs, int max_runs) {
   if (cfg.suspect_max_runs > 0) return std::max(cfg.suspect_max_runs, std::max(runs, max_runs));
   return max_runs > runs ? 2 * max_runs : runs;
 }
+
+// How the plan finds and probes the config's native functions: native_returns, and the
+// LD_LIBRARY_PATH the workload will run with (env: in the config, else gate's own).
+plan::NativeOptions native_options(const Config& cfg);
 
 // "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.
 std::string config_fingerprint(const std::string& bytes);

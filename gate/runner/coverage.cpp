@@ -46,6 +46,9 @@ std::unordered_map<std::string_view, Counts> counts_by_name(std::span<const RunR
 }  // namespace
 
 std::string inlining_status(const FunctionInfo& f) {
+  if (f.entry_placement.starts_with("native"))  // plan/native_plan.cpp: C/C++ inlining is not read
+    return "a native function: gate does not look for inlined copies of C/C++ code (a call the compiler inlined "
+           "is not timed)";
   if (f.inlined_at.empty()) return "no inlined copies found";
   std::string sites;
   for (size_t i = 0; i < f.inlined_at.size() && i < 3; ++i) sites += (i ? "; " : "") + f.inlined_at[i];

@@ -68,15 +68,19 @@ void Measurer::use_fresh_copy(int run) {
 
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  target_ = plan::make_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
-                            opts.entry, cfg.bucket_requests());
+  target_ = plan::make_mixed_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
+                                  opts.entry, cfg.bucket_requests(), cfg.native_requests(), native_options(cfg));
   const plan::ProbePlan& target = target_;
   original_binary_ = target_.binary;
   // For workload scripts: the file gate was given (GATE_BINARY is the copy that is probed), and
   // which side of gate ab this is.
   opts_.session.extra_env["GATE_BINARY_ORIGINAL"] = original_binary_;
   opts_.session.extra_env["GATE_SIDE"] = opts_.variant;
-  if (opts_.fresh_copy_each_run && starts_binary_under_test(cfg, original_binary_)) {
+  // A binary that finds its libraries through $ORIGIN would not start as a copy elsewhere.
+  const bool origin = plan::loads_from_origin(original_binary_);
+  if (origin && opts_.fresh_copy_each_run && log)
+    log(original_binary_ + " finds its libraries through $ORIGIN: probed in place, not as a fresh copy per run");
+  if (opts_.fresh_copy_each_run && !origin && starts_binary_under_test(cfg, original_binary_)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gate-binary-XXXXXX").string();
     if (mkdtemp(tmpl.data())) {
       copy_dir_ = tmpl;
@@ -136,6 +140,9 @@ bool Measurer::run(int count, SignalWatch* signals) {
       if (i > 1) reattach(i);
       if (log) log("run " + std::to_string(i) + who + " ...");
       RunResult r = session_->run_once(i, opts_.variant, signals);
+      if (!target_.libraries.empty() && log)
+        for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
+          log("warning: run " + std::to_string(i) + who + ": " + w);
       require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
       read_benchmarks(cfg_, session_->last_stdout(), "run " + std::to_string(i) + who, r, log);
       if (log) {

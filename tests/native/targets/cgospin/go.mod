@@ -1,0 +1,3 @@
+module example.com/cgospin
+
+go 1.19
