@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
       "  gate functions bin/shop --args --match 'example.com/shop.(*Cart).Add'   # for bucket_by\n"
       "  gate run -c gate.yaml --summary --folded calls.folded   # self time, call graph\n"
       "\n"
-      "Exit codes: 0 ok / no regression, 1 regression, 2 usage or config error,\n"
+      "Exit codes: 0 ok / no regression, 1 regression (or a suspect with --fail-on-suspect),\n"
+      "            2 usage or config error,\n"
       "            3 could not measure (workload failed, a run timed no call, BPF refused,\n"
       "            interrupted).");
 

@@ -272,6 +272,10 @@ def judge(gate, lab, cfg, base, head):
 def tally(st, rep, slowed, function):
     """Adds one trial's p50 verdicts under one method to `st`."""
     st["trials"] += 1
+    # Any false regression in any test of the trial (every quantile, not only p50): what the
+    # family-wise error bar is about.
+    st["trials_false"] += any(q["verdict"] == "regression" for f in rep["functions"] for q in f["quantiles"]
+                              if not (slowed and f["name"] == function))
     for f in rep["functions"]:
         p50 = next((q for q in f["quantiles"] if q["name"] == "p50"), None)
         if not p50 or p50["verdict"] == "insufficient data":
@@ -311,7 +315,7 @@ def print_per_function(st):
 
 
 def new_stats():
-    return dict(trials=0, fn_trials=0, false_reg=0, false_suspect=0, unchanged=0, unchanged95=0, caught=0,
+    return dict(trials=0, trials_false=0, fn_trials=0, false_reg=0, false_suspect=0, unchanged=0, unchanged95=0, caught=0,
                 caught_suspect=0, noise=[], per_function={})
 
 

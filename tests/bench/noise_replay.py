@@ -63,12 +63,33 @@ def need_more(rep, max_units):
     return any(helps(q) for f in rep["functions"] for q in f["quantiles"])
 
 
-def replay(gate, cfg, work, base, head, first, last):
+def suspects_decidable(rep, within):
+    """Comparison::suspects_decidable_within, from the report: past the regression threshold,
+    not decided, predicted to decide within `within` units."""
+    if rep["exit_code"] == 1 and rep.get("paired"):
+        return False
+
+    def worth(q):
+        u = q.get("units_to_decide") or 0
+        return (q["verdict"] in ("inconclusive", "suspect") and q.get("ratio") is not None and
+                q["ratio"] > 1 + q["threshold"]["regression"] and 0 < u <= within)
+
+    return any(worth(q) for f in rep["functions"] for q in f["quantiles"])
+
+
+def replay(gate, cfg, work, base, head, first, last, max_runs=0):
+    """gate ab's loop: max_runs (default last) bounds the inconclusive; past it, up to last
+    (suspect_max_runs), only a test past its threshold that looks decidable by then goes on. The
+    looks first..last are the whole plan, as gate records them."""
+    max_runs = max_runs or last
     looks = f"{first}..{last}"
     n = min(len(base["runs"]), len(head["runs"]), last)
     for k in range(first, n + 1):
         rep = compare(gate, cfg, work, truncated(base, k, looks), truncated(head, k, looks))
-        if not need_more(rep, last):
+        if k < max_runs:
+            if not need_more(rep, max_runs):
+                break
+        elif not suspects_decidable(rep, last):
             break
     return rep, k
 
@@ -79,7 +100,10 @@ def main():
     ap.add_argument("--config", required=True)
     ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"))
     ap.add_argument("--first", type=int, default=10, help="pairs before the first look (gate ab --runs)")
-    ap.add_argument("--last", type=int, default=30, help="pairs at most (gate ab --max-runs)")
+    ap.add_argument("--last", type=int, default=30, help="pairs at most (gate ab --suspect-max-runs; --max-runs "
+                    "too unless --max-runs is given)")
+    ap.add_argument("--max-runs", type=int, default=0, help="gate ab --max-runs, when below --last: past it only "
+                    "suspects that look decidable by --last go on")
     ap.add_argument("--set", action="append", default=[], metavar="YAML",
                     help="config keys to change, as noise_lab.py --variant takes them (\"; \" between lines)")
     ap.add_argument("--function", default="example.com/shop/pricing.Apply", help="the function slowed in A/B")
@@ -103,13 +127,15 @@ def main():
         for pb in bases:
             base = json.load(open(pb))
             head = json.load(open(pb.replace("_base.json", "_head.json")))
-            rep, k = replay(a.gate, cfg, work, base, head, a.first, a.last)
+            rep, k = replay(a.gate, cfg, work, base, head, a.first, a.last, a.max_runs)
             pairs.append(k)
             noise_lab.tally(st, rep, label != "AA", a.function)
         un = 100 * st["unchanged"] / max(1, st["fn_trials"])
         print(f"{label}: {len(bases)} trials, pairs median {statistics.median(pairs):.0f} max {max(pairs)}; "
-              f"false regressions {st['false_reg']}/{st['fn_trials']}, unchanged {un:.0f}% "
-              f"({st['unchanged']}/{st['fn_trials']})" + ("" if label == "AA" else f", caught {st['caught']}/{st['trials']}"))
+              f"trials with a false regression {st['trials_false']}/{st['trials']}; p50 false regressions "
+              f"{st['false_reg']}/{st['fn_trials']}, false suspects {st['false_suspect']}, unchanged {un:.0f}% "
+              f"({st['unchanged']}/{st['fn_trials']})" +
+              ("" if label == "AA" else f", caught {st['caught']}/{st['trials']} (+{st['caught_suspect']} suspect)"))
         if label == "AA":
             noise_lab.print_per_function(st)
 
