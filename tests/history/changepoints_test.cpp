@@ -127,8 +127,8 @@ TEST(ChangePoints, Rates) {
     }
   }
   // No step: at most 8% of flat series get a change point (alpha 0.05 plus the min-shift filter).
-  for (double noise : {0.02, 0.05, 0.10}) EXPECT_LE(got[{noise, 1.0}].false_alarm, 0.08) << noise;
+  for (double noise : {0.02, 0.05, 0.10}) EXPECT_LE((got[{noise, 1.0}].false_alarm), 0.08) << noise;
   // A 1.3x step in 5% noise (a commit median on a noisy machine) is found nearly always, in place.
-  EXPECT_GE(got[{0.05, 1.3}].detected, 0.95);
-  EXPECT_GE(got[{0.02, 1.1}].detected, 0.95);
+  EXPECT_GE((got[{0.05, 1.3}].detected), 0.95);
+  EXPECT_GE((got[{0.02, 1.1}].detected), 0.95);
 }

@@ -32,12 +32,12 @@ const std::string kSteady = "example.com/shop.(*Store).Get";
 // A result file with the two functions at these levels.
 std::string write_result(const std::string& dir, const std::string& name, double creeping, double steady,
                          uint64_t seed) {
-  testing::SyntheticRun r;
+  gate::testing::SyntheticRun r;
   r.p50_ns = {{kCreeping, creeping}, {kSteady, steady}};
   r.seed = seed;
   r.noise = 0.005;
   const std::string path = dir + "/" + name + ".json";
-  save_result_file(path, testing::synthetic_result(r));
+  save_result_file(path, gate::testing::synthetic_result(r));
   return path;
 }
 
@@ -70,7 +70,9 @@ TEST(HistoryCli, OnePercentCreepOverFifteenCommitsTripsTheBudget) {
   const auto json = run_gate({"history", "check", "--since", sha(1), "--budget", "10%", "--db", db, "--format", "json"});
   const auto j = nlohmann::json::parse(json.out);
   for (const auto& dr : j["drifts"])
-    if (dr["function"] == kCreeping) EXPECT_NEAR(dr["ratio"].get<double>(), std::pow(1.01, 14), 0.03) << json.out;
+    if (dr["function"] == kCreeping) {
+      EXPECT_NEAR(dr["ratio"].get<double>(), std::pow(1.01, 14), 0.03) << json.out;
+    }
   // Within a 20% budget, and since a later commit (1.01^7 = 1.07), it passes.
   EXPECT_EQ(run_gate({"history", "check", "--since", sha(1), "--budget", "20%", "--db", db}).code, 0);
   EXPECT_EQ(run_gate({"history", "check", "--since", sha(8), "--budget", "10%", "--db", db}).code, 0);
@@ -107,9 +109,9 @@ TEST(HistoryCli, RefusedInputWritesNothing) {
   TempDir d;
   const std::string path = d.path + "/h.db";
   // A partial result: refused before the database is even created.
-  testing::SyntheticRun r;
+  gate::testing::SyntheticRun r;
   r.p50_ns = {{kSteady, 1e3}};
-  ResultFile f = testing::synthetic_result(r);
+  ResultFile f = gate::testing::synthetic_result(r);
   f.partial = true;
   f.partial_reason = "interrupted by SIGINT";
   save_result_file(d.path + "/partial.json", f);

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-testing::PgCluster* cluster = nullptr;
+gate::testing::PgCluster* cluster = nullptr;
 
 // The cluster starts with the first test and stops after the last (also when a test failed).
 class ClusterEnvironment : public ::testing::Environment {
@@ -35,7 +35,7 @@ class ClusterEnvironment : public ::testing::Environment {
 class PgTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cluster) cluster = new testing::PgCluster();
+    if (!cluster) cluster = new gate::testing::PgCluster();
     if (!cluster->missing().empty()) {
       std::fprintf(stderr, "\n*** SKIPPED LOUDLY: %s ***\n\n", cluster->missing().c_str());
       GTEST_SKIP() << cluster->missing();
@@ -56,12 +56,12 @@ const std::string kOther = "example.com/shop.(*Store).Get";
 std::vector<std::string> sixteen_commits(const std::string& dir) {
   std::vector<std::string> files;
   for (int i = 1; i <= 16; ++i) {
-    testing::SyntheticRun r;
+    gate::testing::SyntheticRun r;
     r.p50_ns = {{kFn, i >= 9 ? 1.3e6 : 1e6}, {kOther, 2000}};
     r.seed = i;
     r.noise = 0.04;
     files.push_back(dir + "/c" + std::to_string(i) + ".json");
-    save_result_file(files.back(), testing::synthetic_result(r));
+    save_result_file(files.back(), gate::testing::synthetic_result(r));
   }
   return files;
 }
@@ -72,7 +72,9 @@ void add_all(const std::vector<std::string>& files, const std::string& db) {
     const auto o = run_gate({"history", "add", files[i], "--commit", c, "--time", std::to_string(1795700000 + 60 * i),
                              "--db", db, "-q"});
     ASSERT_EQ(o.code, 0) << o.err;
-    if (i == 4) ASSERT_EQ(run_gate({"history", "add", files[i], "--commit", c, "--db", db, "-q"}).code, 0);  // retried
+    if (i == 4) {  // retried
+      ASSERT_EQ(run_gate({"history", "add", files[i], "--commit", c, "--db", db, "-q"}).code, 0);
+    }
   }
 }
 
@@ -114,11 +116,11 @@ TEST_F(PgTest, TwoWriterProcessesAtOnceLoseNothing) {
   const int per_writer = 10;
   std::vector<std::string> files;
   for (int i = 0; i < 2 * per_writer; ++i) {
-    testing::SyntheticRun r;
+    gate::testing::SyntheticRun r;
     r.p50_ns = {{kFn, 1e6}};
     r.seed = 50 + i;
     files.push_back(dir + "/w" + std::to_string(i) + ".json");
-    save_result_file(files.back(), testing::synthetic_result(r));
+    save_result_file(files.back(), gate::testing::synthetic_result(r));
   }
   std::atomic<int> failed{0};
   auto writer = [&](int w) {

@@ -33,11 +33,11 @@ const std::string kFn = "example.com/shop/pricing.Apply";
 
 IngestOutcome add(Store& s, double level, const std::string& commit, const std::string& time, uint64_t seed = 1,
                   const std::string& kernel = "6.1.0-test") {
-  testing::SyntheticRun r;
+  gate::testing::SyntheticRun r;
   r.p50_ns = {{kFn, level}};
   r.seed = seed;
   r.kernel = kernel;
-  const ResultFile f = testing::synthetic_result(r);
+  const ResultFile f = gate::testing::synthetic_result(r);
   return s.add(f, result_to_json_text(f), {commit, "", "main", time}, "synthetic.json");
 }
 
@@ -170,9 +170,9 @@ TEST(HistoryStore, MissingHistoryForAReadNamesTheFix) {
 TEST(HistoryStore, PartialResultIsRefusedBeforeAnyWrite) {
   TempDir d;
   Store s = Store::open("sqlite:" + d.path + "/h.db", true);
-  testing::SyntheticRun r;
+  gate::testing::SyntheticRun r;
   r.p50_ns = {{kFn, 1e6}};
-  ResultFile f = testing::synthetic_result(r);
+  ResultFile f = gate::testing::synthetic_result(r);
   f.partial = true;
   f.partial_reason = "interrupted";
   EXPECT_NE(error_of([&] { s.add(f, result_to_json_text(f), {"c01", "", "", "2026-01-01T00:00:00Z"}, "p.json"); })
