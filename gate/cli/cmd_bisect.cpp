@@ -105,7 +105,9 @@ void from_change_point(BisectArgs& a) {
   if (a.function.empty()) a.function = a.from_change;
 }
 
-// true: the head is slower (gate ab found a regression, of --function when given).
+// true: the head is slower: a regression in gate ab's report (of --function when given). Good
+// needs every judged function unchanged or improved; an inconclusive or too-little-data verdict
+// decides nothing, so the bisect stops and says what would decide it instead of guessing.
 bool is_bad(const BisectArgs& a, const std::string& good_bin, const std::string& bin, const std::string& json,
             const Globals& g) {
   ProcessSpec spec;
@@ -115,20 +117,35 @@ bool is_bad(const BisectArgs& a, const std::string& good_bin, const std::string&
   if (a.max_runs) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(a.max_runs)});
   const auto r = run_process(spec);
   if (r.status != 0 && r.status != 1)
-    throw Error::make("gate ab " + good_bin + " " + bin, "could not decide (exit " + std::to_string(r.status) +
+    throw Error::make("gate ab " + good_bin + " " + bin, "could not measure (exit " + std::to_string(r.status) +
                                                              "):\n" + tail_lines(r.err, 2000),
                       "fix what it names, then run gate bisect again", ExitCode::kMeasure);
-  if (a.function.empty()) return r.status == 1;
   const auto text = read_file(json);
   const auto j = nlohmann::json::parse(text ? *text : "{}", nullptr, false);
-  if (j.is_object() && j.contains("functions"))
-    for (const auto& f : j["functions"])
-      if (f.value("name", "") == a.function) {
-        g.log("  " + a.function + ": " + f.value("verdict", "?") + " (" + f.value("reason", "") + ")");
-        return f.value("verdict", "") == "regression";
-      }
-  throw Error::make("--function " + a.function, "is not in gate ab's report",
-                    "give a function the config probes (its full name as the report prints it)");
+  if (!j.is_object() || !j.contains("functions"))
+    throw Error::make("gate ab's report " + json, "is not the JSON report bisect reads", "report this as a bug",
+                      ExitCode::kMeasure);
+  bool any_bad = false, all_good = true, found = a.function.empty();
+  std::string undecided;
+  for (const auto& f : j["functions"]) {
+    const std::string name = f.value("name", ""), verdict = f.value("verdict", "");
+    if (!a.function.empty() && name != a.function) continue;
+    found = true;
+    if (verdict != "unchanged" || g.verbose) g.log("  " + name + ": " + verdict + " (" + f.value("reason", "") + ")");
+    any_bad |= verdict == "regression";
+    if (verdict != "unchanged" && verdict != "improvement" && verdict != "regression") {
+      all_good = false;
+      undecided += (undecided.empty() ? "" : ", ") + name + " " + verdict;
+    }
+  }
+  if (!found)
+    throw Error::make("--function " + a.function, "is not in gate ab's report",
+                      "give a function the config probes (its full name as the report prints it)");
+  if (any_bad) return true;
+  if (all_good) return false;
+  throw Error::make("gate ab " + good_bin + " " + bin, "decided nothing: " + undecided,
+                    "give more runs (--runs, --max-runs), or --function to decide on one function",
+                    ExitCode::kMeasure);
 }
 
 }  // namespace

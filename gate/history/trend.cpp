@@ -129,7 +129,13 @@ std::string trend_html(const std::vector<TrendFunction>& fns, const Machines& ma
       "orange: provisional (too few commits after it yet). Latency axis logarithmic.</p>"
       "<p class='legend'><span><i class='sw' style='background:#1f5fbf'></i>p50</span><span><i class='sw' "
       "style='background:#d2691e'></i>p99</span></p>";
-  for (const auto& f : fns) {
+  // Functions with change points first: what a reader opens the page for.
+  std::vector<const TrendFunction*> order;
+  for (const auto& f : fns) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) { return !a->changes.empty() && b->changes.empty(); });
+  for (const auto* fp : order) {
+    const TrendFunction& f = *fp;
     std::vector<std::string> ms;
     for (const auto& s : f.series)
       if (std::find(ms.begin(), ms.end(), s.machine) == ms.end()) ms.push_back(s.machine);
