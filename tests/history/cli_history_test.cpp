@@ -15,16 +15,9 @@ using namespace gate;
 using gate::testing::run_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using gate::testing::TempDir;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/gate-history-cli-XXXXXX";
-    path = mkdtemp(t);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+namespace {
 
 const std::string kCreeping = "example.com/shop.(*Cart).Checkout";
 const std::string kSteady = "example.com/shop.(*Store).Get";

@@ -18,16 +18,9 @@ using namespace gate;
 using namespace gate::history;
 namespace fs = std::filesystem;
 
-namespace {
+using gate::testing::TempDir;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/gate-history-test-XXXXXX";
-    path = mkdtemp(t);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+namespace {
 
 const std::string kFn = "example.com/shop/pricing.Apply";
 

@@ -1,8 +1,12 @@
 // Synthetic results for the history tests: real ResultFile objects (the gate.result JSON a run
-// writes), with chosen p50 levels per function and seeded run-to-run noise.
+// writes), with chosen p50 levels per function and seeded run-to-run noise; and a temporary
+// directory removed at the end of a test.
 #pragma once
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -19,6 +23,18 @@ struct SyntheticRun {
   std::string cpu_model = "Synthetic CPU @ 3.0GHz";
   std::string kernel = "6.1.0-test";
   std::string go_version = "go1.19.8";
+};
+
+struct TempDir {
+  std::string path;
+  explicit TempDir(const std::string& what = "history") {
+    std::string t = "/tmp/gate-" + what + "-XXXXXX";
+    path = mkdtemp(t.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
 };
 
 inline ResultFile synthetic_result(const SyntheticRun& s) {
