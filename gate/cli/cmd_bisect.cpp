@@ -90,7 +90,12 @@ class Builder {
 // GOOD and BAD from the latest change point of FUNCTION's p50 in the history.
 void from_change_point(BisectArgs& a) {
   auto store = history::Store::open(a.db, false);
-  const auto series = history::build_series(a.from_change, store.runs_of(a.from_change), {"p50"});
+  const auto runs = history::load_runs(store, false);
+  const auto it = runs.by_function.find(a.from_change);
+  if (it == runs.by_function.end())
+    throw Error::make("--from-change " + a.from_change, "is not in the history",
+                      "give a function's full name as gate history changes prints it");
+  const auto series = history::build_series(a.from_change, it->second, {"p50"});
   const history::Change* last = nullptr;
   std::vector<history::Change> all;
   for (const auto& s : series)

@@ -60,20 +60,32 @@ Machines machines_of(Store& s) {
 }
 
 // Every series of every function (or of the ones named), with its change points.
-std::vector<TrendFunction> everything(Store& store, const std::vector<std::string>& only,
+std::vector<TrendFunction> everything(const LoadedRuns& runs, const std::vector<std::string>& only,
                                       const std::vector<std::string>& quantiles, const ChangePointParams& p) {
   std::vector<TrendFunction> out;
-  const auto all = store.functions();
+  std::vector<std::string> all;
+  for (const auto& [f, _] : runs.by_function) all.push_back(f);
   for (const auto& f : only)
-    if (std::find(all.begin(), all.end(), f) == all.end())
+    if (!runs.by_function.count(f))
       throw Error::make("function " + f, "is not in the history", "see the stored names with gate history changes");
   for (const auto& f : only.empty() ? all : only) {
-    TrendFunction t{f, build_series(f, store.runs_of(f), quantiles), {}};
+    TrendFunction t{f, build_series(f, runs.by_function.at(f), quantiles), {}};
     for (const auto& s : t.series)
       for (auto& c : changes_in(s, p)) t.changes.push_back(std::move(c));
     out.push_back(std::move(t));
   }
   return out;
+}
+
+// What the JSON says about the speed normalization.
+nlohmann::json speed_json(const LoadedRuns& r) {
+  return {{"speed_normalized", r.normalized}, {"machines_left_raw", r.raw_machines}};
+}
+
+void add_raw_flag(CLI::App& app, bool& raw) {
+  app.add_flag("--raw", raw,
+               "Latencies as measured; by default each run is divided by the machine's speed in that run, "
+               "estimated from its other functions (as gate ab does)");
 }
 
 void add_db_flag(CLI::App& app, std::string& db) {
@@ -88,6 +100,7 @@ struct HistoryArgs {
   std::string function, format = "text", since, budget = "10%", out_html, out_json;
   std::vector<std::string> quantiles, functions;
   ChangeFlags cp;
+  bool raw = false;
 };
 
 // REF as the history stores it: a stored commit it abbreviates, else what git resolves it to (a tag
@@ -113,8 +126,9 @@ int history_check(Store& store, const HistoryArgs& a) {
   const auto qs = a.quantiles.empty() ? std::vector<std::string>{"p50"} : a.quantiles;
   std::vector<Drift> drifts;
   std::vector<std::string> not_pinned;
-  for (const auto& f : store.functions())
-    for (const auto& s : build_series(f, store.runs_of(f), qs)) {
+  const LoadedRuns runs = load_runs(store, a.raw);
+  for (const auto& [f, rs] : runs.by_function)
+    for (const auto& s : build_series(f, rs, qs)) {
       Drift d;
       if (drift_of(s, since, budget, d))
         drifts.push_back(d);
@@ -133,7 +147,7 @@ int history_check(Store& store, const HistoryArgs& a) {
                    {"since_commit", d.since_commit}, {"latest_commit", d.latest_commit}, {"since_ns", d.since_value},
                    {"latest_ns", d.latest_value}, {"ratio", d.ratio}, {"commits", d.commits}, {"over_budget", d.over}});
     std::printf("%s\n", nlohmann::json{{"schema", "gate.history.drift"}, {"version", 1}, {"since", since},
-                                       {"budget", budget}, {"over_budget", over}, {"drifts", j},
+                                       {"budget", budget}, {"over_budget", over}, {"drifts", j}, {"speed", speed_json(runs)},
                                        {"not_measured_at_since", not_pinned}}
                             .dump(1)
                             .c_str());
@@ -173,6 +187,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
   show->add_option("--quantile", a->quantiles, "Quantiles to show (p50, p90, p99); default all")->delimiter(',');
   show->add_option("--format", a->format, "text or json")->capture_default_str();
   add_db_flag(*show, a->db);
+  add_raw_flag(*show, a->raw);
   a->cp.add(*show);
   show->footer("Example:\n  gate history show 'example.com/shop/pricing.Apply' --quantile p50 --format json");
 
@@ -181,6 +196,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
   changes->add_option("--quantile", a->quantiles, "Quantiles to examine; default p50,p99")->delimiter(',');
   changes->add_option("--format", a->format, "text or json")->capture_default_str();
   add_db_flag(*changes, a->db);
+  add_raw_flag(*changes, a->raw);
   a->cp.add(*changes);
   changes->footer("Examples:\n  gate history changes --db sqlite:.gate/history.db --format json\n"
                   "  gate history changes --function 'example.com/shop/pricing.Apply' --quantile p50");
@@ -191,6 +207,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
   check->add_option("--quantile", a->quantiles, "Quantiles to hold to the budget; default p50")->delimiter(',');
   check->add_option("--format", a->format, "text or json")->capture_default_str();
   add_db_flag(*check, a->db);
+  add_raw_flag(*check, a->raw);
   check->footer("Examples:\n  gate history check --since 4f2a9c1e --budget 10%\n"
                 "  gate history check --since v1.4.0 --budget 15% --quantile p50,p99   (a tag: read with git rev-parse)\n"
                 "Exit codes: 0 within budget, 1 over budget, 2 REF not in the history or bad input.");
@@ -200,6 +217,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
   trend->add_option("--json", a->out_json, "Also write the series and change points as JSON here");
   trend->add_option("--function", a->functions, "Only these functions");
   add_db_flag(*trend, a->db);
+  add_raw_flag(*trend, a->raw);
   a->cp.add(*trend);
   trend->footer("Example:\n  gate history trend --db sqlite:.gate/history.db --out trend.html --json trend.json");
 
@@ -230,17 +248,19 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
     }
     Store store = Store::open(a->db, false);
     const Machines machines = machines_of(store);
+    if (check->parsed()) return history_check(store, *a);
+    const LoadedRuns runs = load_runs(store, a->raw);
     if (show->parsed()) {
       const auto qs = a->quantiles.empty() ? kQuantiles : a->quantiles;
-      auto fns = everything(store, {a->function}, qs, a->cp.p);
+      auto fns = everything(runs, {a->function}, qs, a->cp.p);
       const auto& t = fns.front();
       if (a->format == "json") {
         nlohmann::json s = nlohmann::json::array(), c = nlohmann::json::array();
         for (const auto& x : t.series) s.push_back(series_json(x));
         for (const auto& x : t.changes) c.push_back(change_json(x));
         std::printf("%s\n", nlohmann::json{{"schema", "gate.history.show"}, {"version", 1}, {"function", t.function},
-                                           {"parameters", params_json(a->cp.p)}, {"machines", machines_json(machines)},
-                                           {"series", s}, {"changes", c}}
+                                           {"parameters", params_json(a->cp.p)}, {"speed", speed_json(runs)},
+                                           {"machines", machines_json(machines)}, {"series", s}, {"changes", c}}
                                 .dump(1)
                                 .c_str());
       } else {
@@ -252,7 +272,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
       const auto qs = a->quantiles.empty() ? std::vector<std::string>{"p50", "p99"} : a->quantiles;
       size_t n_series = 0;
       std::vector<Change> all;
-      for (auto& t : everything(store, a->functions, qs, a->cp.p)) {
+      for (auto& t : everything(runs, a->functions, qs, a->cp.p)) {
         n_series += t.series.size();
         for (auto& c : t.changes) all.push_back(std::move(c));
       }
@@ -260,8 +280,8 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
         nlohmann::json c = nlohmann::json::array();
         for (const auto& x : all) c.push_back(change_json(x));
         std::printf("%s\n", nlohmann::json{{"schema", "gate.history.changes"}, {"version", 1},
-                                           {"parameters", params_json(a->cp.p)}, {"machines", machines_json(machines)},
-                                           {"series", n_series}, {"changes", c}}
+                                           {"parameters", params_json(a->cp.p)}, {"speed", speed_json(runs)},
+                                           {"machines", machines_json(machines)}, {"series", n_series}, {"changes", c}}
                                 .dump(1)
                                 .c_str());
       } else {
@@ -269,10 +289,9 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
       }
       return 0;
     }
-    if (check->parsed()) return history_check(store, *a);
     // trend
-    const auto fns = everything(store, a->functions, {"p50", "p99"}, a->cp.p);
-    write_file_atomically(a->out_html, trend_html(fns, machines, store.db().where()));
+    const auto fns = everything(runs, a->functions, {"p50", "p99"}, a->cp.p);
+    write_file_atomically(a->out_html, trend_html(fns, machines, store.db().where() + (runs.normalized ? " (speed-normalized)" : " (raw)")));
     if (!a->out_json.empty()) write_file_atomically(a->out_json, trend_json(fns, machines, a->cp.p).dump(1) + "\n");
     g.log("wrote " + a->out_html + (a->out_json.empty() ? "" : " and " + a->out_json) + " (" +
           std::to_string(fns.size()) + " functions)");

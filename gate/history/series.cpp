@@ -1,8 +1,11 @@
 // Series per (function, quantile, machine), their change points and the drift budget.
 #include "history/series.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+
+#include "stats/speed.hpp"
 
 namespace gate::history {
 namespace {
@@ -58,6 +61,60 @@ std::vector<Series> build_series(const std::string& function, const std::vector<
       }
       if (!s.points.empty()) out.push_back(std::move(s));
     }
+  }
+  return out;
+}
+
+std::vector<std::string> normalize_speed(std::map<std::string, std::vector<StoredRun>>& runs_by_function) {
+  std::vector<std::string> raw;
+  std::vector<std::string> fns;
+  std::map<std::string, std::vector<std::pair<std::string, int>>> runs_of_machine;  // (key, run) in order
+  std::map<std::pair<std::string, int>, std::map<std::string, StoredRun*>> cells;   // run -> function -> row
+  for (auto& [f, runs] : runs_by_function) {
+    fns.push_back(f);
+    for (auto& r : runs) {
+      const auto id = std::make_pair(r.key, r.run);
+      if (!cells.count(id)) runs_of_machine[r.machine].push_back(id);
+      cells[id][f] = &r;
+    }
+  }
+  for (const auto& [machine, ids] : runs_of_machine) {
+    // estimate_speed compares two sides; here every run is one sample of the machine, dealt to the
+    // sides alternately (the reference is the median over both, so the split changes nothing).
+    std::vector<std::vector<double>> values[2];
+    for (size_t i = 0; i < ids.size(); ++i) {
+      std::vector<double> row(fns.size(), NAN);
+      for (size_t f = 0; f < fns.size(); ++f) {
+        const auto it = cells[ids[i]].find(fns[f]);
+        if (it != cells[ids[i]].end() && it->second->calls > 0 && it->second->p50_ns > 0)
+          row[f] = std::log(it->second->p50_ns);
+      }
+      values[i % 2].push_back(std::move(row));
+    }
+    const stats::SpeedFactors sf = stats::estimate_speed(values);
+    if (!sf.usable) {
+      raw.push_back(machine);
+      continue;
+    }
+    for (size_t i = 0; i < ids.size(); ++i)
+      for (size_t f = 0; f < fns.size(); ++f) {
+        const auto it = cells[ids[i]].find(fns[f]);
+        if (it == cells[ids[i]].end()) continue;
+        const double k = std::exp(-sf.leave_out(static_cast<int>(i % 2), i / 2, f));
+        it->second->p50_ns *= k;
+        it->second->p90_ns *= k;
+        it->second->p99_ns *= k;
+      }
+  }
+  return raw;
+}
+
+LoadedRuns load_runs(Store& store, bool raw) {
+  LoadedRuns out;
+  for (const auto& f : store.functions()) out.by_function[f] = store.runs_of(f);
+  if (!raw) {
+    out.raw_machines = normalize_speed(out.by_function);
+    out.normalized = true;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // total change since a pinned commit). Pure: works on rows the store read.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,23 @@ struct Series {
 // order machines first appear. Runs without calls are left out.
 std::vector<Series> build_series(const std::string& function, const std::vector<StoredRun>& runs,
                                  const std::vector<std::string>& quantiles);
+
+// The machine's speed taken out of every run, as gate ab does (stats/speed.hpp): per machine, each
+// run's quantiles of a function divided by the speed of that run's other functions (the median of
+// their p50s against their own medians on that machine). On a shared runner most run-to-run
+// noise is common to all functions; a change to a few functions still shows, but one that slows
+// more than half of them alike is taken out too (see it with --raw). Needs >= 5 functions with
+// calls in every run; machines with fewer are left raw and returned.
+std::vector<std::string> normalize_speed(std::map<std::string, std::vector<StoredRun>>& runs_by_function);
+
+// Every function's runs from the store, speed-normalized unless raw (then raw_machines lists the
+// machines that could not be, e.g. with fewer than 5 functions).
+struct LoadedRuns {
+  std::map<std::string, std::vector<StoredRun>> by_function;
+  bool normalized = false;
+  std::vector<std::string> raw_machines;
+};
+LoadedRuns load_runs(Store& store, bool raw);
 
 struct Change {
   std::string function, quantile, machine;
