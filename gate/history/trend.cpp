@@ -120,6 +120,8 @@ std::string trend_html(const std::vector<TrendFunction>& fns, const Machines& ma
       ".ytick{font-size:11px;text-anchor:end;fill:#444}.xtick{font-size:10px;fill:#444;font-family:monospace}"
       ".axis{font-size:11px;fill:#666}.cp{stroke:#c00;stroke-width:1.5;stroke-dasharray:6 4}"
       ".cp.prov{stroke:#e69500;stroke-dasharray:2 3}.cplabel{font-size:12px;fill:#a00;font-weight:600}"
+      "table{border-collapse:collapse;font-size:13px;margin:8px 0 12px}td,th{padding:3px 10px;border-bottom:1px solid #e4e4e4;"
+      "text-align:left}td.fn{font-family:monospace}"
       ".legend span{display:inline-block;margin-right:18px}.sw{display:inline-block;width:22px;height:4px;"
       "vertical-align:middle;margin-right:6px}"
       "</style></head><body><h1>gate history: latency over commits</h1>"
@@ -129,11 +131,30 @@ std::string trend_html(const std::vector<TrendFunction>& fns, const Machines& ma
       "orange: provisional (too few commits after it yet). Latency axis logarithmic.</p>"
       "<p class='legend'><span><i class='sw' style='background:#1f5fbf'></i>p50</span><span><i class='sw' "
       "style='background:#d2691e'></i>p99</span></p>";
-  // Functions with change points first: what a reader opens the page for.
+  // The largest step first: what a reader opens the page for; functions without changes last.
+  const auto largest = [](const TrendFunction& f) {
+    double m = 0;
+    for (const auto& c : f.changes) m = std::max(m, std::fabs(std::log(c.point.shift)));
+    return m;
+  };
   std::vector<const TrendFunction*> order;
   for (const auto& f : fns) order.push_back(&f);
   std::stable_sort(order.begin(), order.end(),
-                   [](const auto* a, const auto* b) { return !a->changes.empty() && b->changes.empty(); });
+                   [&](const auto* a, const auto* b) { return largest(*a) > largest(*b); });
+  // A table of every change point, in the same order, above the charts.
+  std::string rows;
+  for (const auto* f : order)
+    for (const auto& c : f->changes) {
+      char b[64];
+      snprintf(b, sizeof b, "%.2fx</td><td>%.3f", c.point.shift, c.point.p_value);
+      rows += "<tr><td class='fn'>" + esc(f->function) + "</td><td>" + esc(c.quantile) + "</td><td class='fn'>" +
+              esc(c.commit.substr(0, 12)) + "</td><td>" + esc(fmt_ns(c.point.before)) + " &rarr; " +
+              esc(fmt_ns(c.point.after)) + "</td><td>" + b + "</td><td>" +
+              (c.point.provisional ? "provisional" : "") + "</td></tr>";
+    }
+  if (!rows.empty())
+    o += "<table><tr><th>function</th><th>quantile</th><th>first commit after</th><th>level</th><th>shift</th>"
+         "<th>p</th><th></th></tr>" + rows + "</table>";
   for (const auto* fp : order) {
     const TrendFunction& f = *fp;
     std::vector<std::string> ms;
