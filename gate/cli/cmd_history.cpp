@@ -82,6 +82,16 @@ nlohmann::json speed_json(const LoadedRuns& r) {
   return {{"speed_normalized", r.normalized}, {"machines_left_raw", r.raw_machines}};
 }
 
+// The last line of the text outputs: how the values were read.
+std::string speed_note(const LoadedRuns& r) {
+  if (!r.normalized) return "values as measured (--raw)\n";
+  std::string s = "values speed-normalized per run over the run's other functions, as gate ab does (a change "
+                  "common to most functions is taken out: see it with --raw)";
+  if (!r.raw_machines.empty())
+    s += "; " + std::to_string(r.raw_machines.size()) + " machine(s) left raw (fewer than 5 functions per run)";
+  return s + "\n";
+}
+
 void add_raw_flag(CLI::App& app, bool& raw) {
   app.add_flag("--raw", raw,
                "Latencies as measured; by default each run is divided by the machine's speed in that run, "
@@ -152,7 +162,7 @@ int history_check(Store& store, const HistoryArgs& a) {
                             .dump(1)
                             .c_str());
   } else {
-    std::printf("%s", drift_text(drifts, not_pinned, budget, short_commit(since)).c_str());
+    std::printf("%s%s", drift_text(drifts, not_pinned, budget, short_commit(since)).c_str(), speed_note(runs).c_str());
   }
   return static_cast<int>(over ? ExitCode::kRegression : ExitCode::kOk);
 }
@@ -264,7 +274,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
                                 .dump(1)
                                 .c_str());
       } else {
-        std::printf("%s", show_text(t.function, t.series, t.changes, machines).c_str());
+        std::printf("%s%s", show_text(t.function, t.series, t.changes, machines).c_str(), speed_note(runs).c_str());
       }
       return 0;
     }
@@ -285,7 +295,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
                                 .dump(1)
                                 .c_str());
       } else {
-        std::printf("%s", changes_text(all, machines, n_series).c_str());
+        std::printf("%s%s", changes_text(all, machines, n_series).c_str(), speed_note(runs).c_str());
       }
       return 0;
     }
