@@ -131,16 +131,32 @@ std::string trend_html(const std::vector<TrendFunction>& fns, const Machines& ma
       "orange: provisional (too few commits after it yet). Latency axis logarithmic.</p>"
       "<p class='legend'><span><i class='sw' style='background:#1f5fbf'></i>p50</span><span><i class='sw' "
       "style='background:#d2691e'></i>p99</span></p>";
-  // The largest step first: what a reader opens the page for; functions without changes last.
-  const auto largest = [](const TrendFunction& f) {
-    double m = 0;
-    for (const auto& c : f.changes) m = std::max(m, std::fabs(std::log(c.point.shift)));
-    return m;
+  // What a reader opens the page for first: slowdowns, the best-supported (lowest p) first, then
+  // the larger; then improvements; functions without changes last.
+  struct Rank {
+    int kind = 2;  // 0 slower, 1 only faster, 2 no change
+    double p = 1, step = 0;
+    bool operator<(const Rank& o) const {
+      if (kind != o.kind) return kind < o.kind;
+      if (p != o.p) return p < o.p;
+      return step > o.step;
+    }
+  };
+  const auto rank = [](const TrendFunction& f) {
+    Rank r;
+    for (const auto& c : f.changes) {
+      const int kind = c.point.shift > 1 ? 0 : 1;
+      if (kind < r.kind || (kind == r.kind && c.point.p_value < r.p)) {
+        r.kind = kind;
+        r.p = c.point.p_value;
+      }
+      if (kind == r.kind) r.step = std::max(r.step, std::fabs(std::log(c.point.shift)));
+    }
+    return r;
   };
   std::vector<const TrendFunction*> order;
   for (const auto& f : fns) order.push_back(&f);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](const auto* a, const auto* b) { return largest(*a) > largest(*b); });
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) { return rank(*a) < rank(*b); });
   // A table of every change point, in the same order, above the charts.
   std::string rows;
   for (const auto* f : order)
