@@ -66,6 +66,7 @@ build_pkgs=(
   build-essential cmake pkg-config git
   clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
   libcapstone-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libyaml-cpp-dev
+  libsqlite3-dev libpq-dev   # gate history: the SQLite file (default) and PostgreSQL back ends
 )
 # The test suite's: GoogleTest, benchmarks, the fuzzer's runtime, Go, report and template checks.
 test_pkgs=(
@@ -73,6 +74,7 @@ test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
   golang-go python3 python3-scipy
   libxml2-utils chromium python3-yaml   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks
+  postgresql   # history tests: a private cluster made with its initdb and pg_ctl
 )
 pkgs=("${build_pkgs[@]}")
 [[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")

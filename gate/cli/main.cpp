@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
       {"compare", "Compare two result files offline", cli::add_compare},
       {"ab", "Measure base and head binaries interleaved in one job and compare", cli::add_ab},
       {"calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch", cli::add_calibrate},
+      {"history", "Results over commits: keep them, find change points, drift budget, trend page", cli::add_history},
+      {"bisect", "Find the commit that made a function slower: builds commits and runs gate ab", cli::add_bisect},
       {"functions", "List a binary's functions with their probe sites (to write gate.yaml)", cli::add_functions},
   };
   std::map<CLI::App*, std::function<int()>> handlers;

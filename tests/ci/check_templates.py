@@ -57,6 +57,7 @@ PACKAGE_OF = {
     "find:simdjson": "libsimdjson-dev",
     "find:yaml-cpp": "libyaml-cpp-dev", "find:CLI11": "libcli11-dev", "find:ZLIB": "zlib1g-dev",
     "find:Threads": None, "prog:clang": "clang", "prog:bpftool": "bpftool",
+    "pkg:sqlite3": "libsqlite3-dev", "pkg:libpq": "libpq-dev",
     "find:GTest": "libgtest-dev", "find:benchmark": "libbenchmark-dev",
 }
 # One DWARF library (libdw): a second one must not come back through a template.
