@@ -48,5 +48,6 @@ std::function<int()> add_check(CLI::App& app, const Globals& g);
 std::function<int()> add_compare(CLI::App& app, const Globals& g);
 std::function<int()> add_ab(CLI::App& app, const Globals& g);
 std::function<int()> add_calibrate(CLI::App& app, const Globals& g);
+std::function<int()> add_doctor(CLI::App& app, const Globals& g);
 
 }  // namespace gate::cli

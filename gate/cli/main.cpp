@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       "  gate functions bin/shop --match 'example.com/shop.(*Cart).*'\n"
       "  gate functions bin/shop --args --match 'example.com/shop.(*Cart).Add'   # for bucket_by\n"
       "  gate run -c gate.yaml --summary --folded calls.folded   # self time, call graph\n"
+      "  gate doctor -c gate.yaml                          # can gate run on this machine?\n"
       "\n"
       "Exit codes: 0 ok / no regression, 1 regression, 2 usage or config error,\n"
       "            3 could not measure (workload failed, a run timed no call, BPF refused,\n"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
       {"ab", "Measure base and head binaries interleaved in one job and compare", cli::add_ab},
       {"calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch", cli::add_calibrate},
       {"functions", "List a binary's functions with their probe sites (to write gate.yaml)", cli::add_functions},
+      {"doctor", "Check that gate can measure here (kernel, privileges, the config's binary); each fix", cli::add_doctor},
   };
   std::map<CLI::App*, std::function<int()>> handlers;
   for (const auto& c : kCommands) {

@@ -250,6 +250,8 @@ std::string missing_bpf_privileges() {
          "or grant them with `setcap cap_bpf,cap_perfmon,cap_sys_admin+ep $(command -v gate)`";
 }
 
+int uprobe_multi_errno() { return probe_uprobe_multi(); }
+
 struct ProbeEngine::Impl {
   std::string binary;
   uint32_t nfuncs = 0;
