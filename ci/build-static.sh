@@ -6,13 +6,17 @@
 # Debian's libsimdjson-dev ships no libsimdjson.a: simdjson is compiled from Debian's own source
 # package (its amalgamated singleheader/simdjson.cpp), fetched with apt-get source from the
 # machine's own mirror through a private apt folder (the system's apt sources are not changed).
-# Usage: ci/build-static.sh            (as root: installs the build packages; else they must be there)
+# Usage: ci/build-static.sh [--deb]    (as root: installs the build packages; else they must be there)
+#   --deb: also build/static/gate_<version>_amd64.deb (CPack): /usr/bin/gate, the CI templates and
+#   pre-merge.sh in /usr/share/gate/ci, depending on libc6 alone.
 # Env:   GATE_STATIC_BUILD (default: build/static)
 set -euo pipefail
 here="$(dirname "$0")"
 source "$here/env.sh"
 source "$here/debian-mirror.sh"
 out="${GATE_STATIC_BUILD:-$GATE_ROOT/build/static}"
+want_deb=0
+[[ "${1:-}" == --deb ]] && want_deb=1
 mkdir -p "$out"
 t0=$(date +%s)
 
@@ -66,3 +70,12 @@ if [[ -n "$extra" ]]; then
 fi
 glibc=$(objdump -T "$out/gate" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
 echo "ci/build-static.sh: $out/gate: $(du -h "$out/gate" | cut -f1), needs only: $needed; newest glibc symbol: $glibc; $(( $(date +%s) - t0 )) s"
+
+if [[ $want_deb -eq 1 ]]; then
+  # The package's libc6 dependency is the floor just measured.
+  cmake "$out/tree" -DGATE_GLIBC_FLOOR="${glibc#GLIBC_}" >/dev/null
+  (cd "$out/tree" && cpack -G DEB -B "$out/deb" >/dev/null)
+  deb=$(ls -t "$out"/deb/gate_*.deb | head -n1)
+  cp "$deb" "$out/"
+  echo "ci/build-static.sh: $out/$(basename "$deb"): depends on '$(dpkg-deb -f "$deb" Depends)'"
+fi
