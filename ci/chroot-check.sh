@@ -4,7 +4,7 @@
 #   bookworm: ci/build-static.sh, as a debian:12 container runs it (no Docker engine needed), then
 #             the binary's shared libraries;
 #   trixie:   gate and its tests against Debian 13's libraries (libbpf 1.5, Capstone 5, simdjson
-#             3.12, GCC 14), then the unit tests (ctest -L unit).
+#             3.12, GCC 14), then the unit tests (ctest -L unit) and the BPF probe and doctor tests.
 # The chroot is kept (GATE_CHROOT_DIR, default /var/tmp/gate-chroot-SUITE) so a second run is quick.
 # Usage: ci/chroot-check.sh bookworm|trixie   (as root; needs debootstrap: apt-get install debootstrap)
 set -euo pipefail
@@ -36,8 +36,10 @@ if [[ $suite == bookworm ]]; then
   ldd "$root/src/build/static/gate"
 else
   in_root "cd /src && apt-get update -q >/dev/null && bash ci/setup.sh --build-only && \
-           apt-get install -y -q --no-install-recommends libgtest-dev libgmock-dev libbenchmark-dev golang-go python3 >/dev/null && \
+           apt-get install -y -q --no-install-recommends libgtest-dev libgmock-dev libbenchmark-dev golang-go \
+             python3 python3-yaml python3-scipy libxml2-utils chromium >/dev/null && \
            dpkg-query -W -f '\${Package} \${Version}\n' libbpf-dev libcapstone-dev libsimdjson-dev libyaml-cpp-dev g++ && \
-           bash ci/build.sh -DGATE_BUILD_TESTS=ON && cd build && ctest -L unit --output-on-failure --timeout 600"
+           bash ci/build.sh -DGATE_BUILD_TESTS=ON && cd build && ctest -L unit --output-on-failure --timeout 600 && \
+           ctest -R '^(probe_go|ci_doctor)' --output-on-failure --timeout 900"
 fi
 echo "ci/chroot-check.sh: $suite: passed in $(( $(date +%s) - t0 )) s"
