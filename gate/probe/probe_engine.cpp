@@ -84,6 +84,14 @@ bool has_cap(const __user_cap_data_struct (&d)[2], int cap) {
 
 Error load_error(const std::string& what, int err) {
   std::string missing = missing_bpf_privileges();
+  // EACCES with every privilege held is the verifier refusing the program: its log says why.
+  if (err == EACCES && missing.empty() && geteuid() == 0) {
+    return Error::make("BPF program", what + ": the kernel's verifier rejected it (" + std::strerror(err) + ")\n" +
+                           libbpf_log_tail(),
+                       "a BPF compiler or kernel gate was not tested with: build with the clang and libbpf of "
+                       "ci/setup.sh (Debian 12), or report the verifier's log above",
+                       ExitCode::kMeasure);
+  }
   if (err == EPERM || err == EACCES) {
     return Error::make("BPF program", what + ": permission denied (" + std::strerror(err) + ")",
                        missing.empty() ? "run gate as root; check kernel.unprivileged_bpf_disabled and lockdown"
