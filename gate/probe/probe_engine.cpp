@@ -89,7 +89,7 @@ Error load_error(const std::string& what, int err) {
     return Error::make("BPF program", what + ": the kernel's verifier rejected it (" + std::strerror(err) + ")\n" +
                            libbpf_log_tail(),
                        "a BPF compiler or kernel gate was not tested with: build with the clang and libbpf of "
-                       "ci/setup.sh (Debian 12), or report the verifier's log above",
+                       "ci/setup.sh (Debian 12), or report the verifier's log (gate run prints it)",
                        ExitCode::kMeasure);
   }
   if (err == EPERM || err == EACCES) {
