@@ -289,7 +289,11 @@ static __always_inline void record_bucket(__u32 func, __u32 bucket, const struct
 }
 
 static __always_inline __u64 cost_of(const volatile __u64 *table, __u32 kind) {
-  return kind < 4 ? table[kind] : 0;
+  /* The load is made unconditionally and bounded by its own mask: clang 19 (Debian 13) hoisted a
+   * `kind < 4 ? table[kind] : 0` load above the check, and the verifier rejected a read up to 255
+   * words past the 4-word table. */
+  const __u64 v = table[kind & 3];
+  return kind < 4 ? v : 0;
 }
 
 /* a - b, or 0 (and *clamped set) when b > a. */

@@ -9,7 +9,7 @@
 # recorded a minute before flagged (*Store).CheckoutBatch (fan-out goroutines) 1.30x when the whole
 # machine had moved 1.16x, and read a 1.3x slower (*Cart).Checkout (a floating-point loop) as 1.11x
 # [0.97, 1.31]. Side-by-side runs meet the same state (README: "In CI and before you push").
-# Usage: sudo ci/demo.sh
+# Usage: bash ci/demo.sh   (as root; else sudo bash ci/demo.sh)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$GATE_ROOT/ci/setup.sh" --no-backports

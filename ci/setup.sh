@@ -21,23 +21,8 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 
-# The Debian mirror of the machine's own apt sources (the URI serving plain 'bookworm'): other
-# suites are fetched from it, so no host name is ever written into the repository.
-debian_mirror() {
-  local uri=""
-  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-    # deb822: take the URIs of the stanza whose Suites include plain 'bookworm'.
-    uri=$(awk '
-      /^[[:space:]]*$/ { if (suite_ok && u != "") { print u; exit } suite_ok=0; u=""; next }
-      /^URIs:/ { u=$2 }
-      /^Suites:/ { for (i=2;i<=NF;i++) if ($i=="bookworm") suite_ok=1 }
-      END { if (suite_ok && u != "") print u }' /etc/apt/sources.list.d/debian.sources | head -n1)
-  fi
-  if [[ -z "$uri" && -f /etc/apt/sources.list ]]; then
-    uri=$(awk '$1=="deb" && $3=="bookworm" { for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
-  fi
-  [[ -n "$uri" ]] && echo "$uri"
-}
+# debian_mirror: the machine's own Debian mirror (no host name is written into the repository).
+source "$(dirname "$0")/debian-mirror.sh"
 
 # bookworm-backports from the machine's own mirror.
 add_backports() {
@@ -45,7 +30,7 @@ add_backports() {
     return 0
   fi
   local uri
-  uri=$(debian_mirror) || true
+  uri=$(debian_mirror bookworm) || true
   if [[ -z "$uri" ]]; then
     echo "ci/setup.sh: cannot find the bookworm mirror in /etc/apt/sources.list{,.d/debian.sources};" >&2
     echo "  add a 'bookworm-backports' suite by hand or run with --no-backports (only Go 1.19 then)" >&2
@@ -102,7 +87,7 @@ done
 
 # Go 1.24-1.27: another suite's packages, so unpacked into a private prefix (tests find them there).
 if [[ $want_backports -eq 1 ]]; then
-  if mirror=$(debian_mirror); then
+  if mirror=$(debian_mirror bookworm); then
     "$(dirname "$0")/fetch-go.sh" "$mirror" /opt/gate-go 1.24 1.25 1.26 1.27
   else
     echo "ci/setup.sh: WARNING: no bookworm mirror in the apt sources: Go 1.24-1.27 not fetched; their tests will not run" >&2

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian 12 machine, as root: install dependencies, build,
 # run every test (unit, BPF probe tests against real Go binaries, end to end).
-# Usage: sudo ci/test.sh [ctest args...]   e.g. sudo ci/test.sh -L unit
+# Usage: bash ci/test.sh [ctest args...]   e.g. bash ci/test.sh -L unit   (as root; else through sudo)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$GATE_ROOT/ci/setup.sh"
 "$GATE_ROOT/ci/build.sh" -DGATE_BUILD_TESTS=ON  # explicit: ci/demo.sh may have cached OFF in the same build dir
 if [[ $(id -u) -ne 0 ]]; then
-  echo "ci/test.sh: WARNING: not root: the BPF probe tests will SKIP; run with sudo for the full suite" >&2
+  echo "ci/test.sh: WARNING: not root: the BPF probe tests will SKIP; run as root (sudo bash ci/test.sh) for the full suite" >&2
 fi
 cd "$GATE_BUILD"
 ctest --output-on-failure --timeout 900 "$@"

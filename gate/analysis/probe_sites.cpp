@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "common/error.hpp"
 #include "gate_shared.h"
@@ -179,9 +180,13 @@ class Disassembler {
     size_t left = bytes.size();
     uint64_t pc = address;
     while (left > 0) {
+      const uint64_t at = pc;
       if (cs_disasm_iter(handle_, &code, &left, &pc, insn_)) {
-        body.insns.push_back(convert(*insn_, body.insns.empty()));
-        continue;
+        if (!permanently_undefined(*insn_)) {
+          body.insns.push_back(convert(*insn_, body.insns.empty()));
+          continue;
+        }
+        code -= insn_->size, left += insn_->size, pc = at;  // handled below as the word it is
       }
       if (arch_ != elf::Arch::kArm64 || left < 4 || pc == address) {
         body.undecodable_at = pc;  // x86 cannot resynchronise; nor can an entry be a data word
@@ -194,6 +199,13 @@ class Disassembler {
   }
 
  private:
+  // arm64's UDF (0x0000xxxx): Capstone 5 decodes it, Capstone 4 and go tool objdump do not; either
+  // way no instruction to probe (a zero word is also what a literal pool or padding holds).
+  // By mnemonic: Capstone 4 has no ARM64_INS_UDF.
+  bool permanently_undefined(const cs_insn& in) const {
+    return arch_ == elf::Arch::kArm64 && std::string_view(in.mnemonic) == "udf";
+  }
+
   // Text is kept only where a site or a reason can name it: it is most of the decoding cost.
   Insn convert(const cs_insn& in, bool first) const {
     Insn out;

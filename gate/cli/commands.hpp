@@ -53,5 +53,6 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g);
 std::function<int()> add_calibrate(CLI::App& app, const Globals& g);
 std::function<int()> add_history(CLI::App& app, const Globals& g);
 std::function<int()> add_bisect(CLI::App& app, const Globals& g);
+std::function<int()> add_doctor(CLI::App& app, const Globals& g);
 
 }  // namespace gate::cli

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       "  gate functions bin/shop --match 'example.com/shop.(*Cart).*'\n"
       "  gate functions bin/shop --args --match 'example.com/shop.(*Cart).Add'   # for bucket_by\n"
       "  gate run -c gate.yaml --summary --folded calls.folded   # self time, call graph\n"
+      "  gate doctor -c gate.yaml                          # can gate run on this machine?\n"
       "\n"
       "Exit codes: 0 ok / no regression, 1 regression (or a suspect with --fail-on-suspect),\n"
       "            2 usage or config error,\n"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
       {"history", "Results over commits: keep them, find change points, drift budget, trend page", cli::add_history},
       {"bisect", "Find the commit that made a function slower: builds commits and runs gate ab", cli::add_bisect},
       {"functions", "List a binary's functions with their probe sites (to write gate.yaml)", cli::add_functions},
+      {"doctor", "Check that gate can measure here (kernel, privileges, the config's binary); each fix", cli::add_doctor},
   };
   std::map<CLI::App*, std::function<int()>> handlers;
   for (const auto& c : kCommands) {

@@ -84,6 +84,14 @@ bool has_cap(const __user_cap_data_struct (&d)[2], int cap) {
 
 Error load_error(const std::string& what, int err) {
   std::string missing = missing_bpf_privileges();
+  // EACCES with every privilege held is the verifier refusing the program: its log says why.
+  if (err == EACCES && missing.empty() && geteuid() == 0) {
+    return Error::make("BPF program", what + ": the kernel's verifier rejected it (" + std::strerror(err) + ")\n" +
+                           libbpf_log_tail(),
+                       "a BPF compiler or kernel gate was not tested with: build with the clang and libbpf of "
+                       "ci/setup.sh (Debian 12), or report the verifier's log (gate run prints it)",
+                       ExitCode::kMeasure);
+  }
   if (err == EPERM || err == EACCES) {
     return Error::make("BPF program", what + ": permission denied (" + std::strerror(err) + ")",
                        missing.empty() ? "run gate as root; check kernel.unprivileged_bpf_disabled and lockdown"
@@ -254,6 +262,8 @@ std::string missing_bpf_privileges() {
          " (or CAP_SYS_ADMIN) to load BPF programs and attach uprobes: run it as root (sudo gate ...), "
          "or grant them with `setcap cap_bpf,cap_perfmon,cap_sys_admin+ep $(command -v gate)`";
 }
+
+int uprobe_multi_errno() { return probe_uprobe_multi(); }
 
 struct ProbeEngine::Impl {
   std::string binary;

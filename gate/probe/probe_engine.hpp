@@ -185,4 +185,8 @@ class ProbeEngine {
 // capabilities and the fix. Does not load anything.
 std::string missing_bpf_privileges();
 
+// The feature probe the engine decides its attach mode with (gate doctor shows it): 0 when this
+// kernel has uprobe_multi links, else the errno that says no (EPERM/EACCES: BPF not allowed).
+int uprobe_multi_errno();
+
 }  // namespace gate::probe

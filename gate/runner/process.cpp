@@ -83,7 +83,7 @@ std::string read_small_file(const std::string& path) {
   int fe = ::open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int fi = ::open("/dev/null", O_RDONLY);
   if (fo < 0 || fe < 0 || fi < 0 || (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0)) {
-    int e = errno;
+    int e = -errno;  // negative: the set-up before exec failed, not the program's exec
     (void)!::write(errno_fd, &e, sizeof e);
     _exit(127);
   }
@@ -193,6 +193,14 @@ void Child::check_exec(int errno_fd) {
   while ((n = ::read(errno_fd, &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
   }
   ::close(errno_fd);
+  if (n == sizeof child_errno && child_errno < 0) {
+    reap(true);
+    throw Error::make("workload '" + command_ + "'",
+                      std::string("cannot be set up: opening /dev/null or its output files, or entering ") + cwd_ +
+                          ": " + std::strerror(-child_errno),
+                      "check that " + cwd_ + " and /dev/null exist (a chroot or container needs /dev/null)",
+                      ExitCode::kMeasure);
+  }
   if (n == sizeof child_errno) {
     reap(true);
     throw Error::make("workload '" + command_ + "'",

@@ -171,16 +171,11 @@ if action:
     check(re.search(r'pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', scripts) is not None,
           f"{rel}: mode ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
     check("--report-dir" in scripts, f"{rel}: reports are not written")
-    check("apt-get install" in scripts, f"{rel}: installs nothing")
-    install = next((st.get("run", "") for st in steps if "apt-get install" in st.get("run", "")), "")
-    check("setup.sh\" --build-only" in install, f"{rel}: a Debian 12 runner should install through ci/setup.sh --build-only")
-    got = apt_install_words(install)
-    dev = {p for p in got if p.endswith("-dev")}
-    want_dev = {p for p in build_pkgs if p.endswith("-dev")}
-    check(dev == want_dev, f"{rel}: the Ubuntu install list's libraries differ from CMake's requirements: "
-                           f"missing {sorted(want_dev - dev)}, not required {sorted(dev - want_dev)}")
-    check(not (build_pkgs - got), f"{rel}: the Ubuntu install list misses {sorted(build_pkgs - got)}")
-    check("cmake --build" in scripts, f"{rel}: does not build gate")
+    # The self-contained gate (ci/get-gate.sh): no package installed and nothing compiled on the runner.
+    check("apt-get" not in scripts and "setup.sh" not in scripts and "cmake " not in scripts,
+          f"{rel}: installs packages or compiles gate on the runner: use ci/get-gate.sh")
+    check("get-gate.sh" in scripts, f"{rel}: does not get gate through ci/get-gate.sh")
+    check(re.search(r'"\$GATE_BIN" doctor', scripts) is not None, f"{rel}: does not run gate doctor before measuring")
     upload = next((s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")), {})
     check("always()" in str(upload.get("if", "")), f"{rel}: the report upload must run even when gate failed (if: always())")
     verdict = steps[-1] if steps else {}
@@ -237,12 +232,13 @@ if gl:
     check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', body) is not None,
           f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
     tells_exit_codes_apart(rel, body)
-    # The job's image is Debian 12: it installs through ci/setup.sh (checked above against CMake)
-    # and nothing else that builds against gate.
-    check(job.get("image") == "debian:bookworm", f"{rel}: .gate image must be debian:bookworm (ci/setup.sh's system)")
-    check("ci/setup.sh\" --build-only" in body, f"{rel}: does not install gate's packages through ci/setup.sh --build-only")
-    extra_dev = {p for p in apt_install_words(body) if p.endswith("-dev")}
-    check(not extra_dev, f"{rel}: installs libraries beside ci/setup.sh: {sorted(extra_dev)}")
+    # The job's image is Debian 12: ci/get-gate.sh --here builds the self-contained gate in it (the
+    # job's container, never the runner host) unless GATE_BIN gives one; doctor runs first.
+    check(job.get("image") == "debian:bookworm", f"{rel}: .gate image must be debian:bookworm (ci/build-static.sh's system)")
+    check("get-gate.sh\" --here" in body, f"{rel}: does not build gate through ci/get-gate.sh --here")
+    check("setup.sh" not in body and not {w for w in apt_install_words(body) if w.endswith("-dev")},
+          f"{rel}: installs build packages beside ci/get-gate.sh")
+    check(re.search(r'"\$GATE_BIN" doctor', body) is not None, f"{rel}: does not run gate doctor before measuring")
 
 # --- Jenkins ---
 rel = "ci/jenkins/Jenkinsfile"
@@ -260,7 +256,9 @@ check("--report-dir gate-report" in code and "--baseline-ref" in code, f"{rel}: 
 check(re.search(r"GATE_MODE\s*=\s*'ab'", code) is not None, f"{rel}: GATE_MODE must default to 'ab'")
 check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$GATE_BASE_REF" --gate "\$GATE_BIN" --', code) is not None,
       f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
-check("ci/setup.sh --build-only" in code, f"{rel}: does not install exactly gate's build packages (ci/setup.sh --build-only)")
+check("get-gate.sh" in code and "setup.sh" not in code and "apt-get" not in code,
+      f"{rel}: must get gate through ci/get-gate.sh, not install packages or compile it on the agent")
+check(re.search(r'"\$GATE_BIN" doctor', code) is not None, f"{rel}: does not run gate doctor before measuring")
 tells_exit_codes_apart(rel, code)
 
 # --- the pre-merge script ---

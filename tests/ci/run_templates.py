@@ -11,6 +11,11 @@ templates, this runs them.
 - GitLab (ci/gitlab/gate.gitlab-ci.yml): the `.gate` script in both modes (it insists on root, as
   its runner must be: run only as root, and says so loudly otherwise).
 - Jenkins (ci/jenkins/Jenkinsfile): the Performance gate stage's `sh` script in both modes.
+- Getting gate (ci/get-gate.sh, GitHub's Get gate step and Jenkins' Build gate stage): a given binary
+  is used as is; none given, it is built once with ci/build-static.sh in a debian:12 container (a
+  stub docker leaves the stub gate) and the next job of the same gate source takes it from the
+  cache. Every template runs `gate doctor` first and measures nothing when it fails. apt-get, apt,
+  dpkg and cmake are stubs that fail and record: no path may run them on the host runner.
 
 The stub stands for gate because gate's part (BPF, root) is tested for real by ci_pre_merge and
 the e2e tests; what is tested here is the templates' glue. When not root, a `sudo` that runs its
@@ -82,29 +87,54 @@ try:
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "v2", cwd=repo)
     keep = os.path.join(repo, ".git", "gate-pre-merge")
 
-    # The stub gate: its arguments one a line, a report.md in --report-dir, exit $STUB_EXIT.
+    # The stub gate: every call's first word in $STUB_CALLS; `doctor` exits $STUB_DOCTOR_EXIT; any
+    # other call writes its arguments one a line, a report.md in --report-dir, and exits $STUB_EXIT.
     bindir = os.path.join(tmp, "bin")
     os.makedirs(bindir)
     stub = os.path.join(bindir, "gate-stub")
     args_file = os.path.join(tmp, "args")
+    calls_file = os.path.join(tmp, "calls")
     with open(stub, "w") as f:
-        f.write('#!/usr/bin/env bash\nprintf "%s\\n" "$@" > "$STUB_ARGS"\nprev=\nfor a in "$@"; do\n'
+        f.write('#!/usr/bin/env bash\necho "${1:-}" >> "$STUB_CALLS"\n'
+                'case "${1:-}" in doctor) echo "stub doctor"; exit "${STUB_DOCTOR_EXIT:-0}" ;; --version) echo "gate stub"; exit 0 ;; esac\n'
+                'printf "%s\\n" "$@" > "$STUB_ARGS"\nprev=\nfor a in "$@"; do\n'
                 '  if [ "$prev" = --report-dir ]; then mkdir -p "$a" && echo "stub report" > "$a/report.md"; fi\n'
                 '  prev="$a"\ndone\nexit "${STUB_EXIT:-0}"\n')
     os.chmod(stub, 0o755)
+    # Package managers that must never run on the host runner: they record the call and fail.
+    host_installs = os.path.join(tmp, "host-installs")
+    for tool in ("apt-get", "apt", "dpkg", "cmake"):
+        with open(os.path.join(bindir, tool), "w") as f:
+            f.write(f'#!/usr/bin/env bash\necho "{tool} $*" >> "{host_installs}"\nexit 1\n')
+        os.chmod(os.path.join(bindir, tool), 0o755)
+    # A container engine: records its arguments and, as ci/build-static.sh would inside debian:12,
+    # leaves build/static/gate (the stub) in the source copy mounted at /src.
+    docker_log = os.path.join(tmp, "docker-calls")
+    with open(os.path.join(bindir, "docker"), "w") as f:
+        f.write(f'#!/usr/bin/env bash\necho "$*" >> "{docker_log}"\nprev=\nfor a in "$@"; do\n'
+                f'  if [ "$prev" = -v ] && [ "${{a#*:}}" = /src ]; then mkdir -p "${{a%%:*}}/build/static" && '
+                f'cp "{stub}" "${{a%%:*}}/build/static/gate"; fi\n  prev="$a"\ndone\n')
+    os.chmod(os.path.join(bindir, "docker"), 0o755)
     if os.geteuid() != 0:  # the action runs gate through sudo when not root
         with open(os.path.join(bindir, "sudo"), "w") as f:
             f.write('#!/usr/bin/env bash\nwhile [[ "${1:-}" == -* ]]; do shift; done\nexec "$@"\n')
         os.chmod(os.path.join(bindir, "sudo"), 0o755)
     base_env["PATH"] = bindir + ":" + base_env.get("PATH", "/usr/bin:/bin")
     base_env["STUB_ARGS"] = args_file
+    base_env["STUB_CALLS"] = calls_file
+
+    def lines(path):
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return f.read().splitlines()
 
     def stub_args():
         with open(args_file) as f:
             return f.read().splitlines()
 
     def reset():
-        for p in (args_file,):
+        for p in (args_file, calls_file):
             if os.path.exists(p):
                 os.remove(p)
         shutil.rmtree(os.path.join(repo, "gate-report"), ignore_errors=True)
@@ -128,6 +158,7 @@ try:
         check(built_from("base") == "version 1" and built_from("head") == "version 2",
               f"{what}: base and head were not built from the merge-base and HEAD")
         check(git("worktree", "list", cwd=repo).count("\n") == 1, f"{what}: a worktree was left behind")
+        check(lines(calls_file)[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring: {lines(calls_file)}")
         return a
 
     def called_right(what, mode):
@@ -139,6 +170,7 @@ try:
         else:
             check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
                   a[a.index("--baseline-ref") + 1] == "origin/main", f"{what}: gate check not called right: {a}")
+            check(lines(calls_file)[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring")
         check("--report-dir" in a and a[a.index("--report-dir") + 1] == "gate-report",
               f"{what}: reports not written to gate-report: {a}")
 
@@ -202,6 +234,53 @@ try:
         check(outputs(env).get("exit-code") == "2" and "::error title=" in r.stdout and not os.path.exists(args_file),
               f"GitHub, {what}: expected exit-code 2 and an ::error before gate runs")
 
+    # A runner that cannot load BPF: doctor fails, gate measures nothing, the step says why.
+    reset()
+    env = dict(github_env(), GITHUB_BASE_REF="main", STUB_DOCTOR_EXIT="3")
+    r = run_script(GITHUB_BASH, gate_step["run"], env, "GitHub, a runner where gate doctor fails")
+    check(outputs(env).get("exit-code") == "3" and "::error title=gate cannot run" in r.stdout
+          and not os.path.exists(args_file), "GitHub: a failed gate doctor is not exit-code 3 with an ::error before measuring")
+
+    # --- GitHub: getting gate: the binary given, else built once in a debian:12 container, cached ---
+    get_step, fp_step = steps["Get gate"], steps["Fingerprint gate's sources"]
+
+    def get_gate(binary, what):
+        env = dict(base_env, GITHUB_ACTION_PATH=os.path.join(ROOT, "ci/github"), RUNNER_TEMP=tmp,
+                   GITHUB_ENV=os.path.join(tmp, "github_env"), GATE_BINARY=binary)
+        open(env["GITHUB_ENV"], "w").close()
+        r = run_script(GITHUB_BASH, get_step["run"], env, what)
+        return r, dict(l.split("=", 1) for l in lines(env["GITHUB_ENV"]) if "=" in l).get("GATE_BIN")
+
+    r, got = get_gate(stub, "GitHub, get gate: the gate-binary input (a path)")
+    check(r.returncode == 0 and got == stub and not lines(docker_log),
+          f"GitHub: a given gate-binary is not used as is (GATE_BIN={got}, container calls {lines(docker_log)})")
+    r, _ = get_gate(os.path.join(tmp, "no-such-gate"), "GitHub, get gate: a gate-binary that does not exist")
+    check(r.returncode == 2 and "::error title=" in r.stdout, "GitHub: a missing gate-binary is not exit 2 with an ::error")
+    fp_env = dict(base_env, GITHUB_ACTION_PATH=os.path.join(ROOT, "ci/github"), GITHUB_OUTPUT=os.path.join(tmp, "fp_output"))
+    open(fp_env["GITHUB_OUTPUT"], "w").close()
+    run_script(GITHUB_BASH, fp_step["run"], fp_env, "GitHub, fingerprint of gate's sources")
+    src_hash = outputs(fp_env).get("hash", "")
+    check(re.fullmatch(r"[0-9a-f]{16}", src_hash) is not None, f"GitHub: no source hash for the cache key: {src_hash!r}")
+    r, got = get_gate("", "GitHub, get gate: none given: built in a debian:12 container")
+    built = lines(docker_log)
+    check(r.returncode == 0 and got == os.path.join(tmp, "gate-cache", f"gate-{src_hash}") and got and os.access(got, os.X_OK),
+          f"GitHub: the container build did not leave gate-<source hash> in the cache: {got}")
+    check(len(built) == 1 and re.search(r"(^| )debian:12 .*ci/build-static\.sh", built[0]) is not None,
+          f"GitHub: gate was not built with ci/build-static.sh in a debian:12 container: {built}")
+    r, again = get_gate("", "GitHub, get gate: the same gate source again (the cache)")
+    check(again == got and len(lines(docker_log)) == 1, "GitHub: the cached gate of the same source was built again")
+
+    # --- Jenkins: the Build gate stage (ci/get-gate.sh): the binary given, else a container build ---
+    if os.path.exists(docker_log):
+        os.remove(docker_log)
+    jenv = dict(base_env, GATE_SRC=ROOT, GATE_BINARY=stub, GATE_CACHE_DIR=os.path.join(tmp, "jenkins-cache"))
+    r = run_script(["sh", "-e", "-c", '"$GATE_SRC/ci/get-gate.sh"'], "", jenv, "Jenkins, get gate: GATE_BINARY given")
+    check(r.returncode == 0 and r.stdout.strip() == stub and not lines(docker_log), "Jenkins: GATE_BINARY is not used as is")
+    jenv["GATE_BINARY"] = ""
+    r = run_script(["sh", "-e", "-c", '"$GATE_SRC/ci/get-gate.sh"'], "", jenv, "Jenkins, get gate: built in a debian:12 container")
+    check(r.returncode == 0 and r.stdout.strip().endswith(f"gate-{src_hash}") and len(lines(docker_log)) == 1,
+          f"Jenkins: gate was not built once in a container: {r.stdout.strip()} {lines(docker_log)}")
+
     # --- GitLab: the .gate job's script (the job runs as root) ---
     if os.geteuid() != 0:
         print("SKIPPED: NOT ROOT: the GitLab job's script insists on root (its runner runs BPF); CI runs this as "
@@ -235,11 +314,14 @@ try:
                 continue
             check(r.returncode == int(stub_exit), f"Jenkins {mode}: script exit {r.returncode}, gate exited {stub_exit}")
             called_right(f"Jenkins {mode}", mode)
+    # Neither path ran a package manager or a compiler on the host runner.
+    check(not lines(host_installs), f"templates ran on the host: {lines(host_installs)}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
 if failures:
     print(f"\n{len(failures)} failure(s)")
     sys.exit(1)
-print("ci templates run: GitHub (ab, check, verdicts, summary), GitLab" +
-      (" (ab, check)" if os.geteuid() == 0 else " (SKIPPED: not root)") + ", Jenkins (ab, check): all passed")
+print("ci templates run: GitHub (ab, check, verdicts, summary, doctor first, gate given / built in a container / "
+      "cached), GitLab" +
+      (" (ab, check)" if os.geteuid() == 0 else " (SKIPPED: not root)") + ", Jenkins (ab, check, gate given / built in a container); no package installed on the host: all passed")

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds build/static/gate: one executable that loads no shared library outside glibc (libc, libm,
+# ld-linux). libbpf, libelf/libdw with zlib/lzma/bz2, Capstone, yaml-cpp, simdjson and libstdc++ are
+# linked in and the BPF object is embedded, so the file runs on any x86-64 Linux with that glibc or
+# newer (docs/install.md). The same script runs on a Debian 12 machine and in a debian:12 container.
+# Debian's libsimdjson-dev ships no libsimdjson.a: simdjson is compiled from Debian's own source
+# package (its amalgamated singleheader/simdjson.cpp), fetched with apt-get source from the
+# machine's own mirror through a private apt folder (the system's apt sources are not changed).
+# Usage: ci/build-static.sh [--deb]    (as root: installs the build packages; else they must be there)
+#   --deb: also build/static/gate_<version>_amd64.deb (CPack): /usr/bin/gate, the CI templates and
+#   pre-merge.sh in /usr/share/gate/ci, depending on libc6 alone.
+# Env:   GATE_STATIC_BUILD (default: build/static)
+set -euo pipefail
+here="$(dirname "$0")"
+source "$here/env.sh"
+source "$here/debian-mirror.sh"
+out="${GATE_STATIC_BUILD:-$GATE_ROOT/build/static}"
+want_deb=0
+[[ "${1:-}" == --deb ]] && want_deb=1
+mkdir -p "$out"
+t0=$(date +%s)
+
+# 1. Packages: gate's build packages, and the archives of libdw's compression libraries.
+static_pkgs=(liblzma-dev libbz2-dev libzstd-dev dpkg-dev file)
+if [[ $(id -u) -eq 0 ]]; then
+  "$here/setup.sh" --build-only
+  if ! dpkg -s "${static_pkgs[@]}" >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${static_pkgs[@]}" >/dev/null
+  fi
+elif ! dpkg -s "${static_pkgs[@]}" >/dev/null 2>&1; then
+  echo "ci/build-static.sh: not root and packages are missing: run it as root once, or apt-get install ${static_pkgs[*]}" >&2
+  exit 2
+fi
+
+# 2. simdjson's source, the version this release's libsimdjson-dev is built from.
+src="$out/simdjson-src"
+if ! compgen -G "$src/simdjson-*/singleheader/simdjson.cpp" >/dev/null; then
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  mirror=$(debian_mirror "$codename") || {
+    echo "ci/build-static.sh: no Debian mirror for '$codename' in /etc/apt/sources.list{,.d/debian.sources}:" >&2
+    echo "  simdjson's source package cannot be fetched; add the release's 'deb' line to the apt sources" >&2
+    exit 2
+  }
+  apt_dir="$out/apt-src"
+  rm -rf "$src" "$apt_dir" && mkdir -p "$src" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $codename main" > "$apt_dir/sources.list"
+  apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+            -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root -q)
+  echo "ci/build-static.sh: fetching Debian's simdjson source ($codename) from the machine's mirror"
+  apt-get "${apt_opts[@]}" update >/dev/null
+  # Verified against the signed Sources index, unpacked (with Debian's patches) by dpkg-source.
+  (cd "$src" && apt-get "${apt_opts[@]}" source simdjson >/dev/null)
+fi
+amalgamation=$(dirname "$(compgen -G "$src/simdjson-*/singleheader/simdjson.cpp" | head -n1)")
+echo "ci/build-static.sh: simdjson from $(basename "$(dirname "$amalgamation")")"
+
+# 3. Configure and build the gate executable alone (no tests), Release, stripped into build/static.
+cmake -S "$GATE_ROOT" -B "$out/tree" -DCMAKE_BUILD_TYPE=Release -DGATE_STATIC=ON -DGATE_BUILD_TESTS=OFF \
+      -DGATE_SIMDJSON_SOURCE="$amalgamation" >/dev/null
+cmake --build "$out/tree" --target gate -j"$(nproc)"
+strip -o "$out/gate" "$out/tree/gate/cli/gate"
+
+# 4. Check the promise: no shared library but glibc's own.
+needed=$(readelf -d "$out/gate" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+extra=$(tr ' ' '\n' <<<"$needed" | grep -vE '^(libc\.so\.6|libm\.so\.6|ld-linux-x86-64\.so\.2|)$' || true)
+if [[ -n "$extra" ]]; then
+  echo "ci/build-static.sh: FAIL: $out/gate needs shared libraries outside glibc: $extra" >&2
+  echo "  a -dev package lacks its .a, or a target was not re-pointed in cmake/static.cmake" >&2
+  exit 1
+fi
+glibc=$(objdump -T "$out/gate" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
+echo "ci/build-static.sh: $out/gate: $(du -h "$out/gate" | cut -f1), needs only: $needed; newest glibc symbol: $glibc; $(( $(date +%s) - t0 )) s"
+
+if [[ $want_deb -eq 1 ]]; then
+  # The package's libc6 dependency is the floor just measured.
+  cmake "$out/tree" -DGATE_GLIBC_FLOOR="${glibc#GLIBC_}" >/dev/null
+  (cd "$out/tree" && cpack -G DEB -B "$out/deb" >/dev/null)
+  deb=$(ls -t "$out"/deb/gate_*.deb | head -n1)
+  cp "$deb" "$out/"
+  echo "ci/build-static.sh: $out/$(basename "$deb"): depends on '$(dpkg-deb -f "$deb" Depends)'"
+fi

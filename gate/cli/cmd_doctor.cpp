@@ -1,0 +1,76 @@
+// gate doctor: can gate measure here? Prints each check (ok / warn / fail, with the fix) as text or
+// JSON. Exit 0 when gate can run, 3 when it cannot, 2 when the config cannot be read.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sys/utsname.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "common/version.hpp"
+#include "doctor/doctor.hpp"
+
+namespace gate::cli {
+namespace {
+
+struct DoctorFlags {
+  std::string config;
+  std::string format = "text";
+  bool no_attach = false;
+};
+
+void print_text(const std::vector<doctor::Check>& checks, int rc) {
+  std::printf("gate doctor (gate %s)\n", kVersion);
+  for (const auto& c : checks) {
+    std::printf("  %-4s  %-19s %s\n", doctor::to_string(c.status), c.name.c_str(), c.detail.c_str());
+    if (!c.fix.empty()) std::printf("        %-19s fix: %s\n", "", c.fix.c_str());
+  }
+  int failed = 0;
+  for (const auto& c : checks) failed += c.status == doctor::Status::kFail;
+  if (rc == 0)
+    std::printf("gate can run here\n");
+  else
+    std::printf("gate cannot run here: %d check%s failed (fixes above)\n", failed, failed == 1 ? "" : "s");
+}
+
+void print_json(const std::vector<doctor::Check>& checks, int rc) {
+  nlohmann::json j;
+  j["gate_version"] = kVersion;
+  j["can_run"] = rc == 0;
+  j["exit_code"] = rc;
+  j["checks"] = nlohmann::json::array();
+  for (const auto& c : checks)
+    j["checks"].push_back({{"name", c.name}, {"status", doctor::to_string(c.status)}, {"detail", c.detail}, {"fix", c.fix}});
+  std::printf("%s\n", j.dump(2).c_str());
+}
+
+}  // namespace
+
+std::function<int()> add_doctor(CLI::App& app, const Globals&) {
+  auto f = std::make_shared<DoctorFlags>();
+  app.add_option("-c,--config", f->config, "gate.yaml: also check its binary, its maps and a trial attach");
+  app.add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--no-attach", f->no_attach, "Skip the trial attach of one declared function");
+  return [f]() {
+    const doctor::HostFacts host = doctor::read_host();
+    std::vector<doctor::Check> checks = doctor::judge_host(host);
+    int rc = 0;
+    if (!f->config.empty()) {
+      try {
+        const runner::Config cfg = runner::load_config(f->config);
+        doctor::check_config(cfg, host, !f->no_attach, checks);
+      } catch (const Error& e) {
+        checks.push_back({"config", doctor::Status::kFail, e.summary(), e.fix()});
+        rc = static_cast<int>(ExitCode::kUsage);
+      }
+    }
+    if (rc == 0) rc = doctor::exit_code(checks);
+    if (f->format == "json")
+      print_json(checks, rc);
+    else
+      print_text(checks, rc);
+    return rc;
+  };
+}
+
+}  // namespace gate::cli
