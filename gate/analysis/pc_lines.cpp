@@ -51,6 +51,8 @@ PcLines PcLines::load(const elf::ElfFile& elf) {
     const uint64_t rec = pclntab_detail::func_record(r, l, i);
     p.records_.push_back({rec});
     p.functions_.push_back({p.name_at(r.u32(rec + l.func_entry_size)), entry, next - entry});
+    // The code ends where the pc-to-SP table ends (the padding after it is no function's).
+    p.functions_.back().size = std::min(next, p.table_end(entry, p.field(rec, kPcsp))) - entry;
   }
   if (l.version != PclntabVersion::kGo116) p.gofunc_ = p.find_gofunc(elf, open.address);
   if (p.gofunc_ != 0) {
@@ -104,6 +106,16 @@ std::optional<int32_t> PcLines::pc_value(uint64_t entry, uint32_t table, uint64_
     value += (uv & 1) ? static_cast<int32_t>(~(uv >> 1)) : static_cast<int32_t>(uv >> 1);
     at += uint64_t{r.varint(off)} * quantum_;
     if (pc < at) return value;
+  }
+}
+
+uint64_t PcLines::table_end(uint64_t entry, uint32_t table) const {
+  if (table == 0) return UINT64_MAX;
+  const TableReader r(table_, false, path_);
+  uint64_t off = pctab_ + table, at = entry;
+  for (bool first = true;; first = false) {
+    if (r.varint(off) == 0 && !first) return at;
+    at += uint64_t{r.varint(off)} * quantum_;
   }
 }
 

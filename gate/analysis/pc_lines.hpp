@@ -40,12 +40,14 @@ class PcLines {
   const Function* function_at(uint64_t pc) const;
   bool has_inline_tree() const { return gofunc_ != 0; }
   PclntabVersion version() const { return version_; }
+  // Every function of the table, sorted by address, sized to its code (no padding).
   const std::vector<Function>& functions() const { return functions_; }
 
  private:
   struct FuncRecord {
     uint64_t offset = 0;  // of the _func record in the table
   };
+  uint64_t table_end(uint64_t entry, uint32_t table) const;  // first PC a pc-value table does not cover
   std::optional<int32_t> pc_value(uint64_t entry, uint32_t table, uint64_t pc) const;
   std::string file_name(uint64_t func, int32_t file_index) const;
   std::string name_at(uint32_t nameoff) const;
