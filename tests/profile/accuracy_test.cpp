@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 // 997 Hz (a prime): 4 samples per ms of CPU at 4 sigma need ~8,400 samples for ±2 points at 30%.
 constexpr int kHz = 997;
 
-struct Run {
+struct ProfiledRun {
   Profile profile;
   std::string binary, dir;
   long rounds = 0;
@@ -45,14 +45,14 @@ const analysis::PcLines& lines() {
   return l;
 }
 
-Run profiled_run(const std::string& args, int hz = kHz) {
+ProfiledRun profiled_run(const std::string& args, int hz = kHz) {
   const auto& pcl = lines();
   SamplerOptions o;
   o.hz = hz;
   o.text_lo = pcl.functions().front().address;
   o.text_hi = pcl.functions().back().address + pcl.functions().back().size;
   Sampler sampler(o);
-  Run r;
+  ProfiledRun r;
   r.binary = target();
   r.dir = (fs::temp_directory_path() / ("gate_profile_" + std::to_string(getpid()))).string();
   fs::create_directories(r.dir);
@@ -94,7 +94,7 @@ double four_sigma_points(double p, uint64_t n) { return 400 * std::sqrt(p * (1 -
 
 TEST(ProfileAccuracy, SharesOf30And10And2PercentReadWithin2Points) {
   REQUIRE_ROOT();
-  const Run r = profiled_run("-mode shares -cpuseconds 10");
+  const ProfiledRun r = profiled_run("-mode shares -cpuseconds 10");
   const uint64_t n = symbolised(r.profile);
   ASSERT_GE(four_sigma_points(0.3, n), 0);
   EXPECT_LE(four_sigma_points(0.3, n), 2.0) << "too few samples (" << n << ") for ±2 points at 4 sigma";
@@ -116,7 +116,7 @@ TEST(ProfileAccuracy, SharesOf30And10And2PercentReadWithin2Points) {
 
 TEST(ProfileAccuracy, FramelessLeafSplits75To25BetweenItsCallers) {
   REQUIRE_ROOT();
-  const Run r = profiled_run("-mode leaf -cpuseconds 6");
+  const ProfiledRun r = profiled_run("-mode leaf -cpuseconds 6");
   const uint64_t leaf = samples_with(r.profile, "main.leaf");
   ASSERT_GT(leaf, 0u);
   EXPECT_LE(four_sigma_points(0.75, leaf), 3.0) << "too few samples (" << leaf << ") for ±3 points at 4 sigma";
@@ -146,7 +146,7 @@ TEST(ProfileAccuracy, GoToolPprofReadsTheFileAndAgreesWithRuntimePprof) {
   REQUIRE_ROOT();
   const std::string dir = (fs::temp_directory_path() / ("gate_profile_go_" + std::to_string(getpid()))).string();
   fs::create_directories(dir);
-  const Run r = profiled_run("-mode shares -cpuseconds 10 -cpuprofile " + dir + "/go.pb.gz");
+  const ProfiledRun r = profiled_run("-mode shares -cpuseconds 10 -cpuprofile " + dir + "/go.pb.gz");
   write_pprof(dir + "/gate.pb.gz", r.profile, {r.binary, "", 0, 0});
   const std::string go = gate::testing::default_go().go;
   const std::string raw = gate::testing::run_capture(go + " tool pprof -raw " + dir + "/gate.pb.gz 2>&1");
