@@ -3,12 +3,31 @@
 // both alike; then the same verdict as check.
 // The work is verdict::ab.
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
 
 namespace gate::cli {
+
+namespace {
+
+// profile-base.pb.gz and profile-head.pb.gz into the report directory (else the current one), and
+// the command that compares them.
+void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const Globals& g) {
+  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  for (const char* side : {"base", "head"}) {
+    const std::string path = dir + "profile-" + side + ".pb.gz";
+    g.log("wrote " + path + " (CPU profile of " + side + ": " + rec.write(side, path) + ")");
+  }
+  g.log("compare them with: go tool pprof -top -diff_base " + dir + "profile-base.pb.gz " + dir +
+        "profile-head.pb.gz  (add -show_from=FUNC to keep one function's subtree)");
+}
+
+}  // namespace
 
 std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   struct Args {
@@ -19,6 +38,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     double slice_ms = 0;
     std::string out_base, out_head;
     ReportFlags report;
+    ProfileFlags profile;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -33,6 +53,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   app.add_option("--out-base", a->out_base, "Write the base result JSON here");
   app.add_option("--out-head", a->out_head, "Write the head result JSON here");
   add_report_flags(app, a->report);
+  add_profile_flag(app, a->profile);
   app.footer(
       "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
       "Examples:\n"
@@ -47,8 +68,12 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->m.config);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
-    const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, measure_options(a->m, g), a->seed,
-                                            a->max_runs, &signals, a->slice_ms);
+    runner::MeasureOptions mo = measure_options(a->m, g);
+    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", a->base_binary}, {"head", a->head_binary}},
+                                  mo.session);
+    const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
+                                            a->slice_ms);
+    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
