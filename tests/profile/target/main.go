@@ -10,7 +10,7 @@
 //	    splits 75/25 between them.
 //
 // Every mode runs on GOMAXPROCS goroutines until the process has used S seconds of CPU (so that a
-// busy machine gives as many samples as an idle one, only later), and prints "GATE_ROUNDS N" and
+// busy machine gives as many samples as an idle one, only later), or -rounds N rounds, and prints "GATE_ROUNDS N" and
 // "GATE_CPU_SECONDS X" at the end.
 package main
 
@@ -73,6 +73,7 @@ var sink atomic.Uint64
 func main() {
 	mode := flag.String("mode", "shares", "shares or leaf")
 	cpuSeconds := flag.Float64("cpuseconds", 5, "CPU time to burn (user + system, all threads)")
+	maxRounds := flag.Int64("rounds", 0, "stop after this many rounds instead (a fixed amount of work: for timing)")
 	cpuprofile := flag.String("cpuprofile", "", "also write Go's own CPU profile (runtime/pprof) here")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -103,7 +104,12 @@ func main() {
 			defer wg.Done()
 			for !done.Load() {
 				x = round(x)
-				if rounds.Add(1)%16 == 0 && cpuTime() >= *cpuSeconds {
+				n := rounds.Add(1)
+				if *maxRounds > 0 {
+					if n >= *maxRounds {
+						done.Store(true)
+					}
+				} else if n%16 == 0 && cpuTime() >= *cpuSeconds {
 					done.Store(true)
 				}
 			}
