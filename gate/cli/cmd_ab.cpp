@@ -14,17 +14,35 @@ namespace gate::cli {
 
 namespace {
 
+// A Go symbol name as a literal in pprof's regular expressions ('.', '(', '*', '[' are special).
+std::string regex_quote(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    if (std::string_view("\\.+*?()|[]{}^$").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 // profile-base.pb.gz and profile-head.pb.gz into the report directory (else the current one), and
-// the command that compares them.
-void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const Globals& g) {
+// the command that compares them: for each regressed function, its subtree (-show_from).
+void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const stats::Comparison& c,
+                       const Globals& g) {
   const std::string dir = report_dir.empty() ? "" : report_dir + "/";
   if (!dir.empty()) std::filesystem::create_directories(dir);
   for (const char* side : {"base", "head"}) {
     const std::string path = dir + "profile-" + side + ".pb.gz";
     g.log("wrote " + path + " (CPU profile of " + side + ": " + rec.write(side, path) + ")");
   }
-  g.log("compare them with: go tool pprof -top -diff_base " + dir + "profile-base.pb.gz " + dir +
-        "profile-head.pb.gz  (add -show_from=FUNC to keep one function's subtree)");
+  const std::string diff = "go tool pprof -top -diff_base " + dir + "profile-base.pb.gz";
+  bool any = false;
+  for (const auto& f : c.functions)
+    if (f.verdict == stats::Verdict::kRegression) {
+      g.log("why " + f.name + " got slower: " + diff + " -show_from='^" + regex_quote(f.name) + "$' " + dir +
+            "profile-head.pb.gz");
+      any = true;
+    }
+  if (!any) g.log("compare them with: " + diff + " " + dir + "profile-head.pb.gz");
 }
 
 }  // namespace
@@ -73,7 +91,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                                   mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
-    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, g);
+    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j.comparison, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
