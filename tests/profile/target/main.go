@@ -38,7 +38,7 @@ func mix(x uint64, n int) uint64 {
 }
 
 //go:noinline
-func burn30(x uint64) uint64 { return mix(x, 30*unit) }
+func burn30(x uint64) uint64 { return mix(x, burn30Units*unit) }
 
 //go:noinline
 func burn10(x uint64) uint64 { return mix(x, 10*unit) }
