@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "analysis/code_diff.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
@@ -43,6 +44,26 @@ void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_
       any = true;
     }
   if (!any) g.log("compare them with: " + diff + " " + dir + "profile-head.pb.gz");
+}
+
+// For each regressed function: whether its machine code differs between the binaries (normalised,
+// analysis/code_diff.hpp) and how far it moved. Annotates only: the verdict stands either way.
+void log_code_changes(const std::string& base, const std::string& head, const stats::Comparison& c, const Globals& g) {
+  std::vector<std::string> names;
+  for (const auto& f : c.functions)
+    if (f.verdict == stats::Verdict::kRegression) names.push_back(f.name);
+  if (names.empty()) return;
+  try {
+    const auto diff = analysis::compare_code(elf::ElfFile::open(base), elf::ElfFile::open(head), names);
+    for (const auto& [name, code] : diff) {
+      if (!code.in_both) continue;
+      g.log("code of " + name + ": " + (code.same ? "same" : "changed") + ", moved " +
+            std::to_string(code.moved_bytes) + " bytes" +
+            (code.same ? " (its own code did not change: the slowdown may come from its callees, layout or data)" : ""));
+    }
+  } catch (const Error& e) {
+    g.log(std::string("warning: machine code not compared: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -92,6 +113,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j.comparison, g);
+    log_code_changes(a->base_binary, a->head_binary, j.comparison, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
