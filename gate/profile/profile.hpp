@@ -49,11 +49,13 @@ struct Profile {
   uint64_t total = 0;          // all samples of the profile
   uint64_t in_gate_probe = 0;  // attributed to a [gate probe] frame
   uint64_t leaf_fixed = 0;     // a frame the FP walk skipped was put back from the SP delta
-  uint64_t unknown_leaf = 0;   // the leaf PC is in no Go function (vdso, cgo): shown by address
+  uint64_t unknown_leaf = 0;   // the leaf PC is in no Go function (vdso, cgo): kOutsideBinaryFrame
   uint64_t lost = 0;           // counted by the kernel but with no stack (no user stack, map full)
 };
 
 // The frame name that stands for time spent in gate's own uprobes (trap, handler, single step).
 inline constexpr const char* kGateProbeFrame = "[gate probe]";
+// A PC in no Go function of the binary: the vDSO, a C library.
+inline constexpr const char* kOutsideBinaryFrame = "[outside the Go binary: vdso, C]";
 
 }  // namespace gate::profile

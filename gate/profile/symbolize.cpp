@@ -2,7 +2,6 @@
 #include "profile/symbolize.hpp"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -44,11 +43,9 @@ class Builder {
     const uint64_t at = leaf ? pc : pc - 1;
     if (auto it = ids_.find(at); it != ids_.end()) return it->second;
     Location loc{at, lines_.frames(at)};
-    if (loc.frames.empty()) {
-      char name[32];
-      std::snprintf(name, sizeof name, "[unknown 0x%" PRIx64 "]", at);
-      loc.frames.push_back({name, "", 0, 0, false});
-    }
+    // The vDSO (clock_gettime under time.Now), cgo's C libraries: one name for all, so that
+    // their samples add up across processes whose mappings ASLR placed apart.
+    if (loc.frames.empty()) loc.frames.push_back({kOutsideBinaryFrame, "", 0, 0, false});
     return add(at, std::move(loc));
   }
   uint32_t gate_probe() {

@@ -73,10 +73,14 @@ TEST(Symbolize, ExpandsInlinedFramesFixesLeavesAndNamesGateProbes) {
   raw.stacks.push_back({{in_mix, f.main_main + 20}, {}, 0, 0, false, 0, 5});
   raw.stacks.push_back({{f.leaf + 4, f.main_main + 20}, {}, f.caller_three + 12, 0, false, 0, 3});
   raw.stacks.push_back({{0x7fff0000, f.main_main + 20}, {}, 0, 0, true, f.burn30, 2});  // XOL step
+  // Two processes' vDSO (ASLR: different addresses) under one name.
+  raw.stacks.push_back({{0x7f0000001b46, in_mix + 1}, {}, 0, 0, false, 0, 1});
+  raw.stacks.push_back({{0x7f5500001b46, in_mix + 1}, {}, 0, 0, false, 0, 1});
   raw.no_user_stack = 1;
   const Profile p = symbolize(raw, f.lines, nullptr);
-  ASSERT_EQ(p.samples.size(), 3u);
-  EXPECT_EQ(p.total, 11u);
+  ASSERT_EQ(p.samples.size(), 5u);
+  EXPECT_EQ(p.total, 13u);
+  EXPECT_EQ(p.unknown_leaf, 2u);
   EXPECT_EQ(p.lost, 1u);
   EXPECT_EQ(p.leaf_fixed, 3u);
   EXPECT_EQ(p.in_gate_probe, 2u);
@@ -86,6 +90,7 @@ TEST(Symbolize, ExpandsInlinedFramesFixesLeavesAndNamesGateProbes) {
     if (n[0] == "main.mix") saw_inline = n.size() >= 3 && n[1] == "main.burn30" && n[2] == "main.main.func1";
     if (n[0] == "main.leaf") saw_fix = n[1] == "main.callerThree";
     if (n[0] == kGateProbeFrame) saw_probe = n[1] == "main.burn30";
+    if (n[0] == kOutsideBinaryFrame) EXPECT_EQ(n[1], "main.mix");
   }
   EXPECT_TRUE(saw_inline);
   EXPECT_TRUE(saw_fix);
