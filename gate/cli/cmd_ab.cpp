@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "analysis/code_diff.hpp"
 #include "cli/profile_flags.hpp"
+#include "profile/profile_diff.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/judge.hpp"
 
@@ -27,8 +28,9 @@ std::string regex_quote(const std::string& name) {
 
 // profile-base.pb.gz and profile-head.pb.gz into the report directory (else the current one), and
 // the command that compares them: for each regressed function, its subtree (-show_from).
-void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const stats::Comparison& c,
+void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const verdict::AbJudged& j,
                        const Globals& g) {
+  const stats::Comparison& c = j.comparison;
   const std::string dir = report_dir.empty() ? "" : report_dir + "/";
   if (!dir.empty()) std::filesystem::create_directories(dir);
   for (const char* side : {"base", "head"}) {
@@ -41,6 +43,16 @@ void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_
     if (f.verdict == stats::Verdict::kRegression) {
       g.log("why " + f.name + " got slower: " + diff + " -show_from='^" + regex_quote(f.name) + "$' " + dir +
             "profile-head.pb.gz");
+      // Calls of the measured runs; samples of every run (warm-up runs too, when the config has any).
+      auto calls = [&](const ResultFile& r) {
+        uint64_t n = 0;
+        for (const auto& run : r.runs)
+          if (const auto* fr = run.find(f.name)) n += fr->calls;
+        return n;
+      };
+      const auto d = profile::diff_subtree(rec.finish("base"), rec.finish("head"), f.name, calls(j.base.result),
+                                           calls(j.head.result));
+      g.log("  profile: " + profile::describe(d));
       any = true;
     }
   if (!any) g.log("compare them with: " + diff + " " + dir + "profile-head.pb.gz");
@@ -112,7 +124,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                                   mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
-    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j.comparison, g);
+    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j, g);
     log_code_changes(a->base_binary, a->head_binary, j.comparison, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
