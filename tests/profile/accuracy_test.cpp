@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "elf/elf_file.hpp"
@@ -17,6 +18,7 @@
 #include "profile/sampler.hpp"
 #include "profile/symbolize.hpp"
 #include "runner/process.hpp"
+#include "support/gate_cli.hpp"
 
 namespace gate::profile {
 namespace {
@@ -173,6 +175,34 @@ TEST(ProfileAccuracy, GoToolPprofReadsTheFileAndComparesWithRuntimePprof) {
     std::printf("GATE_FIGURE agreement %s gate %.2f%% runtime/pprof %.2f%% (4-sigma sampling bound %.2f points)\n",
                 fn, a, b, bound);
   }
+  fs::remove_all(dir);
+}
+
+// The command end to end: `gate run --profile=HZ` follows the probed processes (the session's
+// on_tracked hook), writes the file, and `go tool pprof` finds the burners in it.
+TEST(ProfileCli, GateRunProfileWritesAPprofFileOfTheProbedRuns) {
+  REQUIRE_ROOT();
+  const std::string dir = (fs::temp_directory_path() / ("gate_profile_cli_" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  {
+    std::ofstream yaml(dir + "/gate.yaml");
+    yaml << "binary: " << target() << "\nworkload: " << target()
+         << " -mode shares -cpuseconds 2\nruns: 2\nenv: {GOMAXPROCS: \"2\"}\nfunctions: [main.burn10]\n";
+  }
+  const auto r = gate::testing::run_gate(
+      {"run", "-c", dir + "/gate.yaml", "--no-build", "--profile=499", "--profile-out", dir + "/cpu.pb.gz"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("CPU profile: "), std::string::npos) << r.err;
+  const std::string go = gate::testing::default_go().go;
+  const std::string top =
+      gate::testing::run_capture(go + " tool pprof -top -cum -sample_index=samples " + dir + "/cpu.pb.gz 2>&1");
+  // burn10 is probed: its probes' traps and single-steps show as [gate probe] (under burn10).
+  const double probe = cum_percent(top, "[gate");  // pprof's -top prints the name's first word
+  EXPECT_GT(probe, 0.0) << top;
+  // 2 runs x 2 CPU-seconds at 499 Hz: ~2,000 samples; burn30 is 30% of the work that is not the
+  // probes' (4 sigma: ±4.1 points).
+  const double burn30 = 100 * cum_percent(top, "main.burn30") / (100 - probe);
+  EXPECT_NEAR(burn30, 30.0, 4.1) << top;
   fs::remove_all(dir);
 }
 
