@@ -131,7 +131,8 @@ int BPF_PROG(gate_profile_fork, struct task_struct *parent, struct task_struct *
   return 0;
 }
 
-/* A process of the tree is gone: forget its tgid (only the thread-group leader's exit). */
+/* A process of the tree is gone: forget its tgid (only the thread-group leader's exit). The same
+ * as gate.bpf.c's, on this program's own map: the two programs load and live apart. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gate_profile_exit, struct task_struct *task) {
   __u32 pid = BPF_CORE_READ(task, pid);

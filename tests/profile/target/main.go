@@ -50,7 +50,8 @@ func burn2(x uint64) uint64 { return mix(x, 2*unit) }
 func rest(x uint64) uint64 { return mix(x, 58*unit) }
 
 // leaf has no frame (no locals, no calls): Go sets up no frame pointer for it, so a frame-pointer
-// walk from inside it skips its caller.
+// walk from inside it skips its caller. Its loop is mix's on purpose, kept out of line: calling
+// mix would give it a frame.
 //
 //go:noinline
 func leaf(x uint64, n int) uint64 {
