@@ -11,77 +11,12 @@
 #include <optional>
 #include <span>
 
+#include "analysis/pclntab_table.hpp"
 #include "common/error.hpp"
 
 namespace gate::analysis {
+namespace pclntab_detail {
 namespace {
-
-// Header magics, one per layout change (debug/gosym names them the same way).
-constexpr uint32_t kMagicGo12 = 0xfffffffb;   // Go 1.2 - 1.15: not read (no toolchain to test it)
-constexpr uint32_t kMagicGo116 = 0xfffffffa;  // Go 1.16 - 1.17
-constexpr uint32_t kMagicGo118 = 0xfffffff0;  // Go 1.18 - 1.19
-constexpr uint32_t kMagicGo120 = 0xfffffff1;  // Go 1.20 and later
-
-// Every offset in the table comes from the file: reads are bounds-checked and a bad one is an
-// error naming the binary, never a crash.
-class TableReader {
- public:
-  TableReader(std::span<const uint8_t> bytes, bool big_endian, std::string path)
-      : bytes_(bytes), big_endian_(big_endian), path_(std::move(path)) {}
-
-  uint64_t uint(uint64_t off, unsigned size) const {
-    need(off, size, "a field");
-    uint64_t v = 0;
-    for (unsigned i = 0; i < size; ++i) v |= uint64_t{bytes_[off + (big_endian_ ? size - 1 - i : i)]} << (8 * i);
-    return v;
-  }
-  uint32_t u32(uint64_t off) const { return static_cast<uint32_t>(uint(off, 4)); }
-
-  std::string cstring(uint64_t off) const {
-    need(off, 1, "a function name");
-    const void* end = std::memchr(bytes_.data() + off, 0, bytes_.size() - off);
-    if (!end) fail("a function name runs past the end of the table");
-    return {reinterpret_cast<const char*>(bytes_.data() + off), static_cast<const char*>(end)};
-  }
-
-  // Go's varint (unsigned LEB128, at most 32 bits here).
-  uint32_t varint(uint64_t& off) const {
-    uint32_t v = 0;
-    for (unsigned shift = 0; shift < 35; shift += 7) {
-      need(off, 1, "a pc-value table");
-      const uint8_t b = bytes_[off++];
-      v |= uint32_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) return v;
-    }
-    fail("a varint in a pc-value table is longer than 5 bytes");
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error::make(path_, "corrupt .gopclntab: " + what,
-                      "rebuild the binary; if it is intact, report this with its `go version` output");
-  }
-
- private:
-  void need(uint64_t off, uint64_t n, const char* what) const {
-    if (off > bytes_.size() || n > bytes_.size() - off)
-      fail(std::string(what) + " at offset " + std::to_string(off) + " lies outside the " +
-           std::to_string(bytes_.size()) + "-byte table");
-  }
-
-  std::span<const uint8_t> bytes_;
-  bool big_endian_;
-  std::string path_;
-};
-
-// Where the header says each sub-table starts (offsets from the header).
-struct Layout {
-  PclntabVersion version;
-  unsigned quantum = 1, ptr_size = 8;
-  uint64_t nfunc = 0, text_start = 0;
-  uint64_t funcnametab = 0, pctab = 0, functab = 0;
-  unsigned functab_field = 4;  // bytes per functab field: uint32 offsets since 1.18, uintptr before
-  unsigned func_entry_size = 4;  // first _func field: uint32 entryoff since 1.18, uintptr entry before
-};
 
 uint64_t load_le(const uint8_t* p, unsigned n) {
   uint64_t v = 0;
@@ -136,23 +71,22 @@ std::optional<Located> pclntab_bytes(const elf::ElfFile& elf) {
 // that pointer, six slices, findfunctab, minpc and maxpc; `etext` follows.
 constexpr uint64_t kModuledataText = 8 + 6 * 24 + 3 * 8;
 
-struct TextRange {
-  uint64_t text = 0, etext = 0;
-};
-
 // Pointers as the file holds them: literally (ET_EXEC), or, in PIE builds, as the addends of
 // R_*_RELATIVE dynamic relocations (the file's own bytes there may be zero).
-std::optional<TextRange> moduledata_by_value(const elf::ElfFile& elf, uint64_t header) {
+std::vector<uint64_t> moduledata_by_value(const elf::ElfFile& elf, uint64_t header, unsigned count) {
   for (const auto& s : elf.sections()) {
-    if (s.bytes.size() < kModuledataText + 16 || !(s.flags & SHF_WRITE)) continue;
-    for (uint64_t off = 0; off + kModuledataText + 16 <= s.bytes.size(); off += 8)
-      if (load_le(&s.bytes[off], 8) == header)
-        return TextRange{load_le(&s.bytes[off + kModuledataText], 8), load_le(&s.bytes[off + kModuledataText + 8], 8)};
+    if (s.bytes.size() < 8 * uint64_t{count} || !(s.flags & SHF_WRITE)) continue;
+    for (uint64_t off = 0; off + 8 * uint64_t{count} <= s.bytes.size(); off += 8)
+      if (load_le(&s.bytes[off], 8) == header) {
+        std::vector<uint64_t> words(count);
+        for (unsigned i = 0; i < count; ++i) words[i] = load_le(&s.bytes[off + 8 * i], 8);
+        return words;
+      }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<TextRange> moduledata_by_relocation(const elf::ElfFile& elf, uint64_t header) {
+std::vector<uint64_t> moduledata_by_relocation(const elf::ElfFile& elf, uint64_t header, unsigned count) {
   std::map<uint64_t, uint64_t> relative;  // relocated address -> addend (the pointer's value)
   uint64_t at = UINT64_MAX;
   for (const auto& s : elf.sections()) {
@@ -165,10 +99,11 @@ std::optional<TextRange> moduledata_by_relocation(const elf::ElfFile& elf, uint6
       if (addend == header && at == UINT64_MAX) at = where;
     }
   }
-  if (at == UINT64_MAX) return std::nullopt;
-  auto text = relative.find(at + kModuledataText), etext = relative.find(at + kModuledataText + 8);
-  if (text == relative.end() || etext == relative.end()) return std::nullopt;
-  return TextRange{text->second, etext->second};
+  if (at == UINT64_MAX) return {};
+  std::vector<uint64_t> words(count);
+  for (unsigned i = 0; i < count; ++i)
+    if (auto w = relative.find(at + 8 * uint64_t{i}); w != relative.end()) words[i] = w->second;
+  return words;
 }
 
 bool in_executable_segment(const elf::ElfFile& elf, uint64_t address) {
@@ -181,8 +116,10 @@ bool in_executable_segment(const elf::ElfFile& elf, uint64_t address) {
 // runtime.text for a header without textStart. Go's own tools (cmd/internal/objfile) take the
 // .text section's address, which is wrong after an external link: the C start-up code comes first.
 std::optional<uint64_t> text_start_from_moduledata(const elf::ElfFile& elf, uint64_t header) {
-  for (auto found : {moduledata_by_value(elf, header), moduledata_by_relocation(elf, header)})
-    if (found && found->etext > found->text && in_executable_segment(elf, found->text)) return found->text;
+  constexpr unsigned kText = kModuledataText / 8;
+  for (const auto& words : {moduledata_by_value(elf, header, kText + 2), moduledata_by_relocation(elf, header, kText + 2)})
+    if (!words.empty() && words[kText + 1] > words[kText] && in_executable_segment(elf, words[kText]))
+      return words[kText];
   return std::nullopt;
 }
 
@@ -233,10 +170,11 @@ Layout read_layout(const TableReader& r, std::span<const uint8_t> bytes, const e
       throw layout_error(elf, "its sub-table offsets are not increasing");
   if (l.nfunc == 0 || l.nfunc > bytes.size() / 8) throw layout_error(elf, "its function count is implausible");
   if (l.version == PclntabVersion::kGo116) {
-    l.funcnametab = word(2), l.pctab = word(5), l.functab = word(6);
+    l.funcnametab = word(2), l.cutab = word(3), l.filetab = word(4), l.pctab = word(5), l.functab = word(6);
     l.functab_field = l.func_entry_size = l.ptr_size;
   } else {
-    l.text_start = word(2), l.funcnametab = word(3), l.pctab = word(6), l.functab = word(7);
+    l.text_start = word(2), l.funcnametab = word(3), l.cutab = word(4), l.filetab = word(5), l.pctab = word(6);
+    l.functab = word(7);
   }
   return l;
 }
@@ -260,15 +198,10 @@ uint64_t pcsp_end(const TableReader& r, const Layout& l, uint64_t entry, uint32_
   }
 }
 
-uint64_t functab_pc(const TableReader& r, const Layout& l, uint64_t i) {
-  const uint64_t v = r.uint(l.functab + 2 * i * l.functab_field, l.functab_field);
-  return l.version == PclntabVersion::kGo116 ? v : l.text_start + v;
-}
-
 Function read_function(const TableReader& r, const Layout& l, uint64_t i) {
   const uint64_t entry = functab_pc(r, l, i);
   const uint64_t next = functab_pc(r, l, i + 1);  // entry i+1; the table's end PC for the last one
-  const uint64_t func = l.functab + r.uint(l.functab + (2 * i + 1) * l.functab_field, l.functab_field);
+  const uint64_t func = func_record(r, l, i);
   // _func: entry, nameoff, args, deferreturn, pcsp, ... (fields after the entry are 4 bytes)
   const uint32_t nameoff = r.u32(func + l.func_entry_size);
   const uint32_t pcsp = r.u32(func + l.func_entry_size + 12);
@@ -280,18 +213,7 @@ Function read_function(const TableReader& r, const Layout& l, uint64_t i) {
 
 }  // namespace
 
-const char* to_string(PclntabVersion v) {
-  switch (v) {
-    case PclntabVersion::kGo116: return "go1.16";
-    case PclntabVersion::kGo118: return "go1.18";
-    case PclntabVersion::kGo120: return "go1.20";
-  }
-  return "?";
-}
-
-bool has_pclntab(const elf::ElfFile& elf) { return pclntab_bytes(elf).has_value(); }
-
-Pclntab read_pclntab(const elf::ElfFile& elf) {
+OpenTable open_table(const elf::ElfFile& elf) {
   auto found = pclntab_bytes(elf);
   if (!found)
     throw Error::make(elf.path(), "no .gopclntab: not a Go binary (or its section headers were removed)",
@@ -309,7 +231,32 @@ Pclntab read_pclntab(const elf::ElfFile& elf) {
     else if (auto section = elf.section(".text"))
       l.text_start = section->address;
   }
+  return {b, found->address, l, r};
+}
 
+std::vector<uint64_t> moduledata_words(const elf::ElfFile& elf, uint64_t header, unsigned count) {
+  if (auto words = moduledata_by_value(elf, header, count); !words.empty()) return words;
+  return moduledata_by_relocation(elf, header, count);
+}
+
+}  // namespace pclntab_detail
+
+const char* to_string(PclntabVersion v) {
+  switch (v) {
+    case PclntabVersion::kGo116: return "go1.16";
+    case PclntabVersion::kGo118: return "go1.18";
+    case PclntabVersion::kGo120: return "go1.20";
+  }
+  return "?";
+}
+
+bool has_pclntab(const elf::ElfFile& elf) { return pclntab_detail::pclntab_bytes(elf).has_value(); }
+
+Pclntab read_pclntab(const elf::ElfFile& elf) {
+  using namespace pclntab_detail;
+  const OpenTable open = open_table(elf);
+  const TableReader& r = open.reader;
+  const Layout& l = open.layout;
   Pclntab t{l.version, l.text_start, {}};
   t.functions.reserve(l.nfunc);
   for (uint64_t i = 0; i < l.nfunc; ++i) {

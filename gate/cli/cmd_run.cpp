@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/profile_flags.hpp"
 #include "common/error.hpp"
 #include "report/call_graph.hpp"
 #include "report/run_table.hpp"
@@ -23,6 +24,8 @@ struct RunArgs {
   std::string format = "text";
   bool summary = false;
   std::string folded;
+  ProfileFlags profile;
+  std::string profile_out = "profile.pb.gz";
 };
 
 probe::AttachMode parse_mode(const std::string& m) {
@@ -108,9 +111,12 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
   app.add_option("--folded", a->folded,
                  "Write the traced call graph as folded stacks (self time in ns) for flamegraph.pl, "
                  "inferno or speedscope");
+  add_profile_flag(app, a->profile);
+  app.add_option("--profile-out", a->profile_out, "Where --profile writes the pprof file (default profile.pb.gz)");
   app.footer(
       "Examples:\n"
       "  gate run -c examples/shop/gate.yaml\n"
+      "  gate run -c gate.yaml --profile && go tool pprof -top profile.pb.gz\n"
       "  gate run -c gate.yaml --runs 10 --out results.json --keep-output logs/\n"
       "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'\n"
       "  gate run -c gate.yaml --summary          # where the time goes: total, self, probe share\n"
@@ -120,7 +126,17 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->m.config);
     runner::MeasureOptions mo = measure_options(a->m, g);
     mo.entry = a->entry == "first" ? analysis::EntryPolicy::kFirstInstruction : analysis::EntryPolicy::kAuto;
+    const int hz = profile_hz(a->profile, cfg);
+    if (hz > 0 && !mo.skip_build) {  // the profiler reads the binary before the runs: build it first
+      runner::run_build(cfg, mo.session.log, &signals);
+      mo.skip_build = true;
+    }
+    auto profiler = start_profile(hz, {{"", cfg.binary}}, mo.session);
     runner::Measurement m = runner::measure(cfg, mo, &signals);
+    if (profiler) {
+      const std::string line = profiler->write("", a->profile_out);
+      g.log("wrote " + a->profile_out + " (CPU profile: " + line + "); read it with: go tool pprof -top " + a->profile_out);
+    }
     if (!a->out.empty()) {
       save_result_file(a->out, m.result);
       g.log("wrote " + a->out + (m.result.partial ? " (partial: not usable as a baseline)" : ""));

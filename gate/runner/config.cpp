@@ -245,6 +245,12 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["warmup_runs"]) cfg.warmup_runs = static_cast<int>(number(c, root["warmup_runs"], "warmup_runs", 0, 100));
   if (root["max_in_flight"])
     cfg.max_in_flight = static_cast<uint32_t>(number(c, root["max_in_flight"], "max_in_flight", 1024, 16777216));
+  // profile: {hz: N}: sampled CPU profiles in every run (gate/profile; docs/profile.md).
+  if (const YAML::Node n = root["profile"]) {
+    if (!n.IsMap()) throw c.err(n, "profile", "must be a map", "write profile: {hz: 199}");
+    check_keys(c, n, "profile", {"hz"});
+    cfg.profile_hz = n["hz"] ? static_cast<int>(number(c, n["hz"], "profile.hz", 1, 10000)) : 199;
+  }
   if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
   if (root["env"]) {
     const auto& e = root["env"];
@@ -437,7 +443,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
               "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
-              "native_returns"});
+              "native_returns", "profile"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

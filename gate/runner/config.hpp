@@ -86,6 +86,7 @@ struct Config {
   // "go": the workload's stdout holds `go test -bench` results, stored per run and compared like
   // function latencies; "none" (default): its stdout is not read.
   std::string benchmarks = "none";
+  int profile_hz = 0;  // profile: {hz: N}: sample CPU profiles at N Hz per CPU; 0: off
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // config_fingerprint of the file's bytes
 

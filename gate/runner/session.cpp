@@ -154,9 +154,14 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   return collect(index, variant, t0, started_at);
 }
 
+void RunSession::track(pid_t pid, const std::string& variant) {
+  engine_->track(pid);
+  if (opts_.on_tracked) opts_.on_tracked(pid, variant);
+}
+
 void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
   SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, f.out, f.err, true};
-  Child child = Child::spawn(so, [this](pid_t pid) { engine_->track(pid); });
+  Child child = Child::spawn(so, [this, &f](pid_t pid) { track(pid, f.variant); });
   switch (child.wait(cfg_.timeout_s, signals)) {
     case Child::WaitEnd::kSignal:
       child.stop(SIGTERM, 2);
@@ -247,7 +252,7 @@ void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
 std::unique_ptr<Child> RunSession::start_service(const RunFiles& f, const ServiceSpec& sv, SignalWatch* signals) {
   if (!sv.ready_tcp.empty()) require_free_address(sv.ready_tcp, f.label);
   SpawnOptions so{command_for(sv.command), cfg_.dir, env_, f.out, f.err, true};
-  auto owned = std::make_unique<Child>(Child::spawn(so, [this](pid_t pid) { engine_->track(pid); }));
+  auto owned = std::make_unique<Child>(Child::spawn(so, [this, &f](pid_t pid) { track(pid, f.variant); }));
   Child& service = *owned;
   const std::string what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
   if (!sv.ready_tcp.empty()) {
@@ -373,7 +378,8 @@ void RunSession::start_sliced(int round, const std::string& variant, SignalWatch
     return;
   }
   SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, sliced_->files.out, sliced_->files.err, true, true};
-  sliced_->child = std::make_unique<Child>(Child::spawn(so, [this](pid_t pid) { engine_->track(pid); }));
+  sliced_->child = std::make_unique<Child>(
+      Child::spawn(so, [this](pid_t pid) { track(pid, sliced_->files.variant); }));
 }
 
 // A sliced service's slice ended with `end` (the load exited, or timed out over its slices, or a

@@ -21,6 +21,9 @@ struct SessionOptions {
   std::string keep_output_dir;  // keep each run's stdout/stderr here ("" = temporary, removed)
   std::function<void(const std::string&)> log;  // progress lines ("" = silent)
   std::map<std::string, std::string> extra_env;  // added to the config's env for every process
+  // Called with every process the probes track, before it runs, and the run's variant ("",
+  // "base", "head"): the CPU profiler (gate/profile) follows the same processes.
+  std::function<void(pid_t, const std::string&)> on_tracked;
 };
 
 class RunSession {
@@ -58,6 +61,7 @@ class RunSession {
     std::string out, err;  // the probed process's output files
     std::string label;     // "run 3 (head)", for errors
   };
+  void track(pid_t pid, const std::string& variant);  // the probes, then on_tracked
   void run_workload(const RunFiles& f, SignalWatch* signals);
   void run_service(const RunFiles& f, SignalWatch* signals);
   // Spawns the service (tracked) and waits for ready_tcp; stops it and throws on a failure.

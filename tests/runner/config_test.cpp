@@ -276,5 +276,23 @@ TEST(Config, MissingFileSaysHowToFixIt) {
   }
 }
 
+// profile: {hz: N} turns sampled CPU profiles on (gate/profile); absent: off; {} the default rate.
+TEST(Config, ProfileHz) {
+  auto parse = [](const std::string& line) {
+    return parse_config("binary: x\nworkload: y\nfunctions: [a]\n" + line, "/repo/gate.yaml");
+  };
+  EXPECT_EQ(parse("").profile_hz, 0);
+  EXPECT_EQ(parse("profile: {hz: 997}\n").profile_hz, 997);
+  EXPECT_EQ(parse("profile: {}\n").profile_hz, 199);
+  for (const std::string bad : {"profile: {hz: 0}\n", "profile: {rate: 99}\n", "profile: 99\n"}) {
+    try {
+      parse(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("profile"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gate::runner

@@ -1,0 +1,143 @@
+/* Kernel side of gate's sampled CPU profiles: a cpu-clock perf event per CPU runs this program;
+ * samples of the workload's process tree take the user stack (frame-pointer walk, the kernel's)
+ * and are counted in the kernel by {side, stack, leaf fix-up words}. No per-sample event reaches
+ * user space. */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "profile_shared.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load: the profiled binary's text, where return addresses point. */
+const volatile __u64 text_lo = 0;
+const volatile __u64 text_hi = 0;
+
+/* key: tgid of a process in the workload's tree; value: its side (0 base / a run, 1 head).
+ * Seeded by user space with each run's first pid; children inherit their parent's side. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 8192);
+  __type(key, __u32);
+  __type(value, __u32);
+} tracked SEC(".maps");
+
+/* key: stack id; value: up to 127 addresses, leaf first (bpf_get_stackid). Sized from user space. */
+struct {
+  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(max_entries, 16384);
+  __uint(key_size, sizeof(__u32));
+  __uint(value_size, GATE_PROFILE_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* key: a sampled stack (struct gate_profile_key); value: samples taken with it. Sized from user space. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 32768);
+  __type(key, struct gate_profile_key);
+  __type(value, __u64);
+} counts SEC(".maps");
+
+/* key: enum gate_profile_counter; value: its count (per CPU). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, GATE_PROFILE_COUNTERS);
+  __type(key, __u32);
+  __type(value, __u64);
+} counters SEC(".maps");
+
+/* Minimal kernel structs for CO-RE: offsets are relocated against the kernel's BTF at load. The
+ * task's uprobe state says whether it is inside a uprobe's handling and which address was probed. */
+struct uprobe_task {
+  unsigned long vaddr; /* in an anonymous union in the kernel: CO-RE finds it by name */
+  void *active_uprobe;
+} __attribute__((preserve_access_index));
+struct task_struct {
+  int pid;
+  int tgid;
+  struct uprobe_task *utask;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count(__u32 which) {
+  __u64 *c = bpf_map_lookup_elem(&counters, &which);
+  if (c)
+    *c += 1;
+}
+
+static __always_inline __u64 text_word(__u64 w) { return (w >= text_lo && w < text_hi) ? w : 0; }
+
+SEC("perf_event")
+int gate_profile_sample(struct bpf_perf_event_data *ctx) {
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  __u32 *side = bpf_map_lookup_elem(&tracked, &tgid);
+  if (!side)
+    return 0;
+  count(GATE_PROFILE_SAMPLES);
+
+  struct gate_profile_key key = {.side = *side, .kernel_stack = -1};
+  key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+  if (key.user_stack < 0)
+    count(GATE_PROFILE_NO_USER_STACK);
+  if ((ctx->regs.cs & 3) != 3) {
+    key.flags |= GATE_PROFILE_IN_KERNEL;
+    key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+  }
+
+  struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+  struct uprobe_task *utask = BPF_CORE_READ(task, utask);
+  if (utask && BPF_CORE_READ(utask, active_uprobe)) {
+    key.flags |= GATE_PROFILE_IN_PROBE;
+    key.probe_addr = BPF_CORE_READ(utask, vaddr);
+  }
+
+  /* The user registers: the interrupted ones, or the task's saved ones when in the kernel. */
+  struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)bpf_get_current_task_btf());
+  __u64 sp = 0;
+  bpf_probe_read_kernel(&sp, sizeof(sp), &PT_REGS_SP(uregs));
+  __u64 words[2] = {};
+  if (sp && bpf_probe_read_user(words, sizeof(words), (void *)sp) == 0) {
+    key.sp_word0 = text_word(words[0]);
+    key.sp_word1 = text_word(words[1]);
+  }
+
+  __u64 one = 1;
+  __u64 *n = bpf_map_lookup_elem(&counts, &key);
+  if (n)
+    __sync_fetch_and_add(n, 1);
+  else if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) != 0) {
+    n = bpf_map_lookup_elem(&counts, &key); /* another CPU created it meanwhile */
+    if (n)
+      __sync_fetch_and_add(n, 1);
+    else
+      count(GATE_PROFILE_KEY_DROPPED);
+  }
+  return 0;
+}
+
+/* Follow the workload's process tree: a new process whose parent is tracked gets its side. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(gate_profile_fork, struct task_struct *parent, struct task_struct *child) {
+  __u32 ptgid = BPF_CORE_READ(parent, tgid);
+  __u32 ctgid = BPF_CORE_READ(child, tgid);
+  __u32 *side = bpf_map_lookup_elem(&tracked, &ptgid);
+  if (ptgid == ctgid || !side)
+    return 0;
+  __u32 s = *side;
+  bpf_map_update_elem(&tracked, &ctgid, &s, BPF_ANY);
+  return 0;
+}
+
+/* A process of the tree is gone: forget its tgid (only the thread-group leader's exit). The same
+ * as gate.bpf.c's, on this program's own map: the two programs load and live apart. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(gate_profile_exit, struct task_struct *task) {
+  __u32 pid = BPF_CORE_READ(task, pid);
+  __u32 tgid = BPF_CORE_READ(task, tgid);
+  if (pid == tgid)
+    bpf_map_delete_elem(&tracked, &tgid);
+  return 0;
+}

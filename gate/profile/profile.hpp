@@ -1,0 +1,61 @@
+// A sampled CPU profile of one side of a run, in two stages: the kernel's raw stacks (addresses,
+// as the sampler reads them) and the symbolised profile (source frames, inlined ones expanded)
+// that the pprof writer and the reports take.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/pc_lines.hpp"
+
+namespace gate::profile {
+
+// One distinct sampled stack and how many samples had it.
+struct RawStack {
+  std::vector<uint64_t> user;    // leaf first: the sampled PC, then return addresses (FP walk)
+  std::vector<uint64_t> kernel;  // kernel PCs when the sample interrupted the kernel, leaf first
+  uint64_t sp_word0 = 0, sp_word1 = 0;  // [SP], [SP+8] when they are text addresses, else 0
+  bool in_probe = false;         // inside a uprobe's handling (the task's active uprobe)
+  uint64_t probe_addr = 0;       // ... the probed instruction's address
+  uint64_t count = 0;
+};
+
+struct RawProfile {
+  int hz = 0;
+  std::vector<RawStack> stacks;
+  uint64_t samples = 0;          // samples of the tracked tree, as the kernel counted them
+  uint64_t no_user_stack = 0;    // the kernel could not walk the user stack
+  uint64_t dropped = 0;          // lost: the counts map was full
+};
+
+// A symbolised location: one address and its source frames, innermost first (pprof's Line list).
+struct Location {
+  uint64_t address = 0;
+  std::vector<analysis::SourceFrame> frames;
+};
+
+struct Sample {
+  std::vector<uint32_t> locations;  // indices into Profile::locations, leaf first
+  uint64_t count = 0;
+};
+
+struct Profile {
+  int hz = 0;
+  uint64_t period_ns() const { return hz > 0 ? 1'000'000'000ull / static_cast<uint64_t>(hz) : 0; }
+  std::vector<Location> locations;
+  std::vector<Sample> samples;
+  // Accounting, in samples.
+  uint64_t total = 0;          // all samples of the profile
+  uint64_t in_gate_probe = 0;  // attributed to a [gate probe] frame
+  uint64_t leaf_fixed = 0;     // a frame the FP walk skipped was put back from the SP delta
+  uint64_t unknown_leaf = 0;   // the leaf PC is in no Go function (vdso, cgo): kOutsideBinaryFrame
+  uint64_t lost = 0;           // counted by the kernel but with no stack (no user stack, map full)
+};
+
+// The frame name that stands for time spent in gate's own uprobes (trap, handler, single step).
+inline constexpr const char* kGateProbeFrame = "[gate probe]";
+// A PC in no Go function of the binary: the vDSO, a C library.
+inline constexpr const char* kOutsideBinaryFrame = "[outside the Go binary: vdso, C]";
+
+}  // namespace gate::profile

@@ -1,0 +1,91 @@
+// ProfileRecorder: one sampler for every side, symbolised per side at the end.
+#include "profile/recorder.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "analysis/pc_lines.hpp"
+#include "common/error.hpp"
+#include "elf/elf_file.hpp"
+#include "profile/symbolize.hpp"
+
+namespace gate::profile {
+namespace {
+
+uint32_t side_of(const std::string& variant) { return variant == "head" ? 1 : 0; }
+
+}  // namespace
+
+struct ProfileRecorder::Impl {
+  struct Side {
+    std::string binary, build_id;
+    std::unique_ptr<analysis::PcLines> lines;
+    std::optional<Profile> profile;
+  };
+  std::map<std::string, Side> sides;
+  std::unique_ptr<Sampler> sampler;
+  int64_t started_ns = 0;
+  std::chrono::steady_clock::time_point started;
+};
+
+ProfileRecorder::ProfileRecorder(int hz, const std::map<std::string, std::string>& binaries)
+    : impl_(std::make_unique<Impl>()) {
+  SamplerOptions o;
+  o.hz = hz;
+  o.text_lo = UINT64_MAX;
+  for (const auto& [variant, binary] : binaries) {
+    const auto elf = elf::ElfFile::open(binary);
+    if (elf.is_pie())
+      throw Error::make(binary, "is position-independent (-buildmode=pie): gate's CPU profiles read non-PIE "
+                                "addresses only so far",
+                        "build the profiled binary without -buildmode=pie, or run without --profile");
+    auto& s = impl_->sides[variant];
+    s.binary = binary;
+    s.build_id = elf.go_build_id();
+    s.lines = std::make_unique<analysis::PcLines>(analysis::PcLines::load(elf));
+    const auto& fns = s.lines->functions();
+    o.text_lo = std::min(o.text_lo, fns.front().address);
+    o.text_hi = std::max(o.text_hi, fns.back().address + fns.back().size);
+  }
+  impl_->sampler = std::make_unique<Sampler>(o);
+  impl_->started = std::chrono::steady_clock::now();
+  impl_->started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+ProfileRecorder::~ProfileRecorder() = default;
+
+int ProfileRecorder::hz() const { return impl_->sampler->hz(); }
+
+std::function<void(pid_t, const std::string&)> ProfileRecorder::tracker() {
+  return [this](pid_t pid, const std::string& variant) { impl_->sampler->track(pid, side_of(variant)); };
+}
+
+const Profile& ProfileRecorder::finish(const std::string& variant) {
+  auto it = impl_->sides.find(variant);
+  if (it == impl_->sides.end()) throw Error("CPU profile: no side \"" + variant + "\" was profiled");
+  if (!it->second.profile) {
+    static const KernelSymbols ksyms = read_kallsyms();
+    it->second.profile = symbolize(impl_->sampler->collect(side_of(variant)), *it->second.lines, ksyms);
+  }
+  return *it->second.profile;
+}
+
+std::string ProfileRecorder::write(const std::string& variant, const std::string& path) {
+  const Profile& p = finish(variant);
+  const auto& side = impl_->sides.at(variant);
+  PprofMeta meta{side.binary, side.build_id, impl_->started_ns,
+                 std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - impl_->started).count()};
+  write_pprof(path, p, meta);
+  return describe(p);
+}
+
+std::string describe(const Profile& p) {
+  char b[200];
+  const double probe = p.total ? 100.0 * static_cast<double>(p.in_gate_probe) / static_cast<double>(p.total) : 0;
+  std::snprintf(b, sizeof b, "%llu samples at %d Hz; %.1f%% in [gate probe]; %llu lost",
+                static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
+  return b;
+}
+
+}  // namespace gate::profile

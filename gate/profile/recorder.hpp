@@ -1,0 +1,42 @@
+// ProfileRecorder: what a measuring command holds while it profiles: one Sampler for both sides,
+// the binaries' pclntab readers, and at the end the symbolised profile of each side, written as
+// pprof files, with a one-line account of it (samples, [gate probe] share, what was lost).
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "profile/pprof.hpp"
+#include "profile/profile.hpp"
+#include "profile/sampler.hpp"
+
+namespace gate::profile {
+
+class ProfileRecorder {
+ public:
+  // side -> binary ("" for `gate run`, "base"/"head" for `gate ab`). Reads each binary's pclntab
+  // and loads the sampler. Throws gate::Error.
+  ProfileRecorder(int hz, const std::map<std::string, std::string>& binaries);
+  ~ProfileRecorder();
+
+  // For runner::SessionOptions::on_tracked: starts sampling a tracked process as its variant.
+  std::function<void(pid_t, const std::string&)> tracker();
+  // Reads the variant's samples from the kernel and symbolises them (once per variant).
+  const Profile& finish(const std::string& variant);
+  // finish() + write_pprof(path). Returns the one-line account.
+  std::string write(const std::string& variant, const std::string& path);
+  int hz() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "profile: 9,944 samples at 997 Hz; 0.3% in [gate probe]; 0 lost" (lost: no stack, map full).
+std::string describe(const Profile& p);
+
+}  // namespace gate::profile

@@ -1,0 +1,45 @@
+// Sampler: the kernel-facing part of gate's CPU profiles. Loads bpf/profile.bpf.c, opens a
+// cpu-clock perf event per CPU (CI VMs have no hardware PMU) and counts the user stacks of the
+// tracked process trees in the kernel, one side per tree (base / head).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "profile/profile.hpp"
+
+namespace gate::profile {
+
+// 199 Hz per CPU: a prime (it does not beat in step with periodic work) near 200. docs/profile.md
+// has what it costs.
+inline constexpr int kDefaultHz = 199;
+
+struct SamplerOptions {
+  int hz = kDefaultHz;
+  uint64_t text_lo = 0, text_hi = 0;  // the binary's code: words there are return addresses
+  uint32_t max_stacks = 16384;        // distinct user + kernel stacks kept
+  uint32_t max_keys = 32768;          // distinct sampled keys (stack, side, fix-up words)
+};
+
+class Sampler {
+ public:
+  // Throws gate::Error (exit 3) naming the cause: no permission, no BPF/BTF, perf events refused.
+  explicit Sampler(const SamplerOptions& options);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  // Samples pid and every process it forks from now on, as `side`.
+  void track(pid_t pid, uint32_t side);
+  // The stacks of one side since its last collect; deletes them from the kernel's counts.
+  RawProfile collect(uint32_t side);
+  int hz() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gate::profile

@@ -1,0 +1,3 @@
+module gate.test/profiletarget
+
+go 1.19
