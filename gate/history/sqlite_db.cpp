@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "common/error.hpp"
 #include "history/db.hpp"
@@ -137,6 +139,14 @@ std::unique_ptr<Db> open_sqlite(const std::string& path, bool create) {
   sqlite3_extended_result_codes(db, 0);
   // The first statement reads the header: a file that is not SQLite fails here, before any write.
   out->query("PRAGMA schema_version", {});
+  // Switching a new file to WAL takes an exclusive lock, and SQLite does not call the busy handler
+  // for it: two writers opening a new history at once saw "database is locked" (1 in ~15 tries).
+  // Retry for as long as the busy timeout; past it, the query below names the error.
+  for (int waited_ms = 0; waited_ms < kBusyTimeoutMs; waited_ms += 10) {
+    const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   out->query("PRAGMA journal_mode=WAL", {});
   out->exec("PRAGMA synchronous=NORMAL", {});  // WAL + NORMAL: a committed ingest survives a crash of gate
   out->exec("PRAGMA foreign_keys=ON", {});

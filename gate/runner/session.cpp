@@ -284,6 +284,7 @@ std::unique_ptr<Child> RunSession::start_service(const RunFiles& f, const Servic
 
 // The service's death outranks the load's failure: a load fails when its service dies, and the
 // service's stderr says why.
+constexpr double kServiceDeathGraceS = 1.0;
 void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals) {
   const std::string load_err = output_path(f.index, f.variant, "load.stderr");
   SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"), load_err, true};
@@ -291,6 +292,11 @@ void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& servi
   const std::string load_what = "load '" + sv.load + "' (pid " + std::to_string(load.pid()) + ")";
   const std::string service_what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
   const auto end = load.wait(cfg_.timeout_s, signals);
+  // A load that failed because its service is dying can see the closed connection before the
+  // service's exit is visible (seen under a loaded CI machine): let a failing load's service finish
+  // dying, briefly, before deciding which of the two to blame.
+  if (end != Child::WaitEnd::kSignal && (end == Child::WaitEnd::kTimeout || load.status() != 0) && service.running())
+    service.wait(kServiceDeathGraceS, nullptr);
   const bool service_died = !service.running();
   service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
   if (end == Child::WaitEnd::kSignal) {

@@ -82,16 +82,21 @@ TEST(HistoryCli, TwoWriterProcessesAtOnceLoseNothing) {
   std::vector<std::string> files;
   for (int i = 0; i < 2 * per_writer; ++i) files.push_back(write_result(d.path, "r" + std::to_string(i), 1e6, 1e3, i));
   std::atomic<int> failed{0};
+  std::string errors[2];
   auto writer = [&](int w) {
     for (int i = 0; i < per_writer; ++i) {
       const int k = w * per_writer + i;
-      if (run_gate({"history", "add", files[k], "--commit", sha(k), "--db", db, "-q"}).code != 0) ++failed;
+      const auto r = run_gate({"history", "add", files[k], "--commit", sha(k), "--db", db, "-q"});
+      if (r.code != 0) {
+        ++failed;
+        errors[w] += r.err;
+      }
     }
   };
   std::thread a(writer, 0), b(writer, 1);
   a.join();
   b.join();
-  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(failed, 0) << errors[0] << errors[1];
   const auto show = run_gate({"history", "show", kSteady, "--quantile", "p50", "--format", "json", "--db", db});
   ASSERT_EQ(show.code, 0) << show.err;
   const auto j = nlohmann::json::parse(show.out);
