@@ -27,6 +27,7 @@
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
 #include "stats/sequential.hpp"
+#include "stats/wording.hpp"
 #include "stats/speed.hpp"
 
 namespace gate::stats {
@@ -34,12 +35,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-std::string percent(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+using wording::fmt;
+using wording::percent;
 std::string num(uint64_t v) { return std::to_string(v); }
 
 double median(std::vector<double> v) {

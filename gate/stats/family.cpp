@@ -11,16 +11,13 @@
 #include "stats/multiplicity.hpp"
 #include "stats/power.hpp"
 #include "stats/sequential.hpp"
+#include "stats/wording.hpp"
 
 namespace gate::stats {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-std::string percent(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+using wording::fmt;
+using wording::percent;
 std::string interval_text(double lo, double hi) { return "[" + fmt("%.3f", lo) + ", " + fmt("%.3f", hi) + "]"; }
 
 // The bound of a test's interval at one-sided level `level`: below the centre (sign -1) or above.

@@ -54,8 +54,9 @@ pricing=shop/pricing/pricing.go
 if [[ $aa -eq 1 ]]; then
   printf '\n// A comment: nothing measurable changes.\n' >> "$pricing"
 else
-  # The tax rounding, done the slow way: a 2,000-step loop whose result the tax depends on (never
-  # true, but the compiler cannot know), so it is neither hoisted nor removed.
+  # The tax rounding, done the slow way: a 2,000-step loop whose result the tax depends on (a cent
+  # more when the wrapped-around product is negative), so the compiler can neither hoist nor remove
+  # it. Two multiplications by run-time values a step: ~1.13x on Apply, the issue's size.
   python3 - "$pricing" <<'PY'
 import sys
 p = sys.argv[1]
