@@ -126,6 +126,7 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   in.notices = f.notices;
   in.base_label = ctx.base_label;
   in.head_label = ctx.head_label;
+  in.notes = ctx.notes;
   in.quiet = g.quiet;  // quiet: regressions and doubts only; the summary counts the rest
   in.color = want_colour();
   report::write_reports(c, in, requests);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/annotations.hpp"
 #include "results/result.hpp"
 #include "stats/compare.hpp"
 
@@ -37,6 +38,8 @@ struct ReportInputs {
   // indented lines under a function that say why it is inconclusive, lacks data or changed calls.
   std::vector<std::string> quantiles;
   bool reasons = true;
+  // Code, profile, unit and layout facts beside the verdicts (nullptr: none).
+  const Annotations* notes = nullptr;
 };
 
 }  // namespace gate::report
