@@ -104,8 +104,10 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
-      qc.reason = "needs >= " + std::to_string(o.min_runs) + " runs a side with this metric, " +
-                  (i == 0 ? "base" : "head") + " has " + std::to_string(samples[i].runs());
+      qc.why.kind = Why::Kind::kTooFewMetricRuns;
+      qc.why.side = i == 0 ? "base" : "head";
+      qc.why.need_runs = o.min_runs;
+      qc.why.have = static_cast<int>(samples[i].runs());
       qc.more_runs_would_help = true;
       return;
     }
@@ -113,15 +115,16 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
   if (all_equal(sides[0], sides[1])) {  // deterministic metrics (B/op, allocs/op) that did not move
     qc.verdict = Verdict::kUnchanged;
     qc.ratio = qc.ci_low = qc.ci_high = 1;
-    qc.reason = "the same value in every run of both sides";
+    qc.why.kind = Why::Kind::kSameConstant;
     return;
   }
   uint64_t state = o.seed ^ stable_hash(m.unit, stable_hash(m.benchmark, stable_hash("benchmark")));
   const RatioInterval r =
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {
-    qc.reason = "needs >= " + std::to_string(o.min_runs) + " pairs of runs with this metric, has " +
-                std::to_string(qc.units);
+    qc.why.kind = Why::Kind::kTooFewMetricPairs;
+    qc.why.need_runs = o.min_runs;
+    qc.why.have = qc.units;
     qc.more_runs_would_help = true;
     return;
   }

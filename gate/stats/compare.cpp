@@ -1,5 +1,6 @@
-// compare(): per function and quantile a bootstrap ratio, Holm over the family, verdicts, calls per
-// run, context warnings and the exit code. The statistics themselves live in bootstrap.cpp.
+// compare(): per function and quantile an interval (bootstrap.cpp), the family's verdicts
+// (family.cpp), calls per run, findings (findings.cpp) and the exit code. Values only: the
+// sentences are explain/'s. Options: options.cpp; what a Comparison says of itself: comparison.cpp.
 #include "stats/compare.hpp"
 
 #include <algorithm>
@@ -23,11 +24,11 @@
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"
+#include "stats/findings.hpp"
 #include "stats/noise_sources.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
 #include "stats/sequential.hpp"
-#include "stats/wording.hpp"
 #include "stats/speed.hpp"
 
 namespace gate::stats {
@@ -35,9 +36,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-using wording::fmt;
-using wording::percent;
-std::string num(uint64_t v) { return std::to_string(v); }
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -247,31 +245,21 @@ WindowMean window_for(const QuantileSpec& spec, const Side& base, uint64_t need_
   return w;
 }
 
-std::string level_name(double level) { return "p" + fmt("%g", std::round(1000 * level) / 10); }
-std::string duration_text(double ns) {
-  if (ns < 1e3) return fmt("%.0f ns", ns);
-  if (ns < 1e6) return fmt("%.3g us", ns / 1e3);
-  if (ns < 1e9) return fmt("%.3g ms", ns / 1e6);
-  return fmt("%.3g s", ns / 1e9);
-}
-
 // The part of a QuantileComparison that needs no other test: data sufficiency and the interval.
 void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::string& function, const Side& base,
               const Side& head, Cursors* cursors, const TestPlan& plan, const CompareOptions& o) {
   for (const Side* s : {&base, &head}) {
     if (s->info && !s->info->measurable) {
-      qc.reason = std::string("not measurable in ") + s->label +
-                  (s->info->not_measurable_reason.empty() ? "" : ": " + s->info->not_measurable_reason);
+      qc.why.kind = Why::Kind::kNotMeasurable;
+      qc.why.side = s->label;
+      qc.why.detail = s->info->not_measurable_reason;
       return;
     }
   }
   const uint64_t need_calls = min_calls_per_run(spec, o.min_tail_calls);
   const WindowMean window = window_for(spec, base, need_calls);
   if (window.use)
-    qc.note = spec.name + " lies between two modes (the calls from " + level_name(window.below) + " to " +
-              level_name(window.above) + " span " + duration_text(window.below_ns) +
-              " to " + duration_text(window.above_ns) + "): compared by the mean of the calls from " +
-              level_name(window.lo) + " to " + level_name(window.hi) + ", which moves smoothly as the mix of calls shifts";
+    qc.window = {true, window.lo, window.hi, window.below, window.above, window.below_ns, window.above_ns};
   RunSamples samples[2];
   const Side* sides[2] = {&base, &head};
   for (int i = 0; i < 2; ++i) {
@@ -291,75 +279,40 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (s.runs.empty() || total_calls == 0) {
-      qc.reason = std::string("no calls in ") + s.label;
+      qc.why.kind = Why::Kind::kNoCalls;
+      qc.why.side = s.label;
       qc.more_runs_would_help = s.runs.empty();
       return;
     }
     if (static_cast<int>(s.runs.size()) < o.min_runs) {
-      qc.reason = "needs >= " + std::to_string(o.min_runs) + " runs a side, " + s.label + " has " +
-                  std::to_string(s.runs.size());
+      qc.why.kind = Why::Kind::kTooFewRuns;
+      qc.why.side = s.label;
+      qc.why.need_runs = o.min_runs;
+      qc.why.have = static_cast<int>(s.runs.size());
       qc.more_runs_would_help = true;
       return;
     }
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
-      qc.reason = spec.name + " needs >= " + num(need_calls) + " calls per run in >= " + std::to_string(o.min_runs) +
-                  " runs, " + s.label + " has " + fmt("%.0f", s.calls_per_run()) + " per run (median)";
+      qc.why.kind = Why::Kind::kTooFewCallsPerRun;
+      qc.why.side = s.label;
+      qc.why.need_calls = need_calls;
+      qc.why.need_runs = o.min_runs;
+      qc.why.have = static_cast<int>(samples[i].runs());
+      qc.why.calls_per_run = s.calls_per_run();
       return;
     }
   }
   const RatioInterval r = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, function, spec.name)),
                                           plan.paired, &qc.units);
   if (plan.paired && qc.units < o.min_runs) {
-    qc.reason = spec.name + " needs >= " + std::to_string(o.min_runs) + " pairs of runs with >= " + num(need_calls) +
-                " calls each, has " + std::to_string(qc.units);
+    qc.why.kind = Why::Kind::kTooFewPairs;
+    qc.why.need_calls = need_calls;
+    qc.why.need_runs = o.min_runs;
+    qc.why.have = qc.units;
     qc.more_runs_would_help = true;
     return;
   }
   take_interval(qc, r, plan.paired);
-}
-
-void context_warnings(const RunContext& b, const RunContext& h, std::vector<std::string>& out) {
-  auto check = [&](const char* what, const std::string& bv, const std::string& hv) {
-    if (!bv.empty() && !hv.empty() && bv != hv)
-      out.push_back(std::string(what) + " differs (base: " + bv + ", head: " + hv +
-                    "): latencies may differ for reasons other than the code");
-  };
-  check("CPU model", b.cpu_model, h.cpu_model);
-  if (b.cpu_count && h.cpu_count && b.cpu_count != h.cpu_count)
-    check("CPU count", std::to_string(b.cpu_count), std::to_string(h.cpu_count));
-  check("kernel", b.kernel, h.kernel);
-  check("Go version", b.go_version, h.go_version);
-  check("gate version", b.gate_version, h.gate_version);
-  check("attach mode", b.attach_mode, h.attach_mode);
-  if (!b.config_hash.empty() && !h.config_hash.empty() && b.config_hash != h.config_hash)
-    out.push_back("config differs (base: " + b.config_hash.substr(0, 12) + ", head: " + h.config_hash.substr(0, 12) +
-                  "): the workload or the declared functions may not be the same");
-}
-
-void function_warnings(const FunctionComparison& fc, const Side& base, const Side& head, const CompareOptions& o,
-                       std::vector<std::string>& out) {
-  if (base.info && head.info) {
-    auto check = [&](const char* what, const std::string& bv, const std::string& hv) {
-      if (!bv.empty() && !hv.empty() && bv != hv)
-        out.push_back(fc.name + ": " + what + " differs (base: " + bv + ", head: " + hv +
-                      "): the probe's own cost differs, so part of the change may be the probe's");
-    };
-    check("entry probe placement", base.info->entry_placement, head.info->entry_placement);
-    check("entry probe handling", base.info->entry_cost_class, head.info->entry_cost_class);
-  }
-  for (const auto& [side, c, runs] : {std::tuple{"base", fc.base_counters, base.runs.size()},
-                                      std::tuple{"head", fc.head_counters, head.runs.size()}}) {
-    const double seen = static_cast<double>(c.calls + c.dropped);
-    if (c.dropped > 0 && c.dropped > o.max_lost_fraction * seen)
-      out.push_back(fc.name + ": " + side + " dropped " + percent(c.dropped / seen) + " of its calls (" +
-                    num(c.dropped) + "): latencies may be biased; fix: raise the pairing map size or trace fewer functions");
-    // A function still running when the run ends (a server loop) leaves one open entry per run:
-    // normal. Many more mean calls that never return or returns we never saw.
-    const uint64_t unmatched = c.unmatched_entries + c.unmatched_returns;
-    if (unmatched > 2 * runs && unmatched > o.max_lost_fraction * static_cast<double>(c.calls + unmatched))
-      out.push_back(fc.name + ": " + side + " has " + num(unmatched) + " unmatched entries/returns against " +
-                    num(c.calls) + " calls: latencies may be biased (panics, Goexit, or calls in flight at attach/detach)");
-  }
 }
 
 // Runs fn(0..n-1) on up to `threads` threads (0: one per hardware thread). Each test's resamples
@@ -432,7 +385,9 @@ QuantileComparison common_shift_of(const SpeedFactors& sf, bool paired, const Co
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, "(all functions)", "speed")), paired,
                       &qc.units);
   if (qc.units < o.min_runs) {
-    qc.reason = "needs >= " + std::to_string(o.min_runs) + (paired ? " pairs of runs" : " runs a side");
+    qc.why.kind = paired ? Why::Kind::kTooFewPairs : Why::Kind::kTooFewRuns;
+    qc.why.need_runs = o.min_runs;
+    qc.why.have = qc.units;
     qc.more_runs_would_help = true;
     return qc;
   }
@@ -446,165 +401,6 @@ double key_ratio(const FunctionComparison& f) {
     if (q.tested()) k = std::max(k, q.ratio);
   return k;
 }
-
-}  // namespace
-
-std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kRegression: return "regression";
-    case Verdict::kSuspect: return "suspect";
-    case Verdict::kInconclusive: return "inconclusive";
-    case Verdict::kInsufficientData: return "insufficient data";
-    case Verdict::kUnchanged: return "unchanged";
-    case Verdict::kImprovement: return "improvement";
-  }
-  return "?";
-}
-
-QuantileSpec QuantileSpec::parse(const std::string& name) {
-  if (name == "mean") return {name, 0, true};
-  auto bad = [&] {
-    return Error::make("quantile \"" + name + "\"", "not a quantile name",
-                       "use p50, p90, p95, p99, p99.9 (or p999) or mean");
-  };
-  if (name.size() < 2 || name[0] != 'p') throw bad();
-  const std::string digits = name.substr(1);
-  if (digits.find_first_not_of("0123456789.") != std::string::npos || digits.front() == '.' ||
-      digits.back() == '.' || std::count(digits.begin(), digits.end(), '.') > 1)
-    throw bad();
-  double q;
-  if (digits.find('.') != std::string::npos || digits.size() <= 2) {
-    q = std::stod(digits) / 100;  // p99.9, p50, p5
-  } else if (digits.rfind("99", 0) == 0) {
-    q = std::stod("0." + digits);  // p999, p9999
-  } else {
-    throw bad();
-  }
-  if (!(q > 0 && q < 1)) throw bad();
-  return {name, q, false};
-}
-
-uint64_t min_calls_per_run(const QuantileSpec& spec, double min_tail_calls) {
-  const double need = spec.is_mean ? 2 * min_tail_calls : min_tail_calls / (1 - spec.q);
-  // The epsilon keeps 10 / (1 - 0.99) = 1000.0000000000009 at 1000.
-  return static_cast<uint64_t>(std::ceil(need - 1e-6));
-}
-
-Band Thresholds::lookup(const std::string& function, const std::string& quantile) const {
-  if (auto f = per_function_quantile.find(function); f != per_function_quantile.end())
-    if (auto q = f->second.find(quantile); q != f->second.end()) return q->second;
-  if (auto f = per_function.find(function); f != per_function.end()) return f->second;
-  if (auto q = per_quantile.find(quantile); q != per_quantile.end()) return q->second;
-  return defaults;
-}
-
-void CompareOptions::validate() const {
-  auto bad = [](const std::string& what, const std::string& cause, const std::string& fix) {
-    return Error::make("comparison option " + what, cause, fix);
-  };
-  if (quantiles.empty()) throw bad("quantiles", "is empty", "list at least one, e.g. p50");
-  std::set<std::string> seen;
-  for (const auto& q : quantiles) {
-    if (!seen.insert(q.name).second) throw bad("quantiles", "lists " + q.name + " twice", "list each once");
-    if (!q.is_mean && !(q.q > 0 && q.q < 1))
-      throw bad("quantile " + q.name, "q = " + fmt("%g", q.q) + " is outside (0, 1)", "use p50, p90, p99 or mean");
-  }
-  if (!(confidence >= 0.5 && confidence <= 0.9999))
-    throw bad("confidence", fmt("%g", confidence) + " is outside [0.5, 0.9999]", "use 0.95");
-  if (first_look < 0 || last_look < 0 || last_look > 100000)
-    throw bad("looks", std::to_string(first_look) + ".." + std::to_string(last_look) + " is out of range",
-              "give the runs before the first comparison and max_runs, e.g. 10 and 30");
-  if (!(equivalence_alpha > 0 && equivalence_alpha <= 0.25))
-    throw bad("equivalence_alpha", fmt("%g", equivalence_alpha) + " is outside (0, 0.25]", "use 0.05");
-  if (resamples < 100 || resamples > 1000000)
-    throw bad("resamples", std::to_string(resamples) + " is outside [100, 1000000]", "use 2000");
-  if (min_runs < 2) throw bad("min_runs", std::to_string(min_runs) + " is below 2", "use 5 or more");
-  if (!(min_tail_calls >= 1)) throw bad("min_tail_calls", fmt("%g", min_tail_calls) + " is below 1", "use 10");
-  if (!(outlier_sigmas >= 1)) throw bad("outlier_sigmas", fmt("%g", outlier_sigmas) + " is below 1", "use 3");
-  if (!(calls_ratio_threshold > 1))
-    throw bad("calls_ratio_threshold", fmt("%g", calls_ratio_threshold) + " is not above 1", "use 1.5");
-  if (!(max_lost_fraction >= 0)) throw bad("max_lost_fraction", "is negative", "use 0.01");
-  auto check_band = [&](const std::string& where, const Band& b) {
-    if (!(b.regression >= 0 && b.regression < 10))
-      throw bad("threshold " + where, "regression " + fmt("%g", b.regression) + " is outside [0, 10)",
-                "give a fraction: 0.05 for 5%");
-    if (!(b.improvement >= 0 && b.improvement < 1))
-      throw bad("threshold " + where, "improvement " + fmt("%g", b.improvement) + " is outside [0, 1)",
-                "give a fraction: 0.05 for 5%");
-  };
-  check_band("default", thresholds.defaults);
-  for (const auto& [k, b] : thresholds.per_quantile) check_band("for " + k, b);
-  for (const auto& [k, b] : thresholds.per_function) check_band("for " + k, b);
-  for (const auto& [f, m] : thresholds.per_function_quantile)
-    for (const auto& [q, b] : m) check_band("for " + f + " " + q, b);
-}
-
-const QuantileComparison* FunctionComparison::find(std::string_view quantile) const {
-  for (const auto& q : quantiles)
-    if (q.name == quantile) return &q;
-  return nullptr;
-}
-
-int& VerdictCounts::operator[](Verdict v) {
-  switch (v) {
-    case Verdict::kRegression: return regression;
-    case Verdict::kSuspect: return suspect;
-    case Verdict::kInconclusive: return inconclusive;
-    case Verdict::kInsufficientData: return insufficient_data;
-    case Verdict::kUnchanged: return unchanged;
-    case Verdict::kImprovement: return improvement;
-  }
-  return insufficient_data;
-}
-int VerdictCounts::operator[](Verdict v) const { return const_cast<VerdictCounts&>(*this)[v]; }
-
-bool Comparison::need_more_runs(int max_units) const {
-  // Paired runs met the same state of the machine, so a regression among them is final. Against a
-  // stored baseline a slow spell in the first runs can look like one (pricing.Apply read 1.74x in
-  // 1 of 10 e2e checks of unchanged code): there, more runs still dilute it.
-  if (exit_code == ExitCode::kRegression && paired) return false;
-  // units_to_decide comes from a noisy estimate (a squared ratio of the interval's width to the
-  // distance from a threshold): at 7 pairs it is easily off 2-3x. Only a test beyond 4x max_units
-  // is given up on (a verdict 20 pairs away at 7 of 14 was decided by 14 in the e2e test).
-  auto helps = [&](const QuantileComparison& q) {
-    return q.more_runs_would_help &&
-           (max_units <= 0 || q.units_to_decide == 0 || q.units_to_decide <= 4 * max_units);
-  };
-  if (common_shift_tested && helps(common_shift)) return true;
-  for (const auto& f : functions)
-    for (const auto& q : f.quantiles)
-      if (helps(q)) return true;
-  for (const auto& m : benchmarks.metrics)
-    if (helps(m.test)) return true;
-  return false;
-}
-
-std::vector<std::string> Comparison::suspects_decidable_within(int within_units) const {
-  std::vector<std::string> out;
-  if (exit_code == ExitCode::kRegression && paired) return out;
-  auto worth = [&](const QuantileComparison& q) {
-    return (q.verdict == Verdict::kInconclusive || q.verdict == Verdict::kSuspect) && q.ratio > 1 + q.band.regression &&
-           q.units_to_decide > 0 && q.units_to_decide <= within_units;
-  };
-  for (const auto& f : functions)
-    for (const auto& q : f.quantiles)
-      if (worth(q)) out.push_back(f.name + " " + q.name);
-  if (common_shift_tested && worth(common_shift)) out.push_back("all functions together");
-  for (const auto& m : benchmarks.metrics)
-    if (worth(m.test)) out.push_back(m.benchmark + " " + m.unit);
-  return out;
-}
-
-ExitCode verdict_exit_code(const Comparison& c, bool fail_on_suspect) {
-  const bool regression = c.counts.regression > 0 || c.benchmarks.counts.regression > 0 ||
-                          (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression);
-  const bool suspect = c.counts.suspect > 0 || c.benchmarks.counts.suspect > 0 ||
-                       (c.common_shift_tested && c.common_shift.verdict == Verdict::kSuspect);
-  if (regression || (fail_on_suspect && suspect)) return ExitCode::kRegression;
-  return c.exit_code == ExitCode::kRegression ? ExitCode::kOk : c.exit_code;
-}
-
-namespace {
 
 // Per function and quantile, its interval, in parallel. sides[i] keeps function i's runs.
 void estimate_functions(Comparison& c, const std::vector<std::string>& names, const RunIndex& base_index,
@@ -675,12 +471,11 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
         // Not for a quantile between two modes: it was compared by the mean of the calls around it,
         // whose sampling is not the quantile's.
         if ((q.verdict == Verdict::kInconclusive || q.verdict == Verdict::kSuspect) && q.units_to_decide > 0 &&
-            q.note.empty()) {
+            !q.window.used) {
           const QuantileSpec spec = QuantileSpec::parse(q.name);
           if (!spec.is_mean)
-            q.reason += noise_sources_hint(noise_sources(sides[i].first.runs, sides[i].first.durations,
-                                                         sides[i].second.runs, sides[i].second.durations, spec.q),
-                                           q.paired ? q.noise : std::sqrt(2.0) * q.noise);  // the hint's noise is per pair
+            q.noise_sources = noise_sources(sides[i].first.runs, sides[i].first.durations, sides[i].second.runs,
+                                            sides[i].second.durations, spec.q);
         }
       }
       f.verdict = worst(f.verdict, q.verdict);
@@ -692,76 +487,36 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
     f.calls_failed = f.calls_changed && (o.calls_policy == CallsPolicy::kFailOnChange ||
                                          (o.calls_policy == CallsPolicy::kFailOnIncrease && f.calls_ratio > 1));
     if (f.calls_failed) f.verdict = Verdict::kRegression;
-    function_warnings(f, sides[i].first, sides[i].second, o, c.warnings);
+    function_findings(f, sides[i].first.info, sides[i].second.info, sides[i].first.runs.size(),
+                      sides[i].second.runs.size(), o, c.findings);
   }
 
 }
 
-// Warnings about the two results as wholes, first in the list.
-void whole_result_warnings(Comparison& c, const ResultFile& base_meta, const ResultFile& head_meta,
+// Findings about the two results as wholes, first in the list.
+void whole_result_findings(Comparison& c, const ResultFile& base_meta, const ResultFile& head_meta,
                            const SpeedFactors& speed) {
   uint64_t base_calls = 0, head_calls = 0;
   for (const auto& f : c.functions) {
     base_calls += f.base_counters.calls;
     head_calls += f.head_counters.calls;
   }
-  std::vector<std::string> context;
-  context_warnings(base_meta.context, head_meta.context, context);
-  auto why = [](const std::string& reason) { return reason.empty() ? std::string() : " (" + reason + ")"; };
-  if (base_meta.partial)
-    context.push_back("base result is partial" + why(base_meta.partial_reason) + ": it should not be a baseline");
-  if (head_meta.partial) context.push_back("head result is partial" + why(head_meta.partial_reason));
-  if (base_calls == 0) context.push_back("base recorded no calls of any compared function");
-  if (head_calls == 0) context.push_back("head recorded no calls of any compared function");
-  if (speed.usable && !c.common_shift_tested && c.common_shift.tested() &&
-      (c.common_shift.ci_low > 1 + c.common_shift.band.regression ||
-       c.common_shift.ci_high < 1 - c.common_shift.band.improvement))
-    context.push_back("every function moved alike: " + fmt("%.2fx", c.common_shift.ratio) + " [" +
-                      fmt("%.2f", c.common_shift.ci_low) + ", " + fmt("%.2f", c.common_shift.ci_high) +
-                      "] against the base; the verdicts leave this out (a different machine or machine state, "
-                      "or a change that slows everything); gate ab, which runs both on one machine, tells them apart");
-  c.warnings.insert(c.warnings.begin(), context.begin(), context.end());
-
-}
-
-// The one-sentence description of how the verdicts were reached, long and short.
-void describe_method(Comparison& c, const SpeedFactors& speed, const CompareOptions& o) {
-  const std::string conf = percent(o.confidence);
-  const std::string over = " over " + std::to_string(c.tests) + " tests";
-  const std::string fam =
-      o.multiplicity == Multiplicity::kNone ? "no multiple-testing correction"
-      : o.multiplicity == Multiplicity::kHolmPrimaryFirst
-          ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent(kPrimaryShare) + " of alpha)"
-          : std::string(to_string(o.multiplicity)) + "-adjusted" + over;
-  const std::string runs = c.base_runs == c.head_runs
-                               ? std::to_string(c.base_runs) + " runs a side"
-                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
-  const bool fitted = speed.usable && c.paired && o.fit_speed_elasticity;
-  const std::string speed_note =
-      fitted ? "each run divided by its speed factor (median shift of its other functions) to a power fitted per "
-               "function over the pairs (least squares, one degree of freedom), "
-      : speed.usable ? "each run divided by its speed factor (median shift of its other functions), "
-                     : (o.normalize_speed ? "no speed normalization (" + speed.why_not + "), " : std::string());
-  c.method = (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
-                             fmt("%g", o.outlier_sigmas) + " robust SDs), "
-                       : "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " +
-                             runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) +
-                             " robust SDs, Welch-t calibrated), ") +
-             speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
-             fmt("%g", (1 - o.confidence) / 2) + " " + fam +
-             (o.sequential() ? " of sequential p-values (looks after " + std::to_string(o.first_look) + " to " +
-                                   std::to_string(o.last_look) + (c.paired ? " pairs" : " runs") + ")"
-                             : std::string()) +
-             "; each interval shown is bounded at the level that correction gave its test, so a regression is "
-             "exactly one whose interval lies above its threshold; a suspect lies above it by its own test only"
-             "; unchanged needs the " +
-             percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
-             fmt("%g", o.equivalence_alpha) + ")";
-  c.method_short = std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + conf + " CI, " +
-                   (fitted ? "speed-normalized (fitted), " : speed.usable ? "speed-normalized, " : "") +
-                   (o.multiplicity == Multiplicity::kNone ? std::string("uncorrected")
-                                                          : std::string(to_string(o.multiplicity)));
-
+  std::vector<Finding> context;
+  context_findings(base_meta.context, head_meta.context, context);
+  if (base_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "base", "", "", base_meta.partial_reason});
+  if (head_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "head", "", "", head_meta.partial_reason});
+  if (base_calls == 0) context.push_back({Finding::Kind::kNoCalls, "", "", "base"});
+  if (head_calls == 0) context.push_back({Finding::Kind::kNoCalls, "", "", "head"});
+  const QuantileComparison& shift = c.common_shift;
+  if (speed.usable && !c.common_shift_tested && shift.tested() &&
+      (shift.ci_low > 1 + shift.band.regression || shift.ci_high < 1 - shift.band.improvement)) {
+    Finding f{Finding::Kind::kCommonShift};
+    f.ratio = shift.ratio;
+    f.low = shift.ci_low;
+    f.high = shift.ci_high;
+    context.push_back(std::move(f));
+  }
+  c.findings.insert(c.findings.begin(), context.begin(), context.end());
 }
 
 }  // namespace
@@ -791,7 +546,7 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   estimate_functions(c, names, base_index, head_index, index_infos(base_meta), index_infos(head_meta), speed, o,
                      sides);
   decide_all(c, speed, sides, o);
-  whole_result_warnings(c, base_meta, head_meta, speed);
+  whole_result_findings(c, base_meta, head_meta, speed);
   std::stable_sort(c.functions.begin(), c.functions.end(), [](const FunctionComparison& a, const FunctionComparison& b) {
     if (a.verdict != b.verdict) return a.verdict < b.verdict;
     const double ka = key_ratio(a), kb = key_ratio(b);
@@ -800,7 +555,9 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   });
   for (const auto& f : c.functions) ++c.counts[f.verdict];
 
-  describe_method(c, speed, o);
+  c.method_facts.speed_fitted = speed.usable && c.paired && o.fit_speed_elasticity;
+  if (o.normalize_speed && !speed.usable) c.method_facts.speed_not_used = speed.why_not;
+  c.method_facts.resamples = o.resamples;
   uint64_t base_calls = 0, head_calls = 0;
   for (const auto& f : c.functions) {
     base_calls += f.base_counters.calls;

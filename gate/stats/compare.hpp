@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "common/error.hpp"
 #include "results/result.hpp"
 #include "stats/multiplicity.hpp"
+#include "stats/noise_sources.hpp"
 
 namespace gate::stats {
 
@@ -147,6 +149,46 @@ struct CompareOptions {
   void validate() const;
 };
 
+// Why a test's verdict is what it is, as values. stats/ never writes the sentence: explain/ does
+// (explain::reason), for every report and log.
+struct Why {
+  enum class Kind : uint8_t {
+    kNone,               // nothing to explain: decided by its interval (or not yet decided)
+    kNotMeasurable,      // `side`'s probe could not time it; `detail`: the probe's own reason
+    kNoCalls,            // `side` recorded no call
+    kTooFewRuns,         // `side` has `have` runs, `need_runs` needed
+    kTooFewCallsPerRun,  // `side` has `have` runs with >= need_calls calls (median calls_per_run)
+    kTooFewPairs,        // `have` pairs of runs with >= need_calls calls each, need_runs needed
+    kTooFewMetricRuns,   // a benchmark metric: `side` has `have` runs with it
+    kTooFewMetricPairs,  // a benchmark metric: `have` pairs of runs with it
+    kSameConstant,       // a benchmark metric: the same value in every run of both sides
+    kSuspect,            // past its threshold by its own test (own_low/own_high), not after the family's
+    kAboveButWide,       // estimate above +band, its interval reaches below the threshold
+    kBelowButWide,       // estimate below -band, its interval reaches above it
+    kEquivalenceWide,    // within the band, the equivalence interval reaches past it (which: eq_past_*)
+  };
+  Kind kind = Kind::kNone;
+  std::string side;    // "base" or "head"
+  std::string detail;  // kNotMeasurable
+  uint64_t need_calls = 0;
+  int need_runs = 0;
+  int have = 0;
+  double calls_per_run = 0;
+  double own_low = 0, own_high = 0;  // kSuspect: its own interval, looks counted
+  double alpha = 0;                  // the one-sided level of the family
+  int tests = 0;                     // how many tests the correction was over
+  bool eq_past_regression = false, eq_past_improvement = false;
+};
+
+// A quantile between two modes of a function's calls, compared by the mean of the calls from
+// level lo to hi instead (compare.cpp, window_for): the levels probed either side and their values.
+struct ModeWindow {
+  bool used = false;
+  double lo = 0, hi = 0;
+  double below = 0, above = 0;
+  double below_ns = 0, above_ns = 0;
+};
+
 struct QuantileComparison {
   std::string name;
   Band band;                 // the thresholds applied
@@ -185,7 +227,8 @@ struct QuantileComparison {
   int head_runs_used = 0;
   Verdict verdict = Verdict::kInsufficientData;
   bool more_runs_would_help = false;
-  std::string reason;        // set when insufficient or inconclusive: what is missing, what would decide
+  Why why;                   // why the verdict is what it is (values)
+  std::string reason;        // its sentence (explain::explain fills it): what is missing, what would decide
   // The noise behind the interval, so that a report can say what this comparison could see:
   bool paired = false;       // pairs of runs (gate ab) rather than two independent sides
   int units = 0;             // pairs, or the smaller side's runs
@@ -194,8 +237,11 @@ struct QuantileComparison {
   double noise = 0;          // log-sd of one unit's head/base difference (0.05: ~5% per pair)
   double detectable = 0;     // smallest slowdown ratio caught with ~80% power at these units (e.g. 1.12)
   int units_to_decide = 0;   // inconclusive: roughly how many units a side would decide it (0: unknown)
+  // Inconclusive: where its noise comes from (which calls a run made, or the machine's state).
+  std::optional<NoiseSources> noise_sources;
   // Set when the quantile lies between two modes and the mean of the calls around it was compared
-  // instead (see window_for in compare.cpp): says so, with the modes' values, for every report.
+  // instead (see window_for in compare.cpp); `note` says so in words (explain::explain).
+  ModeWindow window;
   std::string note;
   bool tested() const { return verdict != Verdict::kInsufficientData; }
 };
@@ -257,6 +303,33 @@ struct BenchmarkComparison {
   bool present() const { return !metrics.empty() || !only_in_base.empty() || !only_in_head.empty(); }
 };
 
+// Something about the two results that may bias the comparison, as values; explain::explain
+// writes it into Comparison::warnings.
+struct Finding {
+  enum class Kind : uint8_t {
+    kContextDiffers,  // `what` (CPU model, kernel, Go version, ...) differs: base / head values
+    kConfigDiffers,   // the config's hash differs: base / head hashes
+    kPartial,         // `side`'s result is partial; detail: why
+    kNoCalls,         // `side` recorded no call of any compared function
+    kCommonShift,     // every function moved alike (ratio, low, high), not counted in the verdicts
+    kProbeDiffers,    // `function`: `what` (entry probe placement or handling) differs: base / head
+    kDroppedCalls,    // `function`: `side` dropped `count` of `total` calls
+    kUnmatchedCalls,  // `function`: `side` has `count` unmatched entries/returns against `total` calls
+  };
+  Kind kind;
+  std::string function, what, side, base, head, detail;
+  uint64_t count = 0, total = 0;
+  double ratio = 0, low = 0, high = 0;
+};
+
+// How the verdicts were reached, as values (explain::explain writes Comparison::method).
+struct MethodFacts {
+  bool speed_fitted = false;      // paired, speed-normalized, elasticity fitted per function
+  std::string speed_not_used;     // speed normalization asked for but impossible: why (SpeedFactors)
+  int resamples = 0;
+  bool with_benchmarks = false;   // Go benchmark metrics share the family (verdict/benchmarks)
+};
+
 struct Comparison {
   std::vector<FunctionComparison> functions;  // worst verdict first, then highest ratio, then name
   // Every function moved alike: the head/base ratio of the runs' speed factors (stats/speed.hpp),
@@ -271,7 +344,8 @@ struct Comparison {
   bool suspects_fail = false;                 // CompareOptions::fail_on_suspect: a suspect exits 1
   std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
   std::vector<std::string> only_in_head;
-  std::vector<std::string> warnings;          // context mismatches, lost calls, partial results
+  std::vector<Finding> findings;              // what may bias it, as values (first in warnings)
+  std::vector<std::string> warnings;          // the findings' sentences, then the callers' notes
   // Measure-until-decided went past max_runs (up to suspect_max_runs) because these tests read
   // past their threshold and were predicted to decide soon; empty when it did not.
   struct Extension {
@@ -279,7 +353,8 @@ struct Comparison {
     int units = 0;                   // units (pairs, or runs a side) measured in the end
     std::vector<std::string> tests;  // "pricing.Apply p50"
   } extension;
-  std::string method;                         // one sentence: how the verdicts were reached
+  MethodFacts method_facts;
+  std::string method;                         // one sentence: how the verdicts were reached (explain)
   std::string method_short;                   // "hierarchical bootstrap 95% CI, Holm"
   VerdictCounts counts;                       // per function
   int base_runs = 0;

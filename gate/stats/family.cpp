@@ -11,14 +11,10 @@
 #include "stats/multiplicity.hpp"
 #include "stats/power.hpp"
 #include "stats/sequential.hpp"
-#include "stats/wording.hpp"
 
 namespace gate::stats {
 namespace {
 
-using wording::fmt;
-using wording::percent;
-std::string interval_text(double lo, double hi) { return "[" + fmt("%.3f", lo) + ", " + fmt("%.3f", hi) + "]"; }
 
 // The bound of a test's interval at one-sided level `level`: below the centre (sign -1) or above.
 double bound_at(const QuantileComparison& qc, double level, int sign) {
@@ -30,7 +26,7 @@ double bound_at(const QuantileComparison& qc, double level, int sign) {
 // What this test could see: the smallest slowdown caught with ~80% power at its units (the
 // first, strictest Holm step: one-sided alpha / tests), and for an inconclusive verdict roughly
 // how many units would decide it if the noise and the estimate stay as measured.
-void describe_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
+void estimate_power(QuantileComparison& qc, const CompareOptions& o, int tests) {
   if (!(qc.noise > 0) || qc.units < 2 || !(qc.df >= 1)) return;
   const double se = qc.noise / std::sqrt(static_cast<double>(qc.units));
   const PowerModel model{o.confidence, tests, 0.8, o.first_look, o.last_look};
@@ -56,17 +52,14 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
   const double alpha = (1 - o.confidence) / 2;
   const double up = 1 + qc.band.regression;
   const double down = 1 - qc.band.improvement;
-  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
-  const std::string family =
-      o.multiplicity == Multiplicity::kNone || tests <= 1
-          ? (looks.empty() ? std::string("") : " over " + looks)
-          : " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(tests) + " tests" +
-                (looks.empty() ? std::string("") : " and " + looks);
   {  // the equivalence interval: the test's own, at 1 - 2 alpha_eq (two one-sided tests)
     const double q = student_t_quantile(1 - o.equivalence_alpha, qc.df >= 1 ? qc.df : 1e6);
     qc.eq_low = std::exp(qc.log_center - q * qc.log_scale);
     qc.eq_high = std::exp(qc.log_center + q * qc.log_scale);
   }
+  qc.why = {};
+  qc.why.alpha = alpha;
+  qc.why.tests = tests;
   if (qc.p_regression_adjusted < alpha) {
     qc.verdict = Verdict::kRegression;
   } else if (qc.p_improvement_adjusted < alpha) {
@@ -75,42 +68,27 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
     qc.verdict = Verdict::kUnchanged;
   } else {
     qc.more_runs_would_help = true;
-    const std::string shown = interval_text(qc.ci_low, qc.ci_high);
     if (qc.p_regression_own < alpha) {
       // Past the threshold on its own, held back only by the other tests of the family.
       const double own_level = o.sequential() ? sequential_looks(o.first_look, o.last_look).per_look_level(alpha) : alpha;
       qc.verdict = Verdict::kSuspect;
-      qc.reason = "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") +
-                  " its interval " + interval_text(bound_at(qc, own_level, -1), bound_at(qc, own_level, +1)) +
-                  " lies above +" + percent(qc.band.regression) + ", but not" + family + " (adjusted p " +
-                  fmt("%.2g", qc.p_regression_adjusted) + " >= " + fmt("%g", alpha) + ", interval " + shown +
-                  "); more runs would decide";
+      qc.why.kind = Why::Kind::kSuspect;
+      qc.why.own_low = bound_at(qc, own_level, -1);
+      qc.why.own_high = bound_at(qc, own_level, +1);
     } else if (qc.ratio > up) {
       qc.verdict = Verdict::kInconclusive;
-      qc.reason = "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent(qc.band.regression) +
-                  ", but its interval " + shown + family + " reaches below it; more runs would decide";
+      qc.why.kind = Why::Kind::kAboveButWide;
     } else if (qc.ratio < down) {
       qc.verdict = Verdict::kInconclusive;
-      qc.reason = "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent(qc.band.improvement) +
-                  ", but its interval " + shown + family + " reaches above it; more runs would decide";
+      qc.why.kind = Why::Kind::kBelowButWide;
     } else {
       qc.verdict = Verdict::kInconclusive;
-      std::string which;
-      if (qc.eq_high > up) which = "+" + percent(qc.band.regression);
-      if (qc.eq_low < down) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
-      if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
-      qc.reason = percent(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
-                  " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
+      qc.why.kind = Why::Kind::kEquivalenceWide;
+      qc.why.eq_past_regression = qc.eq_high > up;
+      qc.why.eq_past_improvement = qc.eq_low < down;
     }
   }
-  describe_power(qc, o, tests);
-  if (qc.units_to_decide > 0) {
-    const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
-    qc.reason += qc.units_to_decide > 20 * qc.units
-                     ? " (the change is too close to the threshold to decide in a sensible number of runs)"
-                     : " (about " + std::to_string(qc.units_to_decide) + unit + " at the measured noise, " +
-                           fmt("%.1f%%", 100 * qc.noise) + " per " + (qc.paired ? "pair" : "run") + ")";
-  }
+  estimate_power(qc, o, tests);
 }
 
 void decide_family(const std::vector<QuantileComparison*>& tests, const CompareOptions& o) {

@@ -62,29 +62,4 @@ NoiseSources noise_sources(const std::vector<const FunctionRun*>& base, const st
   return out;
 }
 
-std::string noise_sources_hint(const NoiseSources& s, double noise) {
-  if (!(s.sampling > 0) || !(noise > 0)) return "";
-  const double share = s.sampling_share(noise);
-  char b[240];
-  if (s.mostly_sampling(noise)) {
-    std::snprintf(b, sizeof b,
-                  "; %.0f%% of that noise is which of its %.0f calls a run made: a longer workload (more of "
-                  "these calls a run) would narrow it faster",
-                  100 * share, s.calls_per_run);
-  } else if (s.spread_over_the_run()) {
-    std::snprintf(b, sizeof b,
-                  "; its calls are spread over the run (%.0f%% +- %.0f%% of it): a longer workload would average "
-                  "more of the machine's speed swings into each run",
-                  100 * s.moment_mean, 100 * s.moment_sd);
-  } else if (s.in_a_burst()) {
-    std::snprintf(b, sizeof b,
-                  "; its calls come in a burst (%.0f%% +- %.0f%% of the run, e.g. start-up work): each run times "
-                  "one moment of the machine, so only more runs narrow it",
-                  100 * s.moment_mean, 100 * s.moment_sd);
-  } else {
-    return "";
-  }
-  return b;
-}
-
 }  // namespace gate::stats

@@ -35,8 +35,4 @@ NoiseSources noise_sources(const std::vector<const FunctionRun*>& base, const st
                            const std::vector<const FunctionRun*>& head, const std::vector<double>& head_durations,
                            double level);
 
-// For an inconclusive test with per-pair noise `noise`: what would narrow it besides more runs, as
-// a clause for its reason ("" when the split is unknown or says nothing new).
-std::string noise_sources_hint(const NoiseSources& s, double noise);
-
 }  // namespace gate::stats

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "explain/explain.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/family.hpp"
 
@@ -85,16 +86,11 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
                          "benchmarks: go?)");
 
   const auto tests = family_of(c);
-  const int before = c.tests;
   c.tests = static_cast<int>(tests.size());
   stats::decide_family(tests, o);
   redecide_functions(c);
   c.exit_code = stats::verdict_exit_code(c, o.fail_on_suspect);
-  const std::string was = "over " + std::to_string(before) + " tests";
-  if (const size_t at = c.method.find(was); at != std::string::npos)
-    c.method.replace(at, was.size(), "over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)");
-  c.method += std::string("; Go benchmark metrics: one value per run and unit, the same interval with the default "
-                          "threshold") + (c.speed_normalized ? ", time and throughput divided by the run's speed factor" : "");
+  c.method_facts.with_benchmarks = true;
 }
 
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
@@ -102,6 +98,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
                                           const ResultFile& head_meta, const stats::CompareOptions& o) {
   stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
   judge_benchmarks(c, base_runs, head_runs, o);
+  explain::explain(c, o);
   return c;
 }
 

@@ -63,7 +63,7 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       const stats::QuantileSpec spec = stats::QuantileSpec::parse(q.name);
       // A quantile between two modes (q.note) was compared by the mean of the calls around it, whose
       // sampling is not the quantile's: its split is left unknown.
-      if (base_runs && head_runs && !spec.is_mean && q.note.empty()) {
+      if (base_runs && head_runs && !spec.is_mean && !q.window.used) {
         const stats::NoiseSources s = sources_of(f.name, spec.q, *base_runs, *head_runs);
         r.sources = s;
       }

@@ -2,6 +2,8 @@
 // compared per run in one Holm family with the functions, and shown in every report format.
 #include <gtest/gtest.h>
 
+#include "explain/explain.hpp"
+
 #include <cmath>
 #include <regex>
 
@@ -174,7 +176,8 @@ TEST(BenchmarkVerdict, NothingChangesWithoutBenchmarks) {
   auto s = slowed_sides(false);
   for (auto* side : {&s.base, &s.head})
     for (auto& r : *side) r.benchmarks.clear();
-  const auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());
+  auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());
+  explain::explain(alone, options());
   const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
   EXPECT_FALSE(c.benchmarks.present());
   EXPECT_EQ(c.tests, alone.tests);

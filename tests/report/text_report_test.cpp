@@ -1,6 +1,7 @@
 // The plain-text report: units, ratio cells, the summary line, column alignment, order and the
 // optional parts, on comparisons of synthetic runs.
 #include "report/text_report.hpp"
+#include "explained.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -34,7 +35,7 @@ stats::Comparison sample() {
   noise.run_sigma = 0.01;
   auto bm = testing::synthetic_meta(base), hm = testing::synthetic_meta(head);
   hm.context.kernel = "6.9.0";
-  return stats::compare(testing::synthetic_runs(base, 10, noise, 1), testing::synthetic_runs(head, 10, noise, 2), bm,
+  return stats::compare_explained(testing::synthetic_runs(base, 10, noise, 1), testing::synthetic_runs(head, 10, noise, 2), bm,
                         hm, {});
 }
 
@@ -153,7 +154,7 @@ TEST(TextReport, ThresholdExceptionsAreShown) {
   const auto m = testing::synthetic_meta(fns);
   stats::CompareOptions o;
   o.thresholds.per_function_quantile["main.f01"]["p99"] = {0.10, 0.05};
-  const auto c = stats::compare(testing::synthetic_runs(fns, 6, noise, 1), testing::synthetic_runs(fns, 6, noise, 2),
+  const auto c = stats::compare_explained(testing::synthetic_runs(fns, 6, noise, 1), testing::synthetic_runs(fns, 6, noise, 2),
                                 m, m, o);
   EXPECT_TRUE(contains(render_text(c), "thresholds: +3% / -3% except main.f01 p99 +10% / -5%\n")) << render_text(c);
 }

@@ -1,6 +1,7 @@
-// compare(): verdicts, insufficient data, calls per run, one-sided functions, warnings, exit
+// compare_explained(): verdicts, insufficient data, calls per run, one-sided functions, warnings, exit
 // codes, determinism. Data are synthetic runs (tests/stats/synthetic.hpp), never fixed answers.
 #include "stats/compare.hpp"
+#include "explained.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,7 @@ Sides make(const std::vector<SyntheticFunction>& base_fns, const std::vector<Syn
 }
 
 Comparison run(const Sides& s, const CompareOptions& o = {}) {
-  return compare(s.base, s.head, s.base_meta, s.head_meta, o);
+  return compare_explained(s.base, s.head, s.base_meta, s.head_meta, o);
 }
 
 const FunctionComparison& fn(const Comparison& c, const std::string& name) {
@@ -176,6 +177,9 @@ TEST(Compare, TooFewRunsIsInsufficientDataAndAsksForRuns) {
   EXPECT_EQ(c.counts.insufficient_data, 3);
   const auto& q = *fn(c, "main.f00").find("p50");
   EXPECT_EQ(q.verdict, Verdict::kInsufficientData);
+  EXPECT_EQ(q.why.kind, Why::Kind::kTooFewRuns);
+  EXPECT_EQ(q.why.side, "base");
+  EXPECT_EQ(q.why.have, 3);
   EXPECT_EQ(q.reason, "needs >= 5 runs a side, base has 3");
   EXPECT_TRUE(c.need_more_runs());
   EXPECT_EQ(c.exit_code, ExitCode::kOk);
@@ -492,13 +496,13 @@ TEST(Compare, QuantileBetweenModesIsComparedByTheMeanAroundIt) {
   o.thresholds.defaults = {0.05, 0.05};
   const ResultFile meta;
   const auto base = bimodal_runs(20, 1), same = bimodal_runs(20, 2), slower = bimodal_runs(20, 3, 1.25);
-  const Comparison aa = compare(base, same, meta, meta, o);
+  const Comparison aa = compare_explained(base, same, meta, meta, o);
   const auto& p50 = aa.functions.at(0).quantiles.at(0);
   EXPECT_TRUE(contains(p50.note, "between two modes")) << p50.note;
   EXPECT_TRUE(contains(p50.note, "from p25 to p75")) << p50.note;
   EXPECT_EQ(p50.verdict, Verdict::kUnchanged) << p50.ratio << " [" << p50.ci_low << ", " << p50.ci_high << "]";
   EXPECT_LT(p50.ci_high / p50.ci_low, 1.08) << "the interval is as narrow as the 3% speed noise allows";
-  const auto& ab = compare(base, slower, meta, meta, o).functions.at(0).quantiles.at(0);
+  const auto& ab = compare_explained(base, slower, meta, meta, o).functions.at(0).quantiles.at(0);
   EXPECT_EQ(ab.verdict, Verdict::kRegression) << ab.ratio;
   EXPECT_NEAR(ab.ratio, 1.25, 0.06);
   // The plain per-run p50s of the same runs really do jump between the modes: the case is real.
@@ -514,7 +518,7 @@ TEST(Compare, QuantileBetweenModesIsComparedByTheMeanAroundIt) {
 TEST(Compare, OneModeKeepsItsQuantiles) {
   const ResultFile meta;
   const auto base = bimodal_runs(10, 4, 1.0, 1.0, 0.0), head = bimodal_runs(10, 5, 1.0, 1.0, 0.0);
-  const Comparison c = compare(base, head, meta, meta, CompareOptions{});
+  const Comparison c = compare_explained(base, head, meta, meta, CompareOptions{});
   for (const auto& q : c.functions.at(0).quantiles) EXPECT_TRUE(q.note.empty()) << q.name << ": " << q.note;
 }
 
@@ -548,6 +552,7 @@ TEST(Equivalence, UnchangedNeedsTheNinetyPercentIntervalInsideTheBand) {
     CompareOptions o;
     o.equivalence_alpha = equivalence_alpha;
     decide_test(qc, o, 1);
+    qc.reason = explain::reason(qc, o);
     return qc;
   };
   const QuantileComparison tost = judged(0.05);
@@ -601,8 +606,8 @@ TEST(Sequential, PlannedLooksRaiseThePValuesBeforeHolm) {
   CompareOptions looks = one;
   looks.first_look = 10;
   looks.last_look = 30;
-  const Comparison c1 = compare(b, h, meta, meta, one);
-  const Comparison cs = compare(b, h, meta, meta, looks);
+  const Comparison c1 = compare_explained(b, h, meta, meta, one);
+  const Comparison cs = compare_explained(b, h, meta, meta, looks);
   ASSERT_EQ(c1.functions.size(), cs.functions.size());
   for (size_t i = 0; i < c1.functions.size(); ++i) {
     const auto& q1 = c1.functions[i].quantiles[0];

@@ -2,6 +2,7 @@
 // Bonferroni and the looks give it, and suspected regressions. Synthetic runs and hand-made tests;
 // no fixed answers.
 #include "stats/family.hpp"
+#include "explained.hpp"
 
 #include <cmath>
 #include <string>
@@ -117,8 +118,12 @@ TEST(Family, ATestPastItsThresholdOnlyOnItsOwnIsASuspect) {
   o.first_look = 5;
   o.last_look = 10;
   decide_family(pointers(family), o);
-  const auto& q = family[0];
+  auto& q = family[0];
+  q.reason = explain::reason(q, o);
   EXPECT_EQ(q.verdict, Verdict::kSuspect) << q.reason;
+  EXPECT_EQ(q.why.kind, Why::Kind::kSuspect);
+  EXPECT_EQ(q.why.tests, 30);
+  EXPECT_GT(q.why.own_low, 1.10);  // its own interval, looks counted, lies past the threshold
   EXPECT_LT(q.p_regression_own, kAlpha);
   EXPECT_GE(q.p_regression_adjusted, kAlpha);
   EXPECT_LE(q.ci_low, 1.10);  // the interval that decided reaches below the threshold
@@ -138,6 +143,8 @@ TEST(Family, AnEstimatePastTheThresholdAloneIsNotASuspect) {
   CompareOptions o;
   decide_family(pointers(v), o);
   EXPECT_EQ(v[0].verdict, Verdict::kInconclusive);
+  EXPECT_EQ(v[0].why.kind, Why::Kind::kAboveButWide);
+  v[0].reason = explain::reason(v[0], o);
   EXPECT_NE(v[0].reason.find("estimate 1.120 is above +10%"), std::string::npos) << v[0].reason;
 }
 
@@ -165,7 +172,7 @@ TEST(Family, NoReportedIntervalContradictsItsVerdict) {
             o.first_look = 10;
             o.last_look = 10 + looks;
           }
-          const Comparison c = compare(b, h, meta, meta, o);
+          const Comparison c = compare_explained(b, h, meta, meta, o);
           for (const auto& f : c.functions)
             for (const auto& q : f.quantiles) {
               if (!q.tested()) continue;
@@ -199,13 +206,13 @@ TEST(Family, FailOnSuspectDecidesTheExitCode) {
     CompareOptions o;
     o.quantiles = {QuantileSpec::parse("p50")};
     o.thresholds.defaults = {0.05, 0.05};
-    const Comparison pass = compare(b, h, meta, meta, o);
+    const Comparison pass = compare_explained(b, h, meta, meta, o);
     if (pass.counts.suspect == 0 || pass.counts.regression > 0) continue;
     saw = true;
     EXPECT_EQ(pass.exit_code, ExitCode::kOk);
     EXPECT_FALSE(pass.suspects_fail);
     o.fail_on_suspect = true;
-    const Comparison fail = compare(b, h, meta, meta, o);
+    const Comparison fail = compare_explained(b, h, meta, meta, o);
     EXPECT_EQ(fail.counts.suspect, pass.counts.suspect);
     EXPECT_EQ(fail.exit_code, ExitCode::kRegression);
     EXPECT_TRUE(fail.suspects_fail);

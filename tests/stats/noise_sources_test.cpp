@@ -1,6 +1,7 @@
 // Where a test's noise comes from (stats/noise_sources): the calls' sampling against the state they
 // met, and when in the run the calls were made; and the clause an inconclusive verdict gets from it.
 #include "stats/noise_sources.hpp"
+#include "explained.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,31 +68,31 @@ TEST(NoiseSources, SplitsSamplingFromStateAndTellsABurstFromCallsSpreadOverTheRu
   const std::vector<const FunctionRun*> none(10, nullptr);
   const NoiseSources unknown = noise_sources(b.runs, b.durations, none, b.durations, 0.5);
   EXPECT_EQ(unknown.sampling, 0);
-  EXPECT_EQ(noise_sources_hint(unknown, 0.1), "");
+  EXPECT_EQ(explain::noise_hint(unknown, 0.1), "");
 }
 
 TEST(NoiseSources, TheHintSaysWhatWouldNarrowTheInterval) {
   const Runs b = make_runs(10, 100, "", 1), h = make_runs(10, 100, "", 2);
   const NoiseSources few = noise_sources(b.runs, b.durations, h.runs, h.durations, 0.5);
   // Mostly sampling: a longer workload, whenever the calls are made.
-  EXPECT_NE(noise_sources_hint(few, few.sampling * 1.1).find("of its 100 calls a run made: a longer workload"),
+  EXPECT_NE(explain::noise_hint(few, few.sampling * 1.1).find("of its 100 calls a run made: a longer workload"),
             std::string::npos)
-      << noise_sources_hint(few, few.sampling * 1.1);
+      << explain::noise_hint(few, few.sampling * 1.1);
   // Mostly the state the calls met: it depends on when they were made.
   const Runs bb = make_runs(10, 100, "burst", 3), hb = make_runs(10, 100, "burst", 4);
   const NoiseSources burst = noise_sources(bb.runs, bb.durations, hb.runs, hb.durations, 0.5);
-  EXPECT_NE(noise_sources_hint(burst, burst.sampling * 3).find("burst (0% +- 0% of the run"), std::string::npos)
-      << noise_sources_hint(burst, burst.sampling * 3);
-  EXPECT_NE(noise_sources_hint(burst, burst.sampling * 3).find("only more runs"), std::string::npos);
+  EXPECT_NE(explain::noise_hint(burst, burst.sampling * 3).find("burst (0% +- 0% of the run"), std::string::npos)
+      << explain::noise_hint(burst, burst.sampling * 3);
+  EXPECT_NE(explain::noise_hint(burst, burst.sampling * 3).find("only more runs"), std::string::npos);
   const Runs bs = make_runs(10, 100, "spread", 5), hs = make_runs(10, 100, "spread", 6);
   const NoiseSources spread = noise_sources(bs.runs, bs.durations, hs.runs, hs.durations, 0.5);
-  EXPECT_NE(noise_sources_hint(spread, spread.sampling * 3).find("spread over the run ("), std::string::npos)
-      << noise_sources_hint(spread, spread.sampling * 3);
-  EXPECT_NE(noise_sources_hint(spread, spread.sampling * 3).find("% +- 29% of it): a longer workload"),
+  EXPECT_NE(explain::noise_hint(spread, spread.sampling * 3).find("spread over the run ("), std::string::npos)
+      << explain::noise_hint(spread, spread.sampling * 3);
+  EXPECT_NE(explain::noise_hint(spread, spread.sampling * 3).find("% +- 29% of it): a longer workload"),
             std::string::npos)
-      << noise_sources_hint(spread, spread.sampling * 3);
+      << explain::noise_hint(spread, spread.sampling * 3);
   // Mostly the state, moments unknown: nothing to add to "more runs".
-  EXPECT_EQ(noise_sources_hint(few, few.sampling * 3), "");
+  EXPECT_EQ(explain::noise_hint(few, few.sampling * 3), "");
 }
 
 // In a comparison: an inconclusive function whose runs were few calls each says a longer workload
@@ -104,7 +105,7 @@ TEST(NoiseSources, AnInconclusiveVerdictSaysWhetherALongerWorkloadWouldHelp) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.02, 0.02};
-  const Comparison c = compare(testing::synthetic_runs(few_calls, 12, quiet, 11, "base"),
+  const Comparison c = compare_explained(testing::synthetic_runs(few_calls, 12, quiet, 11, "base"),
                                testing::synthetic_runs(few_calls, 12, quiet, 12, "head"), meta, meta, o);
   int inconclusive = 0;
   for (const auto& f : c.functions)
@@ -119,7 +120,7 @@ TEST(NoiseSources, AnInconclusiveVerdictSaysWhetherALongerWorkloadWouldHelp) {
   testing::SyntheticNoise noisy;
   noisy.run_sigma = 0.15;
   const auto meta2 = testing::synthetic_meta(many_calls);
-  const Comparison c2 = compare(testing::synthetic_runs(many_calls, 12, noisy, 21, "base"),
+  const Comparison c2 = compare_explained(testing::synthetic_runs(many_calls, 12, noisy, 21, "base"),
                                 testing::synthetic_runs(many_calls, 12, noisy, 22, "head"), meta2, meta2, o);
   inconclusive = 0;
   for (const auto& f : c2.functions)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "stats/bootstrap.hpp"
+#include "explained.hpp"
 #include "stats/compare.hpp"
 #include "stats/distributions.hpp"
 #include "stats/speed.hpp"
@@ -204,7 +205,7 @@ Trials run_trials(const std::vector<SyntheticFunction>& fns, double slow, bool n
     o.quantiles = {QuantileSpec::parse("p50")};
     o.thresholds.defaults = {0.05, 0.05};
     o.normalize_speed = normalize;
-    const auto c = compare(base, head, meta, meta, o);
+    const auto c = compare_explained(base, head, meta, meta, o);
     for (const auto& f : c.functions) {
       const auto& q = f.quantiles[0];
       ++t.tests;
@@ -263,7 +264,7 @@ TEST(SpeedNormalization, UniformSlowdownIsTheCommonShift) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.05, 0.05};
-  const auto paired = compare(base, head, meta, meta, o);
+  const auto paired = compare_explained(base, head, meta, meta, o);
   EXPECT_TRUE(paired.paired);
   ASSERT_TRUE(paired.common_shift_tested);
   EXPECT_NEAR(paired.common_shift.ratio, 1.2, 0.03);
@@ -272,7 +273,7 @@ TEST(SpeedNormalization, UniformSlowdownIsTheCommonShift) {
   EXPECT_EQ(paired.counts.regression, 0);
 
   o.pairing = Pairing::kOff;
-  const auto stored = compare(base, head, meta, meta, o);
+  const auto stored = compare_explained(base, head, meta, meta, o);
   EXPECT_FALSE(stored.common_shift_tested);
   EXPECT_EQ(stored.exit_code, ExitCode::kOk);
   const bool warned = std::any_of(stored.warnings.begin(), stored.warnings.end(), [](const std::string& w) {
@@ -295,7 +296,7 @@ TEST(SpeedNormalization, ReportsNoiseDetectableEffectAndRunsToDecide) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.05, 0.05};
-  const auto c = compare(base, head, meta, meta, o);
+  const auto c = compare_explained(base, head, meta, meta, o);
   for (const auto& f : c.functions) {
     const auto& q = f.quantiles[0];
     EXPECT_GT(q.noise, 0.005) << f.name;

@@ -1,0 +1,223 @@
+// The sentences of a comparison, from the values stats/ returned (see explain.hpp).
+#include "explain/explain.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "explain/wording.hpp"
+
+namespace gate::explain {
+
+namespace {
+
+using stats::Finding;
+using stats::Why;
+
+std::string num(uint64_t v) { return std::to_string(v); }
+std::string level_name(double level) { return "p" + fmt("%g", std::round(1000 * level) / 10); }
+
+// " after Holm over 12 tests and 10 looks", " over 10 looks", or "".
+std::string family_clause(const stats::QuantileComparison& qc, const stats::CompareOptions& o,
+                          const std::string& looks) {
+  if (o.multiplicity == stats::Multiplicity::kNone || qc.why.tests <= 1)
+    return looks.empty() ? std::string() : " over " + looks;
+  return " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(qc.why.tests) + " tests" +
+         (looks.empty() ? std::string() : " and " + looks);
+}
+
+// The part of the reason that says what is missing or what the interval shows.
+std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOptions& o) {
+  const Why& w = qc.why;
+  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
+  const std::string shown = interval_text(qc.ci_low, qc.ci_high);
+  switch (w.kind) {
+    case Why::Kind::kNone: return "";
+    case Why::Kind::kNotMeasurable:
+      return "not measurable in " + w.side + (w.detail.empty() ? "" : ": " + w.detail);
+    case Why::Kind::kNoCalls: return "no calls in " + w.side;
+    case Why::Kind::kTooFewRuns:
+      return "needs >= " + std::to_string(w.need_runs) + " runs a side, " + (w.side.empty() ? "" : w.side + " ") +
+             "has " + std::to_string(w.have);
+    case Why::Kind::kTooFewCallsPerRun:
+      return qc.name + " needs >= " + num(w.need_calls) + " calls per run in >= " + std::to_string(w.need_runs) +
+             " runs, " + w.side + " has " + fmt("%.0f", w.calls_per_run) + " per run (median)";
+    case Why::Kind::kTooFewPairs:
+      if (w.need_calls == 0)
+        return "needs >= " + std::to_string(w.need_runs) + " pairs of runs, has " + std::to_string(w.have);
+      return qc.name + " needs >= " + std::to_string(w.need_runs) + " pairs of runs with >= " + num(w.need_calls) +
+             " calls each, has " + std::to_string(w.have);
+    case Why::Kind::kTooFewMetricRuns:
+      return "needs >= " + std::to_string(w.need_runs) + " runs a side with this metric, " + w.side + " has " +
+             std::to_string(w.have);
+    case Why::Kind::kTooFewMetricPairs:
+      return "needs >= " + std::to_string(w.need_runs) + " pairs of runs with this metric, has " +
+             std::to_string(w.have);
+    case Why::Kind::kSameConstant: return "the same value in every run of both sides";
+    case Why::Kind::kSuspect:
+      return "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") + " its interval " +
+             interval_text(w.own_low, w.own_high) + " lies above +" + percent(qc.band.regression) + ", but not" +
+             family_clause(qc, o, looks) + " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) +
+             " >= " + fmt("%g", w.alpha) + ", interval " + shown + "); more runs would decide";
+    case Why::Kind::kAboveButWide:
+      return "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent(qc.band.regression) +
+             ", but its interval " + shown + family_clause(qc, o, looks) + " reaches below it; more runs would decide";
+    case Why::Kind::kBelowButWide:
+      return "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent(qc.band.improvement) +
+             ", but its interval " + shown + family_clause(qc, o, looks) + " reaches above it; more runs would decide";
+    case Why::Kind::kEquivalenceWide: {
+      std::string which;
+      if (w.eq_past_regression) which = "+" + percent(qc.band.regression);
+      if (w.eq_past_improvement) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
+      if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
+      return percent(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
+             " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string reason(const stats::QuantileComparison& qc, const stats::CompareOptions& o) {
+  std::string out = why_text(qc, o);
+  if (qc.units_to_decide > 0) {
+    const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
+    out += qc.units_to_decide > 20 * qc.units
+               ? " (the change is too close to the threshold to decide in a sensible number of runs)"
+               : " (about " + std::to_string(qc.units_to_decide) + unit + " at the measured noise, " +
+                     fmt("%.1f%%", 100 * qc.noise) + " per " + (qc.paired ? "pair" : "run") + ")";
+  }
+  // The hint's noise is per pair: an unpaired test's per-run noise is sqrt(2) smaller.
+  if (qc.noise_sources) out += noise_hint(*qc.noise_sources, qc.paired ? qc.noise : std::sqrt(2.0) * qc.noise);
+  return out;
+}
+
+std::string mode_window_note(const std::string& quantile, const stats::ModeWindow& w) {
+  if (!w.used) return "";
+  return quantile + " lies between two modes (the calls from " + level_name(w.below) + " to " + level_name(w.above) +
+         " span " + duration_text(w.below_ns) + " to " + duration_text(w.above_ns) +
+         "): compared by the mean of the calls from " + level_name(w.lo) + " to " + level_name(w.hi) +
+         ", which moves smoothly as the mix of calls shifts";
+}
+
+std::string noise_hint(const stats::NoiseSources& s, double noise) {
+  if (!(s.sampling > 0) || !(noise > 0)) return "";
+  const double share = s.sampling_share(noise);
+  char b[240];
+  if (s.mostly_sampling(noise)) {
+    std::snprintf(b, sizeof b,
+                  "; %.0f%% of that noise is which of its %.0f calls a run made: a longer workload (more of "
+                  "these calls a run) would narrow it faster",
+                  100 * share, s.calls_per_run);
+  } else if (s.spread_over_the_run()) {
+    std::snprintf(b, sizeof b,
+                  "; its calls are spread over the run (%.0f%% +- %.0f%% of it): a longer workload would average "
+                  "more of the machine's speed swings into each run",
+                  100 * s.moment_mean, 100 * s.moment_sd);
+  } else if (s.in_a_burst()) {
+    std::snprintf(b, sizeof b,
+                  "; its calls come in a burst (%.0f%% +- %.0f%% of the run, e.g. start-up work): each run times "
+                  "one moment of the machine, so only more runs narrow it",
+                  100 * s.moment_mean, 100 * s.moment_sd);
+  } else {
+    return "";
+  }
+  return b;
+}
+
+std::string finding(const Finding& f) {
+  switch (f.kind) {
+    case Finding::Kind::kContextDiffers:
+      return f.what + " differs (base: " + f.base + ", head: " + f.head +
+             "): latencies may differ for reasons other than the code";
+    case Finding::Kind::kConfigDiffers:
+      return "config differs (base: " + f.base.substr(0, 12) + ", head: " + f.head.substr(0, 12) +
+             "): the workload or the declared functions may not be the same";
+    case Finding::Kind::kPartial:
+      return f.side + " result is partial" + (f.detail.empty() ? std::string() : " (" + f.detail + ")") +
+             (f.side == "base" ? ": it should not be a baseline" : "");
+    case Finding::Kind::kNoCalls: return f.side + " recorded no calls of any compared function";
+    case Finding::Kind::kCommonShift:
+      return "every function moved alike: " + fmt("%.2fx", f.ratio) + " [" + fmt("%.2f", f.low) + ", " +
+             fmt("%.2f", f.high) +
+             "] against the base; the verdicts leave this out (a different machine or machine state, or a change "
+             "that slows everything); gate ab, which runs both on one machine, tells them apart";
+    case Finding::Kind::kProbeDiffers:
+      return f.function + ": " + f.what + " differs (base: " + f.base + ", head: " + f.head +
+             "): the probe's own cost differs, so part of the change may be the probe's";
+    case Finding::Kind::kDroppedCalls:
+      return f.function + ": " + f.side + " dropped " +
+             percent(static_cast<double>(f.count) / static_cast<double>(f.total ? f.total : 1)) + " of its calls (" +
+             num(f.count) + "): latencies may be biased; fix: raise the pairing map size or trace fewer functions";
+    case Finding::Kind::kUnmatchedCalls:
+      return f.function + ": " + f.side + " has " + num(f.count) + " unmatched entries/returns against " +
+             num(f.total) + " calls: latencies may be biased (panics, Goexit, or calls in flight at attach/detach)";
+  }
+  return "";
+}
+
+std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
+  const stats::MethodFacts& m = c.method_facts;
+  const std::string conf = percent(o.confidence);
+  const std::string over = " over " + std::to_string(c.tests) + " tests" +
+                           (m.with_benchmarks ? " (functions and benchmark metrics)" : "");
+  const std::string fam =
+      o.multiplicity == stats::Multiplicity::kNone ? "no multiple-testing correction"
+      : o.multiplicity == stats::Multiplicity::kHolmPrimaryFirst
+          ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent(stats::kPrimaryShare) +
+                " of alpha)"
+          : std::string(to_string(o.multiplicity)) + "-adjusted" + over;
+  const std::string runs = c.base_runs == c.head_runs
+                               ? std::to_string(c.base_runs) + " runs a side"
+                               : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
+  const std::string speed_note =
+      m.speed_fitted ? "each run divided by its speed factor (median shift of its other functions) to a power fitted "
+                       "per function over the pairs (least squares, one degree of freedom), "
+      : c.speed_normalized ? "each run divided by its speed factor (median shift of its other functions), "
+                           : (o.normalize_speed ? "no speed normalization (" + m.speed_not_used + "), " : std::string());
+  std::string out =
+      (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
+                      fmt("%g", o.outlier_sigmas) + " robust SDs), "
+                : "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " +
+                      runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) + " robust SDs, Welch-t calibrated), ") +
+      speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
+      fmt("%g", (1 - o.confidence) / 2) + " " + fam +
+      (o.sequential() ? " of sequential p-values (looks after " + std::to_string(o.first_look) + " to " +
+                            std::to_string(o.last_look) + (c.paired ? " pairs" : " runs") + ")"
+                      : std::string()) +
+      "; each interval shown is bounded at the level that correction gave its test, so a regression is "
+      "exactly one whose interval lies above its threshold; a suspect lies above it by its own test only"
+      "; unchanged needs the " +
+      percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
+      fmt("%g", o.equivalence_alpha) + ")";
+  if (m.with_benchmarks)
+    out += std::string("; Go benchmark metrics: one value per run and unit, the same interval with the default "
+                       "threshold") +
+           (c.speed_normalized ? ", time and throughput divided by the run's speed factor" : "");
+  return out;
+}
+
+std::string method_short(const stats::Comparison& c, const stats::CompareOptions& o) {
+  return std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + percent(o.confidence) + " CI, " +
+         (c.method_facts.speed_fitted ? "speed-normalized (fitted), " : c.speed_normalized ? "speed-normalized, " : "") +
+         (o.multiplicity == stats::Multiplicity::kNone ? std::string("uncorrected")
+                                                       : std::string(to_string(o.multiplicity)));
+}
+
+void explain(stats::Comparison& c, const stats::CompareOptions& o) {
+  auto one = [&](stats::QuantileComparison& q) {
+    q.reason = reason(q, o);
+    q.note = mode_window_note(q.name, q.window);
+  };
+  for (auto& f : c.functions)
+    for (auto& q : f.quantiles) one(q);
+  one(c.common_shift);
+  for (auto& m : c.benchmarks.metrics) one(m.test);
+  c.method = method(c, o);
+  c.method_short = method_short(c, o);
+  std::vector<std::string> lines;
+  for (const auto& f : c.findings) lines.push_back(finding(f));
+  c.warnings.insert(c.warnings.begin(), lines.begin(), lines.end());
+}
+
+}  // namespace gate::explain
