@@ -109,12 +109,13 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   add_report_flags(app, a->report);
   add_profile_flag(app, a->profile);
   app.footer(
-      "gate ab builds nothing: build both commits first (the config's build step is skipped).\n"
+      "gate ab builds nothing: build both commits first (the config's build step is skipped); below,\n"
+      "base/shop is the base commit's build and bin/shop the head's.\n"
       "Examples:\n"
-      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --runs 10\n"
-      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --slice-ms 200 --runs 10 --max-runs 30\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop --runs 10\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop --slice-ms 200 --runs 10 --max-runs 30\n"
       "    (both run at once, switched every 200 ms; calls that straddle a switch are dropped and counted)\n"
-      "  gate ab -c gate.yaml --base-binary /tmp/base/shop --head-binary bin/shop --exclude-preemption\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop --exclude-preemption\n"
       "    (each call timed minus the time other processes had its thread's CPU: for loaded CI machines)\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g]() -> int {

@@ -172,8 +172,8 @@ std::function<int()> add_bisect(CLI::App& app, const Globals& g) {
       "Each step builds one commit in a temporary git worktree with the config's build: and runs gate ab\n"
       "between GOOD's binary and it; a regression makes the commit bad. GOOD must be an ancestor of BAD.\n"
       "Examples:\n"
-      "  gate bisect v1.4.0 HEAD -c gate.yaml --runs 6\n"
-      "  gate bisect 4f2a9c1 9e0b77d -c gate.yaml --function 'example.com/shop/pricing.Apply'\n"
+      "  gate bisect v1.4.0 HEAD -c gate.yaml --function 'example.com/shop/pricing.Apply' --runs 6\n"
+      "    (one function: a step is decided when it is; over every function, when all of them are)\n"
       "  gate bisect --from-change 'example.com/shop/pricing.Apply' -c gate.yaml --db sqlite:.gate/history.db\n"
       "Exit codes: 0 the first bad commit was named, 2 bad input, 3 a build or a measurement failed.");
   return [a, &g]() -> int {

@@ -103,7 +103,7 @@ std::function<int()> add_functions(CLI::App& app, const Globals& g) {
       "Examples:\n"
       "  gate functions bin/shop --match 'example.com/shop.*'\n"
       "  gate functions bin/shop --match 'example.com/shop.(\\*Cart).*' --json\n"
-      "  gate functions bin/shop --match 'example.com/shop.Encode' --args   # for bucket_by");
+      "  gate functions bin/shop --match 'example.com/shop.(*Store).Get' --args   # for bucket_by");
   return [a, &g]() -> int {
     (void)g;
     // A program that is not Go has only native functions: list those.

@@ -218,8 +218,8 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
   check->add_option("--format", a->format, "text or json")->capture_default_str();
   add_db_flag(*check, a->db);
   add_raw_flag(*check, a->raw);
-  check->footer("Examples:\n  gate history check --since 4f2a9c1e --budget 10%\n"
-                "  gate history check --since v1.4.0 --budget 15% --quantile p50,p99   (a tag: read with git rev-parse)\n"
+  check->footer("Examples:\n  gate history check --since v1.4.0 --budget 10%\n"
+                "  gate history check --since \"$(git rev-parse v1.4.0)\" --budget 15% --quantile p50,p99   (a SHA, or a tag: read with git rev-parse)\n"
                 "Exit codes: 0 within budget, 1 over budget, 2 REF not in the history or bad input.");
 
   CLI::App* trend = app.add_subcommand("trend", "A self-contained HTML page of p50 and p99 over commits, and its JSON");

@@ -118,7 +118,8 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       "  gate run -c examples/shop/gate.yaml\n"
       "  gate run -c gate.yaml --profile && go tool pprof -top profile.pb.gz\n"
       "  gate run -c gate.yaml --runs 10 --out results.json --keep-output logs/\n"
-      "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions[0].p99_ns'\n"
+      "  gate run -c gate.yaml --format json -q | jq '.runs[].duration_s'           # each run's seconds\n"
+      "  gate run -c gate.yaml --format json -q | jq '.runs[0].functions.calls | add'  # calls timed in run 1\n"
       "  gate run -c gate.yaml --summary          # where the time goes: total, self, probe share\n"
       "  gate run -c gate.yaml --folded calls.folded && flamegraph.pl calls.folded > calls.svg");
   return [a, &g]() -> int {

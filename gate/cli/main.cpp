@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       "  gate run --config examples/shop/gate.yaml --runs 3 --out results.json\n"
       "  gate record -c examples/shop/gate.yaml            # store baselines/shop.json\n"
       "  gate check -c examples/shop/gate.yaml             # exit 1 on a regression\n"
-      "  gate ab -c gate.yaml --base-binary old/shop --head-binary bin/shop\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop\n"
       "  gate functions bin/shop --match 'example.com/shop.(*Cart).*'\n"
       "  gate functions bin/shop --args --match 'example.com/shop.(*Cart).Add'   # for bucket_by\n"
       "  gate run -c gate.yaml --summary --folded calls.folded   # self time, call graph\n"
