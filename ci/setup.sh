@@ -58,7 +58,7 @@ test_pkgs=(
   llvm libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   golang-go python3 python3-scipy
-  libxml2-utils chromium python3-yaml jq   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks; jq: the help examples (ci_examples)
+  libxml2-utils chromium python3-yaml jq python3-jsonschema   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks; jq: the help examples (ci_examples); jsonschema: baselines/schema.json
   postgresql   # history tests: a private cluster made with its initdb and pg_ctl
 )
 pkgs=("${build_pkgs[@]}")

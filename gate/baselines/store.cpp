@@ -7,9 +7,30 @@
 
 namespace gate::baselines {
 
-std::string default_path(const std::string& config_name, const std::string& configured) {
+namespace fs = std::filesystem;
+
+std::string repository_root(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(dir.empty() ? "." : dir, ec), ec);
+  for (; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) return p.string();
+    if (p == p.root_path()) break;
+  }
+  return "";
+}
+
+std::string default_path(const std::string& config_name, const std::string& configured,
+                         const std::string& config_dir) {
   if (!configured.empty()) return configured;
-  return (std::filesystem::path("baselines") / (config_name + ".json")).string();
+  const std::string root = repository_root(config_dir);
+  std::error_code ec;
+  const fs::path dir = root.empty() ? fs::weakly_canonical(fs::absolute(config_dir.empty() ? "." : config_dir, ec), ec)
+                                    : fs::path(root);
+  const fs::path path = dir / "baselines" / (config_name + ".json");
+  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path rel = path.lexically_relative(cwd);
+  if (!rel.empty() && *rel.begin() != "..") return rel.string();
+  return path.string();
 }
 
 void require_usable(const ResultFile& r, const std::string& where, const std::string& record_again) {

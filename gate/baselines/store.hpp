@@ -9,8 +9,16 @@
 
 namespace gate::baselines {
 
-// A config's baseline: its `baseline:` key when set, else baselines/<name>.json.
-std::string default_path(const std::string& config_name, const std::string& configured);
+// A config's baseline: its `baseline:` key when set; else baselines/<name>.json in the top-level
+// baselines/ folder of the git repository that holds the config (config_dir); else, outside any
+// repository, baselines/<name>.json beside the config. Relative to the current directory when it
+// lies below it ("baselines/shop.json" from the repository's root), else absolute.
+std::string default_path(const std::string& config_name, const std::string& configured,
+                         const std::string& config_dir);
+
+// The root of the git repository holding `dir` (a directory with a .git entry, a worktree's file
+// included), or "" outside any. Reads the file system only.
+std::string repository_root(const std::string& dir);
 
 // Throws gate::Error (exit 2) when `r` cannot be a baseline: a partial result (a failed or
 // interrupted run) or one without runs. `where` names it in the message; `record_again` is the fix

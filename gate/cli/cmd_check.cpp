@@ -38,7 +38,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
-    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
+    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast
     const ResultFile base = load_baseline(path, cfg.path, a->report);  // from --baseline-ref when given
     // Unless told otherwise, the head is measured as the baseline was (with or without other

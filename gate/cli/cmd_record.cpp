@@ -30,7 +30,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
-    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline) : a->baseline;
+    const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     const std::string replaced = baselines::check_overwrite(path, a->force) ? " (replaced the previous baseline)" : "";
     runner::Measurement m = runner::measure(cfg, measure_options(a->m, g), &signals);
     if (m.failure) {

@@ -53,9 +53,28 @@ struct Dir {
   ~Dir() { fs::remove_all(path); }
 };
 
-TEST(Baselines, DefaultPath) {
-  EXPECT_EQ(default_path("shop", ""), "baselines/shop.json");
-  EXPECT_EQ(default_path("shop", "/x/main.json"), "/x/main.json");
+TEST(Baselines, DefaultPathIsTheRepositorysTopLevelBaselinesFolder) {
+  Dir d;
+  const fs::path repo = fs::weakly_canonical(fs::path(d.path)) / "repo";
+  fs::create_directories(repo / ".git");
+  fs::create_directories(repo / "services" / "shop");
+  fs::create_directories(fs::path(d.path) / "loose");
+  const fs::path loose = fs::weakly_canonical(fs::path(d.path) / "loose");
+  const fs::path before = fs::current_path();
+  EXPECT_EQ(repository_root((repo / "services" / "shop").string()), repo.string());
+  EXPECT_EQ(repository_root(loose.string()), "");
+  // From the repository's root, a config deep inside it: baselines/ at the root, relative.
+  fs::current_path(repo);
+  EXPECT_EQ(default_path("shop", "", (repo / "services" / "shop").string()), "baselines/shop.json");
+  // From the config's folder: the same file, absolute (it is not below the current directory).
+  fs::current_path(repo / "services" / "shop");
+  EXPECT_EQ(default_path("shop", "", "."), (repo / "baselines" / "shop.json").string());
+  // Outside any repository: beside the config.
+  fs::current_path(loose);
+  EXPECT_EQ(default_path("shop", "", loose.string()), "baselines/shop.json");
+  fs::current_path(before);
+  // The config's own `baseline:` key wins.
+  EXPECT_EQ(default_path("shop", "/x/main.json", repo.string()), "/x/main.json");
 }
 
 TEST(Baselines, PartialOrEmptyResultsAreNeverBaselines) {

@@ -130,6 +130,12 @@ def setup(w, env):
     # that the record examples record afresh.
     must("gate record -c gate.yaml -q --no-build && git add baselines && git commit -qm baseline && "
          "git update-ref refs/remotes/origin/main HEAD && rm -f baselines/shop.json", w, env)
+    # What this gate writes is what baselines/schema.json says a result is.
+    import json
+    import jsonschema
+    schema = json.load(open(os.path.join(ROOT, "baselines", "schema.json")))
+    for result in ("base.json", "head.json"):
+        jsonschema.validate(json.load(open(os.path.join(w, result))), schema)
     for ref, result in (("v1.4.0", "base.json"), ("HEAD~2", "head.json")):
         must(f"gate history add {result} --commit \"$(git rev-parse {ref})\" "
              f"--time \"$(git log -1 --format=%cI {ref})\" --branch main --db sqlite:.gate/history.db", w, env)
