@@ -1,6 +1,7 @@
 // The sentences of a comparison, from the values stats/ returned (see explain.hpp).
 #include "explain/explain.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -215,9 +216,13 @@ void explain(stats::Comparison& c, const stats::CompareOptions& o) {
   for (auto& m : c.benchmarks.metrics) one(m.test);
   c.method = method(c, o);
   c.method_short = method_short(c, o);
+  // Again after a re-decision (layouts, benchmarks): the findings' lines are replaced, not repeated.
+  c.warnings.erase(c.warnings.begin(),
+                   c.warnings.begin() + static_cast<std::ptrdiff_t>(std::min(c.finding_warnings, c.warnings.size())));
   std::vector<std::string> lines;
   for (const auto& f : c.findings) lines.push_back(finding(f));
   c.warnings.insert(c.warnings.begin(), lines.begin(), lines.end());
+  c.finding_warnings = lines.size();
 }
 
 }  // namespace gate::explain

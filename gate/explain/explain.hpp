@@ -33,7 +33,8 @@ std::string method(const stats::Comparison& c, const stats::CompareOptions& o);
 std::string method_short(const stats::Comparison& c, const stats::CompareOptions& o);
 
 // Fills every test's reason and note, the method lines, and puts the findings' warnings first in
-// c.warnings (before any the caller added). Call once per comparison.
+// c.warnings (before any the caller added). Call again after re-deciding a comparison: the
+// sentences are redone and the findings' warnings replaced, not repeated.
 void explain(stats::Comparison& c, const stats::CompareOptions& o);
 
 }  // namespace gate::explain

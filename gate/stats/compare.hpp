@@ -346,6 +346,7 @@ struct Comparison {
   std::vector<std::string> only_in_head;
   std::vector<Finding> findings;              // what may bias it, as values (first in warnings)
   std::vector<std::string> warnings;          // the findings' sentences, then the callers' notes
+  size_t finding_warnings = 0;                // how many of warnings are the findings' (explain/)
   // Measure-until-decided went past max_runs (up to suspect_max_runs) because these tests read
   // past their threshold and were predicted to decide soon; empty when it did not.
   struct Extension {

@@ -95,6 +95,8 @@ TEST(Explain, ExplainPutsTheFindingsBeforeTheCallersWarningsAndNamesTheMethod) {
   EXPECT_TRUE(has(c.method, "Holm-adjusted over 7 tests (functions and benchmark metrics)")) << c.method;
   EXPECT_TRUE(has(c.method, "; Go benchmark metrics: one value per run and unit")) << c.method;
   EXPECT_EQ(c.method_short, "paired t 95% CI, Holm");
+  explain(c, o);  // again, as after a re-decision: the findings are not repeated
+  EXPECT_EQ(c.warnings, (std::vector<std::string>{"head recorded no calls of any compared function", "a caller's note"}));
 }
 
 }  // namespace
