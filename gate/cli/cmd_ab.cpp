@@ -127,7 +127,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     runner::MeasureOptions mo = measure_options(a->m, g);
     auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", a->base_binary}, {"head", a->head_binary}},
                                   mo.session);
-    const verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
+    verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j, g);
     log_code_changes(a->base_binary, a->head_binary, j.comparison, g);
@@ -136,6 +136,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     verdict::throw_failure(j);
     const stats::Comparison& c = j.comparison;
     ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
+    rc.notes = &j.notes;
     rc.rerun = {"ab"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});

@@ -55,6 +55,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     const stats::Comparison& c = checked.comparison;
     const ResultFile& head = checked.head.result;
     ReportContext rc{"check", &cfg, &base, &head};
+    rc.notes = &checked.notes;
     rc.rerun = {"check"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
     if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "report/annotations.hpp"
 #include "results/result.hpp"
 #include "runner/measure.hpp"
 #include "stats/compare.hpp"
@@ -16,6 +17,8 @@ namespace gate::verdict {
 struct Checked {
   runner::Measurement head;  // head.failure set: a run failed (the result is partial)
   stats::Comparison comparison;
+  // Facts beside the verdicts (code, profile, units, layouts): every report shows them.
+  report::Annotations notes;
 };
 // gate check: build (unless skipped), warm up, then measure head until decided against `base`,
 // between opts.runs (or the config's) and max_runs (or the config's). Does not throw for a failed run.
@@ -28,6 +31,9 @@ void settle(Checked& c, const ResultFile& base, const std::string& base_path);
 struct AbJudged {
   runner::Measurement base, head;
   stats::Comparison comparison;
+  // Facts beside the verdicts: executions per unit and layouts (filled by ab()), code and profile
+  // notes (filled by the CLI after ab(), from the binaries and the profiler). Never a verdict.
+  report::Annotations notes;
 };
 // gate ab: the two binaries with the same config (no build), runs in pairs in a seeded order until
 // decided. Does not throw for a failed run: the caller saves what was measured, then throw_failure().
