@@ -9,11 +9,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
-#include "baselines/git_ref.hpp"
-#include "history/render.hpp"
-#include "history/series.hpp"
-#include "history/store.hpp"
-#include "history/trend.hpp"
+#include "history/queries.hpp"
 
 namespace gate::cli {
 namespace {
@@ -53,45 +49,6 @@ struct ChangeFlags {
   }
 };
 
-Machines machines_of(Store& s) {
-  Machines m;
-  for (auto& x : s.machines()) m[x.id] = x;
-  return m;
-}
-
-// Every series of every function (or of the ones named), with its change points.
-std::vector<TrendFunction> everything(const LoadedRuns& runs, const std::vector<std::string>& only,
-                                      const std::vector<std::string>& quantiles, const ChangePointParams& p) {
-  std::vector<TrendFunction> out;
-  std::vector<std::string> all;
-  for (const auto& [f, _] : runs.by_function) all.push_back(f);
-  for (const auto& f : only)
-    if (!runs.by_function.count(f))
-      throw Error::make("function " + f, "is not in the history", "see the stored names with gate history changes");
-  for (const auto& f : only.empty() ? all : only) {
-    TrendFunction t{f, build_series(f, runs.by_function.at(f), quantiles), {}};
-    for (const auto& s : t.series)
-      for (auto& c : changes_in(s, p)) t.changes.push_back(std::move(c));
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
-// What the JSON says about the speed normalization.
-nlohmann::json speed_json(const LoadedRuns& r) {
-  return {{"speed_normalized", r.normalized}, {"machines_left_raw", r.raw_machines}};
-}
-
-// The last line of the text outputs: how the values were read.
-std::string speed_note(const LoadedRuns& r) {
-  if (!r.normalized) return "values as measured (--raw)\n";
-  std::string s = "values speed-normalized per run over the run's other functions, as gate ab does (a change "
-                  "common to most functions is taken out: see it with --raw)";
-  if (!r.raw_machines.empty())
-    s += "; " + std::to_string(r.raw_machines.size()) + " machine(s) left raw (fewer than 5 functions per run)";
-  return s + "\n";
-}
-
 void add_raw_flag(CLI::App& app, bool& raw) {
   app.add_flag("--raw", raw,
                "Latencies as measured; by default each run is divided by the machine's speed in that run, "
@@ -112,60 +69,6 @@ struct HistoryArgs {
   ChangeFlags cp;
   bool raw = false;
 };
-
-// REF as the history stores it: a stored commit it abbreviates, else what git resolves it to (a tag
-// or branch of the repository gate runs in).
-std::string pinned_commit(Store& store, const std::string& ref) {
-  for (auto& r : store.db().query("SELECT DISTINCT commit_sha FROM gate_results"))
-    if (commit_matches(r[0], ref)) return r[0];
-  const auto git = baselines::run_git({"rev-parse", "--verify", "--quiet", ref + "^{commit}"}, ".");
-  std::string sha = git.out.substr(0, git.out.find('\n'));
-  if (git.status == 0 && !sha.empty()) {
-    for (auto& r : store.db().query("SELECT DISTINCT commit_sha FROM gate_results"))
-      if (commit_matches(r[0], sha)) return r[0];
-    throw Error::make("--since " + ref, "names commit " + sha + ", which the history has no result of",
-                      "pin a commit that was measured (see gate history show FUNCTION), or add its result first");
-  }
-  throw Error::make("--since " + ref, "is neither a commit in the history nor a git ref here",
-                    "give a stored commit's SHA (gate history show FUNCTION lists them) or a tag of this repository");
-}
-
-int history_check(Store& store, const HistoryArgs& a) {
-  const double budget = parse_fraction(a.budget, "--budget");
-  const std::string since = pinned_commit(store, a.since);
-  const auto qs = a.quantiles.empty() ? std::vector<std::string>{"p50"} : a.quantiles;
-  std::vector<Drift> drifts;
-  std::vector<std::string> not_pinned;
-  const LoadedRuns runs = load_runs(store, a.raw);
-  for (const auto& [f, rs] : runs.by_function)
-    for (const auto& s : build_series(f, rs, qs)) {
-      Drift d;
-      if (drift_of(s, since, budget, d))
-        drifts.push_back(d);
-      else
-        not_pinned.push_back(f + " " + s.quantile);
-    }
-  if (drifts.empty())
-    throw Error::make("--since " + a.since, "no series has a result at commit " + since,
-                      "pin a commit measured on the same machine as the latest results");
-  bool over = false;
-  for (const auto& d : drifts) over |= d.over;
-  if (a.format == "json") {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& d : drifts)
-      j.push_back({{"function", d.function}, {"quantile", d.quantile}, {"machine", d.machine},
-                   {"since_commit", d.since_commit}, {"latest_commit", d.latest_commit}, {"since_ns", d.since_value},
-                   {"latest_ns", d.latest_value}, {"ratio", d.ratio}, {"commits", d.commits}, {"over_budget", d.over}});
-    std::printf("%s\n", nlohmann::json{{"schema", "gate.history.drift"}, {"version", 1}, {"since", since},
-                                       {"budget", budget}, {"over_budget", over}, {"drifts", j}, {"speed", speed_json(runs)},
-                                       {"not_measured_at_since", not_pinned}}
-                            .dump(1)
-                            .c_str());
-  } else {
-    std::printf("%s%s", drift_text(drifts, not_pinned, budget, short_commit(since)).c_str(), speed_note(runs).c_str());
-  }
-  return static_cast<int>(over ? ExitCode::kRegression : ExitCode::kOk);
-}
 
 }  // namespace
 
@@ -258,21 +161,23 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
     }
     Store store = Store::open(a->db, false);
     const Machines machines = machines_of(store);
-    if (check->parsed()) return history_check(store, *a);
     const LoadedRuns runs = load_runs(store, a->raw);
+    if (check->parsed()) {
+      const DriftCheck d = check_drift(store, runs, a->since, parse_fraction(a->budget, "--budget"),
+                                       a->quantiles.empty() ? std::vector<std::string>{"p50"} : a->quantiles);
+      if (a->format == "json")
+        std::printf("%s\n", drift_document(d, runs).dump(1).c_str());
+      else
+        std::printf("%s%s", drift_text(d.drifts, d.not_pinned, d.budget, short_commit(d.since)).c_str(),
+                    speed_note(runs).c_str());
+      return static_cast<int>(d.over ? ExitCode::kRegression : ExitCode::kOk);
+    }
     if (show->parsed()) {
       const auto qs = a->quantiles.empty() ? kQuantiles : a->quantiles;
-      auto fns = everything(runs, {a->function}, qs, a->cp.p);
+      auto fns = trends(runs, {a->function}, qs, a->cp.p);
       const auto& t = fns.front();
       if (a->format == "json") {
-        nlohmann::json s = nlohmann::json::array(), c = nlohmann::json::array();
-        for (const auto& x : t.series) s.push_back(series_json(x));
-        for (const auto& x : t.changes) c.push_back(change_json(x));
-        std::printf("%s\n", nlohmann::json{{"schema", "gate.history.show"}, {"version", 1}, {"function", t.function},
-                                           {"parameters", params_json(a->cp.p)}, {"speed", speed_json(runs)},
-                                           {"machines", machines_json(machines)}, {"series", s}, {"changes", c}}
-                                .dump(1)
-                                .c_str());
+        std::printf("%s\n", show_document(t, a->cp.p, runs, machines).dump(1).c_str());
       } else {
         std::printf("%s%s", show_text(t.function, t.series, t.changes, machines).c_str(), speed_note(runs).c_str());
       }
@@ -282,25 +187,19 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
       const auto qs = a->quantiles.empty() ? std::vector<std::string>{"p50", "p99"} : a->quantiles;
       size_t n_series = 0;
       std::vector<Change> all;
-      for (auto& t : everything(runs, a->functions, qs, a->cp.p)) {
+      for (auto& t : trends(runs, a->functions, qs, a->cp.p)) {
         n_series += t.series.size();
         for (auto& c : t.changes) all.push_back(std::move(c));
       }
       if (a->format == "json") {
-        nlohmann::json c = nlohmann::json::array();
-        for (const auto& x : all) c.push_back(change_json(x));
-        std::printf("%s\n", nlohmann::json{{"schema", "gate.history.changes"}, {"version", 1},
-                                           {"parameters", params_json(a->cp.p)}, {"speed", speed_json(runs)},
-                                           {"machines", machines_json(machines)}, {"series", n_series}, {"changes", c}}
-                                .dump(1)
-                                .c_str());
+        std::printf("%s\n", changes_document(all, n_series, a->cp.p, runs, machines).dump(1).c_str());
       } else {
         std::printf("%s%s", changes_text(all, machines, n_series).c_str(), speed_note(runs).c_str());
       }
       return 0;
     }
     // trend
-    const auto fns = everything(runs, a->functions, {"p50", "p99"}, a->cp.p);
+    const auto fns = trends(runs, a->functions, {"p50", "p99"}, a->cp.p);
     write_file_atomically(a->out_html, trend_html(fns, machines, store.db().where() + (runs.normalized ? " (speed-normalized)" : " (raw)")));
     if (!a->out_json.empty()) write_file_atomically(a->out_json, trend_json(fns, machines, a->cp.p).dump(1) + "\n");
     g.log("wrote " + a->out_html + (a->out_json.empty() ? "" : " and " + a->out_json) + " (" +

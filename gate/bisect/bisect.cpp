@@ -1,0 +1,186 @@
+#include "bisect/bisect.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "baselines/git_ref.hpp"
+#include "common/error.hpp"
+#include "common/files.hpp"
+#include "common/subprocess.hpp"
+#include "runner/config.hpp"
+
+namespace gate::bisect {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string git_line(const std::vector<std::string>& args, const std::string& dir, const std::string& what) {
+  const auto r = baselines::run_git(args, dir);
+  if (r.status != 0)
+    throw Error::make(what, "git " + args.front() + " failed: " + tail_lines(r.err, 400),
+                      "check that it names a commit of the repository at " + dir);
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+// Builds commits in temporary worktrees; each binary is copied out and kept for the whole bisect.
+class Builder {
+ public:
+  Builder(std::string repo, std::string config_rel, std::string work, std::function<void(const std::string&)> log)
+      : repo_(std::move(repo)), config_rel_(std::move(config_rel)), work_(std::move(work)), log_(std::move(log)) {}
+
+  std::string binary_of(const std::string& sha) {
+    if (auto it = built_.find(sha); it != built_.end()) return it->second;
+    const std::string wt = work_ + "/wt-" + sha.substr(0, 12);
+    const auto add = baselines::run_git({"worktree", "add", "--detach", "--force", wt, sha}, repo_);
+    if (add.status != 0)
+      throw Error::make("commit " + sha, "git worktree add failed: " + tail_lines(add.err, 400),
+                        "check the repository at " + repo_ + " (git worktree prune may help)");
+    struct Remove {
+      std::string repo, wt;
+      ~Remove() { baselines::run_git({"worktree", "remove", "--force", wt}, repo); }
+    } remove{repo_, wt};
+    const runner::Config cfg = runner::load_config(wt + "/" + config_rel_);
+    if (cfg.build.empty())
+      throw Error::make("config " + config_rel_ + " at " + sha.substr(0, 12), "has no build: command",
+                        "bisect builds each commit with the config's build: step; add one (e.g. go build -o bin/app .)");
+    log_("building " + sha.substr(0, 12) + ": " + cfg.build);
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", cfg.build};
+    spec.cwd = cfg.dir;
+    spec.env = cfg.env;
+    spec.merge_stderr = true;
+    const auto r = run_process(spec);
+    if (r.status != 0)
+      throw Error::make("commit " + sha.substr(0, 12), "its build failed (exit " + std::to_string(r.status) +
+                                                           "):\n" + tail_lines(r.out, 2000),
+                        "fix the build, or bisect a range whose commits build (git bisect skip has no twin here yet)",
+                        ExitCode::kMeasure);
+    const std::string out = work_ + "/bin-" + sha.substr(0, 12);
+    std::error_code ec;
+    fs::copy_file(cfg.binary, out, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      throw Error::make("commit " + sha.substr(0, 12), "its build made no " + cfg.binary + ": " + ec.message(),
+                        "the config's build: must write the binary: path");
+    built_[sha] = out;
+    return out;
+  }
+
+ private:
+  std::string repo_, config_rel_, work_;
+  std::function<void(const std::string&)> log_;
+  std::map<std::string, std::string> built_;
+};
+
+// true: the head is slower: a regression in gate ab's report (of --function when given). Good
+// needs every judged function unchanged or improved; an inconclusive or too-little-data verdict
+// decides nothing, so the bisect stops and says what would decide it instead of guessing.
+bool is_bad(const Options& a, const std::string& good_bin, const std::string& bin, const std::string& json,
+            const std::function<void(const std::string&)>& log) {
+  ProcessSpec spec;
+  spec.argv = {a.gate, "ab", "-c", a.config, "--base-binary", good_bin, "--head-binary", bin, "--format",
+               "json", "--output", json, "-q"};
+  if (a.runs) spec.argv.insert(spec.argv.end(), {"--runs", std::to_string(a.runs)});
+  if (a.max_runs) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(a.max_runs)});
+  const auto r = run_process(spec);
+  if (r.status != 0 && r.status != 1)
+    throw Error::make("gate ab " + good_bin + " " + bin, "could not measure (exit " + std::to_string(r.status) +
+                                                             "):\n" + tail_lines(r.err, 2000),
+                      "fix what it names, then run gate bisect again", ExitCode::kMeasure);
+  const auto text = read_file(json);
+  const auto j = nlohmann::json::parse(text ? *text : "{}", nullptr, false);
+  if (!j.is_object() || !j.contains("functions"))
+    throw Error::make("gate ab's report " + json, "is not the JSON report bisect reads", "report this as a bug",
+                      ExitCode::kMeasure);
+  bool any_bad = false, all_good = true, found = a.function.empty();
+  std::string undecided;
+  for (const auto& f : j["functions"]) {
+    const std::string name = f.value("name", ""), verdict = f.value("verdict", "");
+    if (!a.function.empty() && name != a.function) continue;
+    found = true;
+    if (verdict != "unchanged" || a.verbose) log("  " + name + ": " + verdict + " (" + f.value("reason", "") + ")");
+    any_bad |= verdict == "regression";
+    if (verdict != "unchanged" && verdict != "improvement" && verdict != "regression") {
+      all_good = false;
+      undecided += (undecided.empty() ? "" : ", ") + name + " " + verdict;
+    }
+  }
+  if (!found)
+    throw Error::make("--function " + a.function, "is not in gate ab's report",
+                      "give a function the config probes (its full name as the report prints it)");
+  if (any_bad) return true;
+  if (all_good) return false;
+  throw Error::make("gate ab " + good_bin + " " + bin, "decided nothing: " + undecided,
+                    "give more runs (--runs, --max-runs), or --function to decide on one function",
+                    ExitCode::kMeasure);
+}
+
+}  // namespace
+
+Result run(const Options& opts, const std::function<void(const std::string&)>& log,
+           const std::function<void(const std::string&)>& out) {
+  const runner::Config cfg = runner::load_config(opts.config);
+  Options o = opts;
+  o.config = cfg.path;  // each step's gate ab child runs elsewhere: give it the config's full path
+  const std::string repo = git_line({"rev-parse", "--show-toplevel"}, cfg.dir, "config " + cfg.path);
+  const std::string rel = fs::relative(fs::canonical(cfg.path), fs::canonical(repo)).string();
+  const std::string good = git_line({"rev-parse", "--verify", o.good + "^{commit}"}, repo, "GOOD " + o.good);
+  const std::string bad = git_line({"rev-parse", "--verify", o.bad + "^{commit}"}, repo, "BAD " + o.bad);
+  const auto list = baselines::run_git({"rev-list", "--reverse", "--first-parent", "--ancestry-path", good + ".." + bad}, repo);
+  std::vector<std::string> commits;
+  for (size_t p = 0, e; p < list.out.size(); p = e + 1) {
+    e = list.out.find('\n', p);
+    if (e == std::string::npos) e = list.out.size();
+    if (e > p) commits.push_back(list.out.substr(p, e - p));
+  }
+  if (list.status != 0 || commits.empty())
+    throw Error::make("gate bisect " + o.good + " " + o.bad, "GOOD is not an ancestor of BAD (no commits between)",
+                      "give an older commit as GOOD");
+  std::string work = o.work;
+  if (work.empty()) {
+    char tmpl[] = "/tmp/gate-bisect-XXXXXX";
+    if (!mkdtemp(tmpl)) throw Error("cannot create a temporary directory: " + std::string(strerror(errno)));
+    work = tmpl;
+  }
+  fs::create_directories(work);
+  struct Cleanup {
+    std::string dir;
+    bool keep;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!keep) fs::remove_all(dir, ec);
+    }
+  } cleanup{work, o.keep};
+  Builder builder(repo, rel, work, log);
+  const std::string good_bin = builder.binary_of(good);
+  // commits[hi] is bad (BAD itself is taken as bad), everything up to lo is good (-1: GOOD).
+  long lo = -1, hi = static_cast<long>(commits.size()) - 1;
+  const int expected = static_cast<int>(std::ceil(std::log2(static_cast<double>(commits.size()))));
+  int step = 0;
+  out("bisecting " + std::to_string(commits.size()) + " commits after " + good.substr(0, 12) + " up to " +
+      bad.substr(0, 12) + " (~" + std::to_string(expected) + " steps)");
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    const std::string& sha = commits[static_cast<size_t>(mid)];
+    ++step;
+    const bool bad_mid = is_bad(o, good_bin, builder.binary_of(sha), work + "/step" + std::to_string(step) + ".json", log);
+    const std::string subject = git_line({"log", "-1", "--format=%s", sha}, repo, "commit " + sha);
+    out("step " + std::to_string(step) + ": " + sha.substr(0, 12) + " " + subject + ": " +
+        (bad_mid ? "slower than GOOD (bad)" : "not slower (good)"));
+    (bad_mid ? hi : lo) = mid;
+  }
+  const std::string& first = commits[static_cast<size_t>(hi)];
+  Result r{first, git_line({"log", "-1", "--format=%s", first}, repo, "commit " + first), step, commits.size()};
+  out("first bad commit: " + r.first_bad + " " + r.subject + " (" + std::to_string(step) + " steps for " +
+      std::to_string(commits.size()) + " commits)");
+  if (o.keep) out("binaries and reports kept in " + work);
+  return r;
+}
+
+}  // namespace gate::bisect
