@@ -13,6 +13,10 @@
 # As a hook:  ln -s ../../ci/pre-merge.sh .git/hooks/pre-push
 #             git config gate.config path/to/gate.yaml      # once per clone
 #             git push --no-verify   (or GATE_SKIP=1 git push) skips it once.
+# Layouts: each side is built K times with -ldflags=-randlayout=SEED (through GOFLAGS; Go >= 1.23),
+# K from the config's `layouts:` (default 3), $GATE_LAYOUTS overrides, 1 builds one binary a side.
+# gate ab spreads its units over the variants, so that where the linker placed a function reads as
+# noise, not as a change (docs/units-and-layouts.md). With an older Go: one build a side, and a warning.
 # gate ab needs root (BPF): when not root it runs through sudo ($GATE_SUDO, default sudo).
 # Exit codes are gate's: 0 no regression, 1 regression, 2 usage/config error, 3 could not measure.
 set -euo pipefail
@@ -112,26 +116,55 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel; build: $build"
+# How many layout variants a side: GATE_LAYOUTS, else the config's layouts:, else 3; 1 when the Go
+# toolchain the build uses has no -randlayout (before 1.23).
+layouts="${GATE_LAYOUTS:-$(yaml_value layouts)}"
+layouts="${layouts:-3}"
+[[ "$layouts" =~ ^[0-9]+$ && "$layouts" -ge 1 && "$layouts" -le 64 ]] ||
+  die "layouts '$layouts' (GATE_LAYOUTS or layouts: in $config_rel) is not a number from 1 to 64" "set 3, or 1 to build one binary a side"
+if [[ "$layouts" -gt 1 ]]; then
+  go_version="$(cd "$root/$config_dir_rel" && go env GOVERSION 2>/dev/null || true)"
+  go_minor="$(sed -n 's/^go1\.\([0-9]*\).*/\1/p' <<<"$go_version")"
+  if [[ -z "$go_minor" || "$go_minor" -lt 23 ]]; then
+    say "warning: ${go_version:-the Go toolchain (go env GOVERSION failed)} has no -ldflags=-randlayout (Go >= 1.23): one layout a side."
+    say "  risk: a function's speed follows where the linker placed it, and a layout shift can read as a change of up to ~30%"
+    say "  (0.80-0.89x measured on unchanged code); use Go >= 1.23 so that several random layouts a side average it out"
+    layouts=1
+  fi
+fi
+# Builds side $1 ("base" or "head") in directory $2, $layouts times with seeds from $3 on.
+build_side() {
+  local side="$1" dir="$2" seed="$3" i out=()
+  for ((i = 1; i <= layouts; i++)); do
+    local flags="${GOFLAGS:-}"
+    if [[ "$layouts" -gt 1 ]]; then
+      flags="${flags:+$flags }-ldflags=-randlayout=$((seed + i - 1))"
+      say "building the $side ($i/$layouts, -ldflags=-randlayout=$((seed + i - 1)))"
+    fi
+    if ! (cd "$dir/$config_dir_rel" && GOFLAGS="$flags" sh -c "$build"); then
+      echo "pre-merge: error: the build of the $side failed" >&2; exit 3
+    fi
+    # Copied out at once: a build that writes outside its tree would overwrite it with the next build.
+    local built
+    built="$(binary_in "$dir")"
+    [[ -f "$built" ]] || die "the $side build did not produce $built" "check binary: in $config_rel"
+    local kept="$keep/$side"
+    [[ "$layouts" -gt 1 ]] && kept="$keep/$side-$i"
+    cp "$built" "$kept"
+    out+=(--"$side"-binary "$kept")
+  done
+  side_args+=("${out[@]}")
+}
+
+say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel; build: $build; layouts: $layouts a side"
 git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
+side_args=()
 say "building the merge-base in $worktree"
-if ! (cd "$worktree/$config_dir_rel" && sh -c "$build"); then
-  echo "pre-merge: error: the build of the merge-base ${merge_base:0:12} failed" >&2; exit 3
-fi
-# Copied out at once: a build that writes outside its tree would overwrite it with the head build.
-built="$(binary_in "$worktree")"
-[[ -f "$built" ]] || die "the merge-base build did not produce $built" "check binary: in $config_rel"
-cp "$built" "$keep/base"
-
+build_side base "$worktree" 1
 say "building the working tree"
-if ! (cd "$root/$config_dir_rel" && sh -c "$build"); then
-  echo "pre-merge: error: the build of the working tree failed" >&2; exit 3
-fi
-head_bin="$(binary_in "$root")"
-[[ -f "$head_bin" ]] || die "the working-tree build did not produce $head_bin" "check binary: in $config_rel"
-cp "$head_bin" "$keep/head"
+build_side head "$root" $((layouts + 1))
 
-run=("$gate" ab -c "$config_abs" --base-binary "$keep/base" --head-binary "$keep/head" "${ab_args[@]}")
+run=("$gate" ab -c "$config_abs" "${side_args[@]}" "${ab_args[@]}")
 if [[ $(id -u) -ne 0 ]]; then
   sudo_cmd="${GATE_SUDO-sudo}"
   [[ -n "$sudo_cmd" ]] || die "gate ab needs root (BPF) and GATE_SUDO is empty" "run as root, or allow sudo"

@@ -84,7 +84,7 @@ void log_code_changes(const std::string& base, const std::string& head, const st
 std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   struct Args {
     MeasureFlags m;
-    std::string base_binary, head_binary;
+    std::vector<std::string> base_binaries, head_binaries;
     int max_runs = 0;
     uint64_t seed = 1;
     double slice_ms = 0;
@@ -95,8 +95,17 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
-  app.add_option("--base-binary", a->base_binary, "The binary built from the base commit")->required();
-  app.add_option("--head-binary", a->head_binary, "The binary built from the head commit")->required();
+  app.add_option("--base-binary", a->base_binaries,
+                 "The binary built from the base commit; repeat it for layout variants of that commit "
+                 "(-ldflags=-randlayout=SEED builds): units are spread over them and the verdict covers layout")
+      ->required()
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--head-binary", a->head_binaries,
+                 "The binary built from the head commit; repeat it for layout variants, as --base-binary")
+      ->required()
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("--max-runs", a->max_runs, "Runs per side, at most, while a verdict is inconclusive");
   app.add_option("--seed", a->seed, "Seed of the run order (default 1: the same order every time)");
   app.add_option("--slice-ms", a->slice_ms,
@@ -117,6 +126,10 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "    (both run at once, switched every 200 ms; calls that straddle a switch are dropped and counted)\n"
       "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop --exclude-preemption\n"
       "    (each call timed minus the time other processes had its thread's CPU: for loaded CI machines)\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --base-binary base/shop --head-binary bin/shop --head-binary bin/shop\n"
+      "    (layout variants: give each -ldflags=-randlayout=SEED build of a commit; ci/pre-merge.sh builds them)\n"
+      "A unit lasts at least min_unit_seconds (config, default 1 s): a shorter workload runs several times\n"
+      "a unit, both sides alternating inside it.\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
@@ -125,12 +138,12 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
     runner::MeasureOptions mo = measure_options(a->m, g);
-    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", a->base_binary}, {"head", a->head_binary}},
+    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", a->base_binaries.front()}, {"head", a->head_binaries.front()}},
                                   mo.session);
-    verdict::AbJudged j = verdict::ab(cfg, a->base_binary, a->head_binary, mo, a->seed, a->max_runs, &signals,
+    verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j, g);
-    log_code_changes(a->base_binary, a->head_binary, j.comparison, g);
+    log_code_changes(a->base_binaries.front(), a->head_binaries.front(), j.comparison, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
@@ -139,7 +152,8 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     rc.notes = &j.notes;
     rc.rerun = {"ab"};
     for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
-    rc.rerun.insert(rc.rerun.end(), {"--base-binary", a->base_binary, "--head-binary", a->head_binary});
+    for (const auto& b : a->base_binaries) rc.rerun.insert(rc.rerun.end(), {"--base-binary", b});
+    for (const auto& b : a->head_binaries) rc.rerun.insert(rc.rerun.end(), {"--head-binary", b});
     if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
     for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
     if (a->seed != 1) rc.rerun.insert(rc.rerun.end(), {"--seed", std::to_string(a->seed)});
@@ -150,8 +164,12 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     }
     for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
     rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
-    rc.base_label = a->base_binary;
-    rc.head_label = a->head_binary;
+    auto label = [](const std::vector<std::string>& binaries) {
+      return binaries.front() +
+             (binaries.size() > 1 ? " (+" + std::to_string(binaries.size() - 1) + " layout variants)" : "");
+    };
+    rc.base_label = label(a->base_binaries);
+    rc.head_label = label(a->head_binaries);
     return print_report(c, g, a->report, rc);
   };
 }

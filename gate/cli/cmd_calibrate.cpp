@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "runner/units.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
 #include "stats/sequential.hpp"
@@ -98,6 +99,7 @@ int print_calibration(const stats::Comparison& c, const runner::Config& cfg, con
                 runs_text(r.pairs_for_target, verdict::Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
   print_advice(cal, max_runs);
   std::printf("\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
+  std::printf("units: %s\n", runner::unit_advice(j.head.result, runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate)).c_str());
   if (c.common_shift.tested())
     std::printf("run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
                 100 * c.common_shift.noise);
@@ -142,6 +144,8 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       "chance in which calls a run made: a longer run shrinks it; the rest, more runs average out. 'calls\n"
       "at' is when in the run the calls were made (mean +- sd, as shares of the run): calls spread over\n"
       "the run meet more of the machine's speed swings in a longer run; calls made in a burst do not.\n"
+      "A unit lasts at least min_unit_seconds (config, default 1 s): 'units:' says how many executions of\n"
+      "the workload made one and why.\n"
       "Examples:\n"
       "  gate calibrate -c gate.yaml --runs 12\n"
       "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown");

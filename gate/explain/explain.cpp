@@ -101,6 +101,19 @@ std::string mode_window_note(const std::string& quantile, const stats::ModeWindo
          ", which moves smoothly as the mix of calls shifts";
 }
 
+namespace {
+// The interval widened for the variance between layout variants (stats/layouts.hpp).
+std::string layout_note(const stats::QuantileComparison::Layouts& l) {
+  if (!(l.factor > 1.005)) return "";
+  char b[200];
+  std::snprintf(b, sizeof b,
+                "interval %.0f%% wider for the variance between the %d code layouts its units ran (%.0f%% of its "
+                "per-unit variance)",
+                (l.factor - 1) * 100, l.layouts, l.share * 100);
+  return b;
+}
+}  // namespace
+
 std::string noise_hint(const stats::NoiseSources& s, double noise) {
   if (!(s.sampling > 0) || !(noise > 0)) return "";
   const double share = s.sampling_share(noise);
@@ -209,6 +222,8 @@ void explain(stats::Comparison& c, const stats::CompareOptions& o) {
   auto one = [&](stats::QuantileComparison& q) {
     q.reason = reason(q, o);
     q.note = mode_window_note(q.name, q.window);
+    const std::string layouts = layout_note(q.layouts);
+    if (!layouts.empty()) q.note += (q.note.empty() ? "" : "; ") + layouts;
   };
   for (auto& f : c.functions)
     for (auto& q : f.quantiles) one(q);

@@ -300,6 +300,8 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   if (r.straddled_calls) j["straddled_calls"] = r.straddled_calls;
   if (r.preempted_calls) j["preempted_calls"] = r.preempted_calls;
   if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
+  if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
+  if (r.layout >= 0) j["layout"] = r.layout;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -452,6 +454,8 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["straddled_calls"].get(n)) r.straddled_calls = n;
   if (!j["preempted_calls"].get(n)) r.preempted_calls = n;
   if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
+  if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
+  if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
   return r;
 }
 
@@ -728,54 +732,6 @@ ResultFile load_result_file(const std::string& path) {
   return result_from_padded_text(*text, path, &*text);
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) {
-    throw Error::make(path, std::string("cannot create a temporary file beside it (") +
-                                std::strerror(errno) + ")",
-                      "check that " + dir.string() + " exists and is writable", ExitCode::kMeasure);
-  }
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    return Error::make(path, std::string(what) + " (" + std::strerror(err) + "); the old file is unchanged",
-                       "free disk space or fix permissions, then run again", ExitCode::kMeasure);
-  };
-  size_t off = 0;
-  while (off < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw fail("write failed");
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
-  if (::fsync(fd) != 0) throw fail("fsync failed");
-  if (::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    throw Error::make(path, "close failed; the old file is unchanged", "", ExitCode::kMeasure);
-  }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    throw Error::make(path, std::string("rename failed (") + std::strerror(err) + "); the old file is unchanged",
-                      "check permissions of " + dir.string(), ExitCode::kMeasure);
-  }
-  // Make the rename itself durable.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
 void save_result_file(const std::string& path, const ResultFile& r) {
   write_file_atomically(path, result_to_json_text(r));
 }
@@ -803,15 +759,5 @@ ProbeCalibration calibration_from_json_text(const std::string& text, const std::
   }
 }
 
-bool FunctionRun::calls_moment(Moment& m) const {
-  if (calls == 0 || sum_start_us == 0) return false;
-  const double n = static_cast<double>(calls);
-  m.mean_s = static_cast<double>(sum_start_us) * 1024e-9 / n;
-  const double ms = 1048576e-9;  // the squares' unit, in seconds
-  const double mean_sq = static_cast<double>(sum_start_ms2) * ms * ms / n;
-  // The squares are of moments truncated to ~1 ms: a spread below that reads as 0.
-  m.sd_s = std::sqrt(std::max(0.0, mean_sq - m.mean_s * m.mean_s));
-  return true;
-}
 
 }  // namespace gate

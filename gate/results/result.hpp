@@ -120,6 +120,12 @@ struct RunResult {
   // returned on another thread than they entered on (kept whole: their preemption is unknown).
   uint64_t preempted_calls = 0;
   uint64_t thread_changed_calls = 0;
+  // Executions of the workload this run is made of (results/units.hpp): a unit of k executions is
+  // one run in the statistics, its figures taken over all of them. JSON "executions", absent: 1.
+  int executions = 1;
+  // gate ab with several binaries per side (layout variants of one source): which one this run
+  // measured, 0-based in the order given. JSON "layout", absent: -1 (one binary per side).
+  int layout = -1;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

@@ -243,6 +243,24 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
                   "raise it to at least " + std::to_string(floor) + " (equal: never measure past max_runs)");
   }
   if (root["warmup_runs"]) cfg.warmup_runs = static_cast<int>(number(c, root["warmup_runs"], "warmup_runs", 0, 100));
+  if (const YAML::Node n = root["min_unit_seconds"]) {
+    const double v = n.IsScalar() ? n.as<double>(-1) : -1;
+    if (!(v >= 0 && v <= 3600))
+      throw c.err(n, "min_unit_seconds",
+                  "must be a number of seconds from 0 to 3600, got '" + (n.IsScalar() ? n.as<std::string>() : "?") + "'",
+                  "write min_unit_seconds: 1 (a unit repeats a shorter workload until it lasts 1 s; 0: one execution "
+                  "a unit)");
+    cfg.min_unit_seconds = v;
+  }
+  if (const YAML::Node n = root["layouts"]) {
+    const double v = n.IsScalar() ? n.as<double>(-1) : -1;
+    if (!(v >= 1 && v <= 64 && v == static_cast<int>(v)))
+      throw c.err(n, "layouts",
+                  "must be a whole number of layout variants from 1 to 64, got '" +
+                      (n.IsScalar() ? n.as<std::string>() : "?") + "'",
+                  "write layouts: 3 (three -randlayout builds a side), or layouts: 1 to build one binary a side");
+    cfg.layouts = static_cast<int>(v);
+  }
   if (root["max_in_flight"])
     cfg.max_in_flight = static_cast<uint32_t>(number(c, root["max_in_flight"], "max_in_flight", 1024, 16777216));
   // profile: {hz: N}: sampled CPU profiles in every run (gate/profile; docs/profile.md).
@@ -443,7 +461,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
               "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
-              "native_returns", "profile"});
+              "native_returns", "profile", "min_unit_seconds", "layouts"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

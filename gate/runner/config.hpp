@@ -58,6 +58,12 @@ struct Config {
   int suspect_max_runs = 0;
   double timeout_s = 600;  // per run
   int warmup_runs = 0;  // runs made and discarded before measuring
+  // A measured unit lasts at least this long: a shorter execution of the workload is repeated
+  // within the unit (docs/units-and-layouts.md). Unset: gate ab and calibrate use
+  // kDefaultMinUnitSeconds, run and record one execution a unit, check the baseline's.
+  std::optional<double> min_unit_seconds;
+  // Layout variants per side that ci/pre-merge.sh builds (-ldflags=-randlayout=SEED); 1: off.
+  int layouts = 3;
   std::map<std::string, std::string> env;
   std::vector<FunctionSpec> functions;
   uint32_t max_in_flight = 0;  // 0 = the probe engine's default
@@ -117,6 +123,11 @@ inline bool exclude_preemption(const Config& cfg, std::optional<bool> flag, bool
 // Whether a suspected regression fails the build when neither the command line nor the config
 // says (README "How it decides": measured on the pre-merge path and the noise lab's A/A).
 constexpr bool kFailOnSuspectByDefault = false;
+
+// gate ab's and calibrate's unit length when the config does not set min_unit_seconds. Measured
+// (docs/units-and-layouts.md): the machine's speed swings on 0.1-1 s timescales, so a unit of a
+// second averages several swings; shorter units left a 0.3 s workload mostly inconclusive.
+inline constexpr double kDefaultMinUnitSeconds = 1.0;
 
 // How far measure-until-decided goes for a suspected regression: the config's suspect_max_runs,
 // else twice max_runs when the config measures adaptively (max_runs above runs), else runs (no

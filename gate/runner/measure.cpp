@@ -8,6 +8,8 @@
 
 #include "runner/coverage.hpp"
 #include "runner/benchmarks.hpp"
+#include "results/units.hpp"
+#include "runner/units.hpp"
 #include "truetime/true_time.hpp"
 
 namespace gate::runner {
@@ -130,37 +132,72 @@ Measurer::~Measurer() {
   }
 }
 
+std::string Measurer::who() const {
+  if (opts_.variant.empty()) return "";
+  return " (" + opts_.variant + (opts_.layout >= 0 ? " layout " + std::to_string(opts_.layout + 1) : "") + ")";
+}
+
 bool Measurer::run(int count, SignalWatch* signals) {
+  if (opts_.min_unit_seconds > 0 && opts_.executions_per_unit == 1 && runs_done() == 0 && count > 0) {
+    if (!execute(signals)) return false;
+    set_executions_per_unit(runner::executions_per_unit(opts_.min_unit_seconds, last_execution_s_));
+    if (opts_.session.log)
+      opts_.session.log(describe_units(opts_.executions_per_unit, last_execution_s_, opts_.min_unit_seconds));
+  }
+  for (int k = 0; k < count; ++k) {
+    while (!failed() && executions_in_unit() < opts_.executions_per_unit) execute(signals);
+    if (!close_unit()) return false;
+  }
+  return !failed();
+}
+
+bool Measurer::execute(SignalWatch* signals) {
   if (failed()) return false;
   const auto& log = opts_.session.log;
-  const std::string who = opts_.variant.empty() ? "" : " (" + opts_.variant + ")";
+  const int i = runs_done() + 1;
+  const int e = executions_in_unit() + 1;
+  const bool units = opts_.executions_per_unit > 1;
+  // "run 3 (base)", or with units "unit 3 execution 2 (base)".
+  const std::string name = (units ? "unit " + std::to_string(i) + " execution " + std::to_string(e) : "run " + std::to_string(i)) + who();
   try {
-    for (int k = 0; k < count; ++k) {
-      const int i = runs_done() + 1;
-      if (i > 1) reattach(i);
-      if (log) log("run " + std::to_string(i) + who + " ...");
-      RunResult r = session_->run_once(i, opts_.variant, signals);
-      if (!target_.libraries.empty() && log)
-        for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
-          log("warning: run " + std::to_string(i) + who + ": " + w);
-      require_some_call(r, target_.functions, "run " + std::to_string(i) + who, cfg_.service.has_value());
-      read_benchmarks(cfg_, session_->last_stdout(), "run " + std::to_string(i) + who, r, log);
-      if (log) {
-        uint64_t calls = 0;
-        for (const auto& f : r.functions) calls += f.calls;
-        char b[160];
-        snprintf(b, sizeof b, "run %d%s done: %.2f s, %llu traced calls", i, who.c_str(), r.duration_s,
-                 static_cast<unsigned long long>(calls));
-        log(b);
-      }
-      m_.result.runs.push_back(std::move(r));
-    }
-  } catch (const Error& e) {
-    m_.failure = e;
-    m_.result.partial = true;
-    m_.result.partial_reason = e.what();
+    if (e == 1 && i > 1) reattach(i);
+    if (log && !units) log(name + " ...");
+    RunResult r = session_->run_once(i, opts_.variant, signals);
+    if (!target_.libraries.empty() && log)
+      for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
+        log("warning: " + name + ": " + w);
+    require_some_call(r, target_.functions, name, cfg_.service.has_value());
+    read_benchmarks(cfg_, session_->last_stdout(), name, r, log);
+    last_execution_s_ = r.duration_s;
+    open_unit_.push_back(std::move(r));
+  } catch (const Error& ex) {
+    open_unit_.clear();
+    fail(ex);
     return false;
   }
+  return true;
+}
+
+bool Measurer::close_unit() {
+  if (failed()) return false;
+  if (open_unit_.empty()) return true;
+  RunResult r = merge_executions(open_unit_);
+  open_unit_.clear();
+  r.index = runs_done() + 1;
+  r.layout = opts_.layout;
+  if (const auto& log = opts_.session.log) {
+    uint64_t calls = 0;
+    for (const auto& f : r.functions) calls += f.calls;
+    char b[200];
+    if (r.executions > 1)
+      snprintf(b, sizeof b, "unit %d%s done: %d executions, %.2f s, %llu traced calls", r.index, who().c_str(),
+               r.executions, r.duration_s, static_cast<unsigned long long>(calls));
+    else
+      snprintf(b, sizeof b, "run %d%s done: %.2f s, %llu traced calls", r.index, who().c_str(), r.duration_s,
+               static_cast<unsigned long long>(calls));
+    log(b);
+  }
+  m_.result.runs.push_back(std::move(r));
   return true;
 }
 
@@ -226,7 +263,9 @@ Measurement Measurer::finish() {
 
 Measurement measure(const Config& cfg, const MeasureOptions& opts, SignalWatch* signals) {
   if (!opts.skip_build) run_build(cfg, opts.session.log, signals);
-  Measurer m(cfg, opts);
+  MeasureOptions o = opts;  // gate run and record: one execution a unit unless the config sets min_unit_seconds
+  if (o.min_unit_seconds == 0) o.min_unit_seconds = min_unit_seconds(cfg, UnitCommand::kRun);
+  Measurer m(cfg, o);
   if (m.warm_up(cfg.warmup_runs, signals)) m.run(opts.runs > 0 ? opts.runs : cfg.runs, signals);
   return m.finish();
 }

@@ -44,6 +44,16 @@ struct MeasureOptions {
   bool preemption_default = kExcludePreemptionByDefault;
   // Probe costs to compensate (gate/truetime); absent: raw times. Recorded in the result.
   ProbeCalibration calibration;
+  // Executions of the workload per measured unit (results/units.hpp): run() makes each run of
+  // this many executions; execute()/close_unit() let a caller (gate ab) interleave them.
+  int executions_per_unit = 1;
+  // > 0: run() plans the executions per unit itself from its first execution's duration
+  // (runner/units.hpp), unless executions_per_unit is above 1 already (gate run/record with the
+  // config's min_unit_seconds; gate ab plans both sides at once instead).
+  double min_unit_seconds = 0;
+  // gate ab with several binaries per side: which layout variant this Measurer measures (-1: the
+  // only one). Recorded in every run; logged beside the side's name.
+  int layout = -1;
 };
 
 struct Measurement {
@@ -64,6 +74,17 @@ class Measurer {
   // Runs `count` more runs. False once a run failed or gate was interrupted (see failure()):
   // the failed run is not added, earlier ones are kept, and the result is marked partial.
   bool run(int count, SignalWatch* signals);
+  // Units one execution at a time: execute() runs one execution of the workload into the unit
+  // being measured (the probes are attached afresh before a unit's first execution, as before a
+  // run); close_unit() merges the unit's executions into one run and adds it. False once a run
+  // failed (the open unit is then dropped). run() is k x execute() and close_unit().
+  bool execute(SignalWatch* signals);
+  bool close_unit();
+  int executions_in_unit() const { return static_cast<int>(open_unit_.size()); }
+  // The duration of the last execution (0 before the first).
+  double last_execution_seconds() const { return last_execution_s_; }
+  void set_executions_per_unit(int k) { opts_.executions_per_unit = k < 1 ? 1 : k; }
+  int executions_per_unit() const { return opts_.executions_per_unit; }
   // Runs that are measured and thrown away (caches, JIT-like warm-up of the service).
   bool warm_up(int count, SignalWatch* signals);
   bool failed() const { return m_.failure.has_value(); }
@@ -94,7 +115,10 @@ class Measurer {
   std::string copy_dir_;  // fresh copies live here ("" when not copying)
   std::unique_ptr<RunSession> session_;
   void use_fresh_copy(int run);
+  std::string who() const;
   Measurement m_;
+  std::vector<RunResult> open_unit_;  // executions of the unit being measured
+  double last_execution_s_ = 0;
 };
 
 // Build + Measurer + runs + finish.

@@ -242,6 +242,13 @@ struct QuantileComparison {
   // Set when the quantile lies between two modes and the mean of the calls around it was compared
   // instead (see window_for in compare.cpp); `note` says so in words (explain::explain).
   ModeWindow window;
+  // gate ab over several layout variants per side: the interval widened for the variance between
+  // layouts (stats/layouts.hpp); factor 1: not widened. explain::explain says so in `note`.
+  struct Layouts {
+    int layouts = 0;      // layouts the units were spread over (0: one per side)
+    double share = 0;     // share of the per-unit variance that is between layouts
+    double factor = 1;    // log_scale after / before
+  } layouts;
   std::string note;
   bool tested() const { return verdict != Verdict::kInsufficientData; }
 };

@@ -85,12 +85,16 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
                          " holds no benchmark results: benchmarks are not compared (was it recorded without "
                          "benchmarks: go?)");
 
+  redecide(c, o);
+  c.method_facts.with_benchmarks = true;
+}
+
+void redecide(stats::Comparison& c, const stats::CompareOptions& o) {
   const auto tests = family_of(c);
   c.tests = static_cast<int>(tests.size());
   stats::decide_family(tests, o);
   redecide_functions(c);
   c.exit_code = stats::verdict_exit_code(c, o.fail_on_suspect);
-  c.method_facts.with_benchmarks = true;
 }
 
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,

@@ -17,6 +17,11 @@ namespace gate::verdict {
 void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o);
 
+// Every test of `c` (functions, the tested common shift, benchmark metrics in the family) decided
+// again as one family from the intervals they now hold: after an interval changed (benchmarks
+// joined, layouts widened). The caller then calls explain::explain (idempotent).
+void redecide(stats::Comparison& c, const stats::CompareOptions& o);
+
 // stats::compare, then judge_benchmarks: what check, ab and compare call.
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
                                           const std::vector<RunResult>& head_runs, const ResultFile& base_meta,

@@ -2,11 +2,14 @@
 #include "verdict/judge.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "baselines/store.hpp"
 #include "runner/coverage.hpp"
 #include "runner/sliced.hpp"
+#include "runner/units.hpp"
 #include "verdict/benchmarks.hpp"
+#include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
 
@@ -45,7 +48,10 @@ void record_looks(ResultFile& r, const Budget& b) {
 Checked check(const runner::Config& cfg, const ResultFile& base, const runner::MeasureOptions& opts, int max_runs,
               runner::SignalWatch* signals) {
   if (!opts.skip_build) runner::run_build(cfg, opts.session.log, signals);
-  runner::Measurer head(cfg, opts);
+  runner::MeasureOptions head_opts = opts;
+  // Units alike on both sides: as many executions a unit as the baseline was recorded with.
+  head_opts.executions_per_unit = runner::baseline_executions_per_unit(base);
+  runner::Measurer head(cfg, head_opts);
   head.warm_up(cfg.warmup_runs, signals);
   MeasuredSide side(head, signals);
   OneSide schedule(side);
@@ -61,6 +67,7 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
   out.head = head.finish();
   record_looks(out.head.result, plan);
   warn_uncalled(out.comparison, base, out.head.result);
+  out.notes.base_executions_per_unit = out.notes.head_executions_per_unit = head_opts.executions_per_unit;
   return out;
 }
 
@@ -95,34 +102,95 @@ void require_sliceable(const runner::Config& cfg, double slice_ms) {
   }
 }
 
-AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
-            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
-            double slice_ms) {
-  require_sliceable(cfg, slice_ms);
-  auto side_options = [&](const std::string& binary, const char* variant) {
+namespace {
+
+// One side's Measurement from its variants: the first variant's context, every variant's runs in
+// the order measured (MeasuredSide::runs), the first failure of any.
+runner::Measurement finish_side(std::vector<std::unique_ptr<runner::Measurer>>& variants, const MeasuredSide& side,
+                                const std::vector<std::string>& binaries) {
+  runner::Measurement out;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    runner::Measurement m = variants[i]->finish();
+    if (i == 0) out = std::move(m);
+    else if (m.failure && !out.failure) out.failure = m.failure;
+  }
+  if (variants.size() > 1) {
+    out.result.runs = side.runs();
+    std::string list;
+    for (const auto& b : binaries) list += (list.empty() ? "" : ", ") + b;
+    out.result.extra["layout_binaries"] = list;
+    if (out.failure) {
+      out.result.partial = true;
+      out.result.partial_reason = out.failure->what();
+    }
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<runner::Measurer>> variants_of(const runner::Config& cfg,
+                                                           const std::vector<std::string>& binaries,
+                                                           const runner::MeasureOptions& opts, const char* side) {
+  if (binaries.empty())
+    throw Error::make(std::string("--") + side + "-binary", "is missing", "name the " + std::string(side) +
+                      " commit's binary (repeat the option for layout variants)", ExitCode::kUsage);
+  std::vector<std::unique_ptr<runner::Measurer>> out;
+  for (size_t i = 0; i < binaries.size(); ++i) {
     runner::MeasureOptions o = opts;
     o.skip_build = true;
-    o.binary_override = binary;
-    o.variant = variant;
-    return o;
-  };
-  runner::Measurer base(cfg, side_options(base_binary, "base"));
-  runner::Measurer head(cfg, side_options(head_binary, "head"));
-  MeasuredSide base_side(base, signals), head_side(head, signals);
-  InterleavedPairs whole_runs(base_side, head_side, seed);
-  SlicedPairs slices(base, head, slice_ms, seed, signals);
+    o.binary_override = binaries[i];
+    o.variant = side;
+    o.layout = binaries.size() > 1 ? static_cast<int>(i) : -1;
+    o.min_unit_seconds = 0;  // InterleavedPairs plans both sides' units at once
+    out.push_back(std::make_unique<runner::Measurer>(cfg, o));
+  }
+  return out;
+}
+
+std::vector<runner::Measurer*> pointers(const std::vector<std::unique_ptr<runner::Measurer>>& v) {
+  std::vector<runner::Measurer*> out;
+  for (const auto& m : v) out.push_back(m.get());
+  return out;
+}
+
+}  // namespace
+
+AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_binaries,
+            const std::vector<std::string>& head_binaries, const runner::MeasureOptions& opts, uint64_t seed,
+            int max_runs, runner::SignalWatch* signals, double slice_ms) {
+  require_sliceable(cfg, slice_ms);
+  if (slice_ms > 0 && (base_binaries.size() > 1 || head_binaries.size() > 1)) {
+    throw Error::make("--slice-ms with several --base-binary or --head-binary",
+                      "time slices pair one base and one head process; layout variants are measured unit by unit",
+                      "drop --slice-ms, or give one binary a side", ExitCode::kUsage);
+  }
+  auto base = variants_of(cfg, base_binaries, opts, "base");
+  auto head = variants_of(cfg, head_binaries, opts, "head");
+  MeasuredSide base_side(pointers(base), signals), head_side(pointers(head), signals);
+  // Time slices are their own units; whole runs are units of min_unit_seconds.
+  InterleavedPairs whole_runs(base_side, head_side, seed, runner::min_unit_seconds(cfg, runner::UnitCommand::kAb));
+  SlicedPairs slices(*base.front(), *head.front(), slice_ms, seed, signals);
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : whole_runs;
   AbJudged out;
   const Budget plan = budget(cfg, opts, max_runs);
+  auto base_runs = [&]() -> const std::vector<RunResult>& {
+    return slice_ms > 0 ? base.front()->result().runs : base_side.runs();
+  };
+  auto head_runs = [&]() -> const std::vector<RunResult>& {
+    return slice_ms > 0 ? head.front()->result().runs : head_side.runs();
+  };
   out.comparison = measure_until_decided(
       schedule,
       [&] {
-        return compare_with_benchmarks(base.result().runs, head.result().runs, base.result(), head.result(),
-                                       loop_options(cfg, head.result().functions, plan));
+        return judge_with_layouts(base_runs(), head_runs(), base.front()->result(), head.front()->result(),
+                                  loop_options(cfg, head.front()->result().functions, plan), &out.notes);
       },
       plan, opts.session.log);
-  out.base = base.finish();
-  out.head = head.finish();
+  out.notes.base_executions_per_unit = slice_ms > 0 ? 1 : base_side.executions_per_unit();
+  out.notes.head_executions_per_unit = slice_ms > 0 ? 1 : head_side.executions_per_unit();
+  out.notes.base_layouts = static_cast<int>(base.size());
+  out.notes.head_layouts = static_cast<int>(head.size());
+  out.base = finish_side(base, base_side, base_binaries);
+  out.head = finish_side(head, head_side, head_binaries);
   record_looks(out.base.result, plan);
   record_looks(out.head.result, plan);
   warn_uncalled(out.comparison, out.base.result, out.head.result);
@@ -148,7 +216,7 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
   baselines::require_same_time_basis(base.context.preemption_excluded, head.context.preemption_excluded, base_path);
   stats::CompareOptions o = with_looks(compare_options(cfg, head.functions), head);
   if (fail_on_suspect) o.fail_on_suspect = *fail_on_suspect;
-  stats::Comparison c = compare_with_benchmarks(base.runs, head.runs, base, head, o);
+  stats::Comparison c = judge_with_layouts(base.runs, head.runs, base, head, o, nullptr);
   warn_uncalled(c, base, head);
   return c;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/annotations.hpp"
 #include "results/result.hpp"
@@ -40,9 +41,18 @@ struct AbJudged {
 // slice_ms > 0: time-sliced interleaving (runner/sliced.hpp); runs and max_runs then count pairs
 // of slices. Throws gate::Error (exit 2) for a config that cannot be sliced (benchmarks, a service
 // on a fixed address).
-AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
-            const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
-            double slice_ms = 0);
+// Several binaries a side are layout variants of one source (-ldflags=-randlayout=SEED builds):
+// unit u of a side runs variant u mod K, and each function's interval is widened for the
+// variance between layouts (stats/layouts.hpp). Units: a unit pair lasts at least the config's
+// min_unit_seconds (default runner::kDefaultMinUnitSeconds), planned from the first pair.
+AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_binaries,
+            const std::vector<std::string>& head_binaries, const runner::MeasureOptions& opts, uint64_t seed,
+            int max_runs, runner::SignalWatch* signals, double slice_ms = 0);
+inline AbJudged ab(const runner::Config& cfg, const std::string& base_binary, const std::string& head_binary,
+                   const runner::MeasureOptions& opts, uint64_t seed, int max_runs, runner::SignalWatch* signals,
+                   double slice_ms = 0) {
+  return ab(cfg, std::vector{base_binary}, std::vector{head_binary}, opts, seed, max_runs, signals, slice_ms);
+}
 // Throws gate::Error (exit 2) when --slice-ms cannot be used with this config.
 void require_sliceable(const runner::Config& cfg, double slice_ms);
 void throw_failure(const AbJudged& j);

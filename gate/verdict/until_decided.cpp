@@ -5,27 +5,93 @@
 
 #include "runner/measure.hpp"
 #include "runner/sliced.hpp"
+#include "runner/units.hpp"
 
 namespace gate::verdict {
 
-bool MeasuredSide::add_run() { return m_.run(1, signals_); }
-bool MeasuredSide::failed() const { return m_.failed(); }
-int MeasuredSide::runs_done() const { return m_.runs_done(); }
+MeasuredSide::MeasuredSide(std::vector<runner::Measurer*> variants, runner::SignalWatch* signals)
+    : variants_(std::move(variants)), signals_(signals) {}
+
+bool MeasuredSide::add_run() {
+  while (!failed() && current().executions_in_unit() < current().executions_per_unit()) add_execution();
+  return close_unit();
+}
+
+bool MeasuredSide::failed() const {
+  return std::any_of(variants_.begin(), variants_.end(), [](const runner::Measurer* m) { return m->failed(); });
+}
+
+bool MeasuredSide::add_execution() { return !failed() && current().execute(signals_); }
+
+bool MeasuredSide::close_unit() {
+  runner::Measurer& m = current();
+  if (failed() || m.executions_in_unit() == 0) return !failed();
+  if (!m.close_unit()) return false;
+  RunResult r = m.result().runs.back();
+  r.index = runs_done() + 1;  // the side's unit number, across its variants (what pairs units)
+  runs_.push_back(std::move(r));
+  return true;
+}
+
+double MeasuredSide::last_execution_seconds() const { return current().last_execution_seconds(); }
+
+void MeasuredSide::set_executions_per_unit(int k) {
+  for (auto* m : variants_) m->set_executions_per_unit(k);
+}
+
+int MeasuredSide::executions_per_unit() const { return variants_.front()->executions_per_unit(); }
 
 bool OneSide::add_rounds(int rounds) {
   for (int i = 0; i < rounds && !side_.failed(); ++i) side_.add_run();
   return !side_.failed();
 }
 
+std::string OneSide::round_name() const {
+  const int k = side_.executions_per_unit();
+  return k > 1 ? "unit (" + std::to_string(k) + " executions)" : "run";
+}
+
+bool InterleavedPairs::both(bool base_first, bool (Side::*step)()) {
+  Side& first = base_first ? base_ : head_;
+  Side& second = base_first ? head_ : base_;
+  return (first.*step)() && (second.*step)();
+}
+
+// One unit pair, execution by execution: each slot runs one execution of each side in a seeded
+// order. The first pair plans the units from its first slot's durations.
+bool InterleavedPairs::add_unit_pair() {
+  if (!planned_) {
+    if (!both(rng_() & 1, &Side::add_execution)) return false;
+    const double execution_s = (base_.last_execution_seconds() + head_.last_execution_seconds()) / 2;
+    const int k = runner::executions_per_unit(min_unit_seconds_, execution_s);
+    base_.set_executions_per_unit(k);
+    head_.set_executions_per_unit(k);
+    planned_ = true;
+    for (int e = 1; e < k; ++e)
+      if (!both(rng_() & 1, &Side::add_execution)) return false;
+  } else {
+    for (int e = 0; e < base_.executions_per_unit(); ++e)
+      if (!both(rng_() & 1, &Side::add_execution)) return false;
+  }
+  return both(true, &Side::close_unit);
+}
+
 bool InterleavedPairs::add_rounds(int rounds) {
   for (int i = 0; i < rounds && !failed(); ++i) {
-    if (rng_() & 1) {
+    if (min_unit_seconds_ > 0) {
+      add_unit_pair();
+    } else if (rng_() & 1) {
       base_.add_run() && head_.add_run();
     } else {
       head_.add_run() && base_.add_run();
     }
   }
   return !failed();
+}
+
+std::string InterleavedPairs::round_name() const {
+  const int k = base_.executions_per_unit();
+  return k > 1 ? "pair of units (" + std::to_string(k) + " executions per side)" : "pair of runs";
 }
 
 bool SlicedPairs::add_rounds(int pairs) {
@@ -45,7 +111,17 @@ stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, 
                                         const std::function<void(const std::string&)>& log) {
   const int max_runs = std::max(budget.runs, budget.max_runs);
   const int last = budget.last();
-  schedule.add_rounds(budget.runs);
+  // The first rounds one at a time, each with a progress line once units have more than one
+  // execution ("unit 3/10 (4 executions per side)").
+  while (!schedule.failed() && schedule.rounds_done() < budget.runs) {
+    const int before = schedule.rounds_done();
+    schedule.add_rounds(1);
+    if (schedule.rounds_done() == before) break;  // a side failed, or a round added nothing
+    const std::string name = schedule.round_name();
+    const size_t open = name.find(" (");
+    if (log && open != std::string::npos && !schedule.failed())
+      log("unit " + std::to_string(schedule.rounds_done()) + "/" + std::to_string(budget.runs) + name.substr(open));
+  }
   stats::Comparison c;
   std::vector<std::string> extended_for;
   while (!schedule.failed()) {

@@ -10,6 +10,9 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
+
+#include "results/result.hpp"
 
 #include "stats/compare.hpp"
 
@@ -20,27 +23,49 @@ class SignalWatch;
 
 namespace gate::verdict {
 
-// One side being measured: a runner::Measurer in gate, a fake in the tests.
+// One side being measured: Measurers in gate (one per layout variant), a fake in the tests.
 class Side {
  public:
   virtual ~Side() = default;
-  // Adds one run; false once a run failed or gate was interrupted (then no more are added).
+  // Adds one run (a unit of executions_per_unit() executions); false once a run failed or gate was
+  // interrupted (then no more are added).
   virtual bool add_run() = 0;
   virtual bool failed() const = 0;
   virtual int runs_done() const = 0;
+  // Units one execution at a time (InterleavedPairs alternates the sides inside a unit pair). A side
+  // whose units are single runs adds a run per execution and closes nothing.
+  virtual bool add_execution() { return add_run(); }
+  virtual bool close_unit() { return !failed(); }
+  virtual double last_execution_seconds() const { return 0; }
+  virtual void set_executions_per_unit(int) {}
+  virtual int executions_per_unit() const { return 1; }
 };
 
-// A Measurer as a Side: each run is one Measurer::run(1), watching `signals`.
+// Measurers as a Side, watching `signals`. Several Measurers are layout variants of one side
+// (gate ab --base-binary repeated): unit u is measured by variant u mod K (round robin, so every
+// stretch of the measurement meets every layout), and the side's runs are all variants' runs in
+// the order they were measured.
 class MeasuredSide : public Side {
  public:
-  MeasuredSide(runner::Measurer& m, runner::SignalWatch* signals) : m_(m), signals_(signals) {}
+  MeasuredSide(std::vector<runner::Measurer*> variants, runner::SignalWatch* signals);
+  MeasuredSide(runner::Measurer& m, runner::SignalWatch* signals) : MeasuredSide(std::vector{&m}, signals) {}
   bool add_run() override;
   bool failed() const override;
-  int runs_done() const override;
+  int runs_done() const override { return static_cast<int>(runs_.size()); }
+  bool add_execution() override;
+  bool close_unit() override;
+  double last_execution_seconds() const override;
+  void set_executions_per_unit(int k) override;
+  int executions_per_unit() const override;
+  // The runs of every variant, in the order measured (index 1..n).
+  const std::vector<RunResult>& runs() const { return runs_; }
+  int layouts() const { return static_cast<int>(variants_.size()); }
 
  private:
-  runner::Measurer& m_;
+  runner::Measurer& current() const { return *variants_[runs_.size() % variants_.size()]; }
+  std::vector<runner::Measurer*> variants_;
   runner::SignalWatch* signals_;
+  std::vector<RunResult> runs_;
 };
 
 // Which runs to add next. A round is what one more step of the loop adds: one run of one side, or
@@ -64,7 +89,7 @@ class OneSide : public Schedule {
   bool add_rounds(int rounds) override;
   int rounds_done() const override { return side_.runs_done(); }
   bool failed() const override { return side_.failed(); }
-  std::string round_name() const override { return "run"; }
+  std::string round_name() const override;
 
  private:
   Side& side_;
@@ -72,18 +97,27 @@ class OneSide : public Schedule {
 
 // Two sides, one run each per round, which goes first drawn from a seeded generator (A B B A ...),
 // so that drift of the machine hits both alike and the same seed gives the same order.
+// With min_unit_seconds > 0 a round is a pair of units: the first round runs one execution a side,
+// which sets the executions per unit (executions_per_unit() from their mean duration), and every
+// unit pair alternates the sides execution by execution in the seeded order, so that both sides'
+// executions cover the same stretch of time.
 class InterleavedPairs : public Schedule {
  public:
-  InterleavedPairs(Side& base, Side& head, uint64_t seed) : base_(base), head_(head), rng_(seed) {}
+  InterleavedPairs(Side& base, Side& head, uint64_t seed, double min_unit_seconds = 0)
+      : base_(base), head_(head), rng_(seed), min_unit_seconds_(min_unit_seconds) {}
   bool add_rounds(int rounds) override;
   int rounds_done() const override { return head_.runs_done(); }
   bool failed() const override { return base_.failed() || head_.failed(); }
-  std::string round_name() const override { return "pair of runs"; }
+  std::string round_name() const override;
 
  private:
+  bool add_unit_pair();
+  bool both(bool base_first, bool (Side::*step)());
   Side& base_;
   Side& head_;
   std::mt19937_64 rng_;
+  double min_unit_seconds_;
+  bool planned_ = false;
 };
 
 // gate ab --slice-ms: both workloads run at once, switched every slice_ms (runner/sliced.hpp).

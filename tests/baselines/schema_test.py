@@ -34,6 +34,17 @@ try:
     sys.exit("FAIL: the schema accepts a negative call count")
 except jsonschema.ValidationError:
     pass
+# Units and layouts (docs/units-and-layouts.md): optional per-run fields, executions at least 1.
+units = copy.deepcopy(example)
+units["runs"][0]["executions"] = 4
+units["runs"][0]["layout"] = 2
+jsonschema.validate(units, schema)
+units["runs"][0]["executions"] = 0
+try:
+    jsonschema.validate(units, schema)
+    sys.exit("FAIL: the schema accepts a run of 0 executions")
+except jsonschema.ValidationError:
+    pass
 r = subprocess.run([gate, "compare", example_path, example_path, "--format", "json"], capture_output=True, text=True)
 if r.returncode != 0:
     sys.exit(f"FAIL: gate compare of the example with itself exited {r.returncode}: {r.stderr}")

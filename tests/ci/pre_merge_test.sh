@@ -61,7 +61,8 @@ chmod +x "$stub"
 export STUB_ARGS="$tmp/args"
 export GATE_SUDO=env   # the stub needs no root
 
-out="$("$script" -c shop/gate.yaml --base main --gate "$stub" -- --runs 7 2>&1)" || fail "stub run failed: $out"
+# One layout a side first (GATE_LAYOUTS=1): the binaries are kept as base and head.
+out="$(GATE_LAYOUTS=1 "$script" -c shop/gate.yaml --base main --gate "$stub" -- --runs 7 2>&1)" || fail "stub run failed: $out"
 keep="$repo/.git/gate-pre-merge"
 [[ -x "$keep/base" && -x "$keep/head" ]] || fail "binaries not kept in $keep: $out"
 mapfile -t args < "$STUB_ARGS"
@@ -75,8 +76,37 @@ if grep -q zz_slow.go "$keep/base"; then fail "the base binary was not built fro
 [[ "$(git worktree list | wc -l)" -eq 1 ]] || fail "the temporary worktree was left behind: $(git worktree list)"
 echo "ok: merge-base and working tree built, gate ab called with both, worktree removed"
 
+# Layout variants: GATE_LAYOUTS=2 builds each side twice with -ldflags=-randlayout=SEED when the Go
+# toolchain has it (>= 1.23), else once, with a warning naming the risk. Both, with the toolchains
+# installed (ci/setup.sh: 1.19 in /usr/lib, 1.24-1.27 in /opt/gate-go).
+layouts_with() {  # $1: a go binary's directory
+  out="$(PATH="$1:$PATH" GATE_LAYOUTS=2 "$script" -c shop/gate.yaml --base main --gate "$stub" 2>&1)" || fail "layouts run failed: $out"
+  mapfile -t args < "$STUB_ARGS"
+  go_minor="$(cd shop && PATH="$1:$PATH" go env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')"
+  if [[ "$go_minor" -ge 23 ]]; then
+    [[ " ${args[*]} " == *" --base-binary $keep/base-1 --base-binary $keep/base-2 --head-binary $keep/head-1 --head-binary $keep/head-2 "* ]] ||
+      fail "layout variants not passed: ${args[*]}"
+    [[ "$out" == *"-ldflags=-randlayout=3"* ]] || fail "the head's variants were not built with their own seeds: $out"
+    if cmp -s "$keep/base-1" "$keep/base-2"; then fail "the two base variants are the same binary: -randlayout not applied"; fi
+    grep -q zz_slow.go "$keep/head-2" || fail "the head variants were not built from the working tree"
+    echo "ok: Go 1.$go_minor: two -randlayout variants a side built and passed to gate ab"
+  else
+    [[ "$out" == *"layout shift can read as a change of up to ~30%"* ]] || fail "no warning about one layout with go1.$go_minor: $out"
+    [[ " ${args[*]} " == *" --base-binary $keep/base --head-binary $keep/head "* ]] || fail "binaries not passed: ${args[*]}"
+    echo "ok: Go 1.$go_minor has no -randlayout: one layout a side, with a warning"
+  fi
+}
+tested=0
+for dir in /usr/lib/go-1.19/bin $(ls -d /opt/gate-go/*/usr/lib/go-*/bin 2>/dev/null | sort -V | tail -n1); do
+  [[ -x "$dir/go" ]] && { layouts_with "$dir"; tested=$((tested + 1)); }
+done
+[[ $tested -gt 0 ]] || layouts_with "$(dirname "$(command -v go)")"
+if out="$(GATE_LAYOUTS=0 "$script" -c shop/gate.yaml --base main --gate "$stub" 2>&1)"; then fail "GATE_LAYOUTS=0 was accepted"; fi
+[[ "$out" == *"not a number from 1 to 64"* ]] || fail "GATE_LAYOUTS=0: no error naming the range: $out"
+echo "ok: a bad GATE_LAYOUTS is an error naming the range"
+
 # A failing gate makes the script fail with gate's exit code.
-if STUB_EXIT=1 "$script" -c shop/gate.yaml --base main --gate "$stub" >/dev/null 2>&1; then
+if GATE_LAYOUTS=1 STUB_EXIT=1 "$script" -c shop/gate.yaml --base main --gate "$stub" >/dev/null 2>&1; then
   fail "exit 1 from gate did not fail the script"
 else
   rc=$?
@@ -113,7 +143,8 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 77
 fi
 set +e
-"$script" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --runs 8 --max-runs 30 > "$tmp/report.txt" 2> "$tmp/log.txt"
+# One layout a side: the reproduce line below names the two binaries (units_e2e covers layouts).
+GATE_LAYOUTS=1 "$script" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --runs 8 --max-runs 30 > "$tmp/report.txt" 2> "$tmp/log.txt"
 rc=$?
 set -e
 cat "$tmp/report.txt"

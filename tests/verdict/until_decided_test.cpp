@@ -250,5 +250,79 @@ TEST(UntilDecided, LastLookCoversTheExtension) {
   EXPECT_EQ((Budget{5, 0, 0}).last(), 5);
 }
 
+
+// A side with units: executions go into a trace (upper case), a closed unit adds '|'; each
+// execution lasts `seconds`.
+struct UnitSide : Side {
+  UnitSide(char name, std::string& trace, double seconds) : name(name), trace(trace), seconds(seconds) {}
+  bool add_run() override {
+    for (int e = 0; e < k; ++e) add_execution();
+    return close_unit();
+  }
+  bool add_execution() override {
+    trace += name;
+    ++open;
+    ++executions;
+    return true;
+  }
+  bool close_unit() override {
+    if (open == 0) return true;
+    units.push_back(open);
+    open = 0;
+    return true;
+  }
+  bool failed() const override { return false; }
+  int runs_done() const override { return static_cast<int>(units.size()); }
+  double last_execution_seconds() const override { return seconds; }
+  void set_executions_per_unit(int n) override { k = n; }
+  int executions_per_unit() const override { return k; }
+  char name;
+  std::string& trace;
+  double seconds;
+  int k = 1, open = 0, executions = 0;
+  std::vector<int> units;
+};
+
+TEST(UntilDecided, UnitsArePlannedFromTheFirstPairAndAlternateInside) {
+  std::string trace;
+  UnitSide base('A', trace, 0.3), head('B', trace, 0.3);
+  InterleavedPairs s(base, head, 3, 1.0);
+  FakeJudge judge{head, 1000};
+  std::vector<std::string> log;
+  measure_until_decided(s, judge.fn(), {5, 5}, [&](const std::string& l) { log.push_back(l); });
+  // ceil(1.0 / 0.3) = 4 executions a unit, the first unit included.
+  EXPECT_EQ(base.units, (std::vector<int>{4, 4, 4, 4, 4}));
+  EXPECT_EQ(head.units, (std::vector<int>{4, 4, 4, 4, 4}));
+  ASSERT_EQ(trace.size(), 40u);
+  int base_first = 0;
+  for (size_t i = 0; i < trace.size(); i += 2) {
+    EXPECT_NE(trace[i], trace[i + 1]) << "each slot runs one execution of each side: " << trace;
+    base_first += trace[i] == 'A';
+  }
+  EXPECT_GT(base_first, 2) << "the order inside a unit is drawn per slot: " << trace;
+  EXPECT_LT(base_first, 18) << trace;
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log.front(), "unit 1/5 (4 executions per side)");
+}
+
+TEST(UntilDecided, LongExecutionsMakeUnitsOfOne) {
+  std::string trace;
+  UnitSide base('A', trace, 1.5), head('B', trace, 1.2);
+  InterleavedPairs s(base, head, 3, 1.0);
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(s.round_name(), "pair of runs");
+}
+
+TEST(UntilDecided, NoUnitTargetKeepsWholeRuns) {
+  std::string trace;
+  UnitSide base('A', trace, 0.01), head('B', trace, 0.01);
+  InterleavedPairs s(base, head, 3, 0);
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{1, 1, 1}));
+}
+
 }  // namespace
 }  // namespace gate::verdict

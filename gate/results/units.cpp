@@ -1,0 +1,109 @@
+// Merging the executions of one unit into one run, and a function's call moments in a run.
+#include "results/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gate {
+
+namespace {
+
+void add_true_time(TrueTimeRun& into, const TrueTimeRun& t) {
+  if (!t.present) return;
+  if (!into.present) {
+    into = t;
+    return;
+  }
+  into.raw_sum_ns += t.raw_sum_ns;
+  into.raw_min_ns = std::min(into.raw_min_ns, t.raw_min_ns);
+  into.raw_max_ns = std::max(into.raw_max_ns, t.raw_max_ns);
+  into.descendants += t.descendants;
+  into.self_sum_ns += t.self_sum_ns;
+  into.self_histogram.merge(t.self_histogram);
+  into.clamped += t.clamped;
+  into.uncompensated += t.uncompensated;
+  for (const auto& c : t.callers) {
+    auto it = std::find_if(into.callers.begin(), into.callers.end(),
+                           [&](const TrueTimeRun::Caller& x) { return x.name == c.name; });
+    if (it == into.callers.end()) {
+      into.callers.push_back(c);
+    } else {
+      it->calls += c.calls;
+      it->sum_ns += c.sum_ns;
+    }
+  }
+}
+
+void add_function(FunctionRun& into, const FunctionRun& f) {
+  if (f.calls) {
+    into.min_ns = into.calls ? std::min(into.min_ns, f.min_ns) : f.min_ns;
+    into.max_ns = std::max(into.max_ns, f.max_ns);
+  }
+  into.calls += f.calls;
+  into.sum_ns += f.sum_ns;
+  into.histogram.merge(f.histogram);
+  into.unmatched_entries += f.unmatched_entries;
+  into.unmatched_returns += f.unmatched_returns;
+  into.diverted_entries += f.diverted_entries;
+  into.dropped += f.dropped;
+  into.sum_start_us += f.sum_start_us;
+  into.sum_start_ms2 += f.sum_start_ms2;
+  add_true_time(into.true_time, f.true_time);
+}
+
+}  // namespace
+
+RunResult merge_executions(const std::vector<RunResult>& executions) {
+  if (executions.empty()) return {};
+  RunResult out = executions.front();
+  out.executions = 0;
+  out.duration_s = 0;
+  out.exit_code = 0;
+  out.functions.clear();
+  out.benchmarks.clear();
+  out.benchmark_warnings.clear();
+  out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
+  for (const auto& e : executions) {
+    out.executions += std::max(e.executions, 1);
+    out.duration_s += e.duration_s;
+    if (out.exit_code == 0) out.exit_code = e.exit_code;
+    out.lost_call_edges += e.lost_call_edges;
+    out.straddled_calls += e.straddled_calls;
+    out.preempted_calls += e.preempted_calls;
+    out.thread_changed_calls += e.thread_changed_calls;
+    // Functions keep the first execution's order; one an execution adds (a run that lacked it
+    // before) goes last.
+    for (const auto& f : e.functions) {
+      auto it = std::find_if(out.functions.begin(), out.functions.end(),
+                             [&](const FunctionRun& x) { return x.name == f.name; });
+      if (it == out.functions.end()) {
+        out.functions.push_back(f);
+      } else {
+        add_function(*it, f);
+      }
+    }
+    out.benchmarks.insert(out.benchmarks.end(), e.benchmarks.begin(), e.benchmarks.end());
+    out.benchmark_warnings.insert(out.benchmark_warnings.end(), e.benchmark_warnings.begin(),
+                                  e.benchmark_warnings.end());
+    for (const auto& [k, v] : e.benchmark_config) out.benchmark_config.emplace(k, v);
+    for (const auto& u : e.benchmark_higher_better)
+      if (std::find(out.benchmark_higher_better.begin(), out.benchmark_higher_better.end(), u) ==
+          out.benchmark_higher_better.end())
+        out.benchmark_higher_better.push_back(u);
+  }
+  return out;
+}
+
+bool FunctionRun::calls_moment(Moment& m) const {
+  if (calls == 0 || sum_start_us == 0) return false;
+  const double n = static_cast<double>(calls);
+  m.mean_s = static_cast<double>(sum_start_us) * 1024e-9 / n;
+  const double ms = 1048576e-9;  // the squares' unit, in seconds
+  const double mean_sq = static_cast<double>(sum_start_ms2) * ms * ms / n;
+  // The squares are of moments truncated to ~1 ms: a spread below that reads as 0.
+  m.sd_s = std::sqrt(std::max(0.0, mean_sq - m.mean_s * m.mean_s));
+  return true;
+}
+
+}  // namespace gate

@@ -1,0 +1,25 @@
+// The comparison widened for layout variance, re-decided and explained again.
+#include "verdict/layouts.hpp"
+
+#include "explain/explain.hpp"
+#include "stats/layouts.hpp"
+#include "verdict/benchmarks.hpp"
+
+namespace gate::verdict {
+
+stats::Comparison judge_with_layouts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                                     const ResultFile& base_meta, const ResultFile& head_meta,
+                                     const stats::CompareOptions& o, report::Annotations* notes) {
+  stats::Comparison c = compare_with_benchmarks(base_runs, head_runs, base_meta, head_meta, o);
+  const auto shares = stats::widen_for_layouts(c, base_runs, head_runs, o);
+  if (notes)
+    for (auto& [name, f] : notes->functions) f.layout_share.reset();
+  if (shares.empty()) return c;
+  redecide(c, o);
+  explain::explain(c, o);
+  if (notes)
+    for (const auto& [name, share] : shares) notes->functions[name].layout_share = share;
+  return c;
+}
+
+}  // namespace gate::verdict

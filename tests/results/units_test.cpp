@@ -1,0 +1,90 @@
+// Merging a unit's executions into one run, and the run's executions and layout in the result JSON.
+#include "results/units.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gate {
+namespace {
+
+FunctionRun function(const char* name, std::initializer_list<uint64_t> calls_ns) {
+  FunctionRun f;
+  f.name = FunctionName(name);
+  for (uint64_t ns : calls_ns) {
+    f.histogram.add(ns);
+    f.min_ns = f.calls ? std::min(f.min_ns, ns) : ns;
+    f.max_ns = std::max(f.max_ns, ns);
+    ++f.calls;
+    f.sum_ns += ns;
+  }
+  return f;
+}
+
+RunResult execution(double seconds, std::vector<FunctionRun> fs, int exit_code = 0) {
+  RunResult r;
+  r.index = 7;
+  r.variant = "base";
+  r.duration_s = seconds;
+  r.exit_code = exit_code;
+  r.functions = std::move(fs);
+  return r;
+}
+
+TEST(MergeExecutions, SumsCallsTimesAndDurationsAndMergesHistograms) {
+  const RunResult one = execution(0.3, {function("a", {100, 200, 300}), function("b", {5000})});
+  const RunResult two = execution(0.4, {function("a", {50, 400})}, 2);
+  RunResult three = execution(0.2, {function("b", {7000}), function("c", {1})});
+  three.lost_call_edges = 3;
+  const RunResult u = merge_executions({one, two, three});
+  EXPECT_EQ(u.executions, 3);
+  EXPECT_DOUBLE_EQ(u.duration_s, 0.9);
+  EXPECT_EQ(u.index, 7);
+  EXPECT_EQ(u.variant, "base");
+  EXPECT_EQ(u.exit_code, 2) << "the first non-zero exit";
+  EXPECT_EQ(u.lost_call_edges, 3u);
+  ASSERT_EQ(u.functions.size(), 3u);
+  const FunctionRun* a = u.find("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->calls, 5u);
+  EXPECT_EQ(a->sum_ns, 1050u);
+  EXPECT_EQ(a->min_ns, 50u);
+  EXPECT_EQ(a->max_ns, 400u);
+  EXPECT_EQ(a->histogram.count(), 5u);
+  LatencyHistogram expect;
+  for (uint64_t ns : {100, 200, 300, 50, 400}) expect.add(ns);
+  EXPECT_EQ(a->histogram, expect) << "the unit's histogram is the executions' merged";
+  EXPECT_EQ(u.find("b")->calls, 2u);
+  EXPECT_EQ(u.find("b")->min_ns, 5000u);
+  EXPECT_EQ(u.find("c")->calls, 1u) << "a function only a later execution called is kept";
+}
+
+TEST(MergeExecutions, OneExecutionIsItself) {
+  const RunResult one = execution(0.3, {function("a", {100, 200})});
+  const RunResult u = merge_executions({one});
+  EXPECT_EQ(u.executions, 1);
+  EXPECT_EQ(u.functions.size(), 1u);
+  EXPECT_EQ(u.find("a")->histogram, one.find("a")->histogram);
+  EXPECT_EQ(merge_executions({}).functions.size(), 0u);
+}
+
+TEST(MergeExecutions, ExecutionsAndLayoutRoundTripThroughJson) {
+  ResultFile r;
+  r.functions.push_back(FunctionInfo{0, "a"});
+  RunResult u = merge_executions({execution(0.3, {function("a", {100})}), execution(0.3, {function("a", {120})})});
+  u.index = 1;
+  u.layout = 2;
+  r.runs.push_back(u);
+  RunResult plain = execution(0.3, {function("a", {100})});
+  plain.index = 2;
+  r.runs.push_back(plain);
+  const std::string text = result_to_json_text(r);
+  EXPECT_NE(text.find("\"executions\""), std::string::npos);
+  const ResultFile back = result_from_json_text(text, "test");
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[0].executions, 2);
+  EXPECT_EQ(back.runs[0].layout, 2);
+  EXPECT_EQ(back.runs[1].executions, 1) << "absent: one execution";
+  EXPECT_EQ(back.runs[1].layout, -1) << "absent: no layout";
+}
+
+}  // namespace
+}  // namespace gate
