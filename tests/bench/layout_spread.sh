@@ -10,7 +10,7 @@
 # noise floor: identical code, identical layout).
 #
 # Usage: tests/bench/layout_spread.sh [N [SEEDS]]   N seeds (default 8), SEEDS the first seed or a
-#        comma list (default 1); env ROUNDS (default 5), REPS (default 9), MS (default 20),
+#        comma list (default 1); env ROUNDS (default 5), REPS (default 31), MS (default 5),
 #        GO (default /opt/gate-go/1.27/usr/lib/go-1.27/bin/go), KEEP=DIR keeps the binaries.
 # Example: tests/bench/layout_spread.sh 8 1      (seeds 1..8; ~2 min on a 2-vCPU VM)
 set -euo pipefail
@@ -18,7 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/ci/env.sh"
 n="${1:-8}"
 seeds_arg="${2:-1}"
-rounds="${ROUNDS:-5}"; reps="${REPS:-9}"; ms="${MS:-20}"
+rounds="${ROUNDS:-5}"; reps="${REPS:-31}"; ms="${MS:-5}"
 go="${GO:-}"
 if [[ -z "$go" ]]; then
   for cand in /opt/gate-go/1.27/usr/lib/go-1.27/bin/go /opt/gate-go/1.27/bin/go /usr/lib/go-1.27/bin/go; do
