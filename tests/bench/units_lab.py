@@ -26,6 +26,7 @@ Usage (root):
   tests/bench/units_lab.py --workload layoutsens --layouts 1 --trials A/A=10 --slowdowns ''
   tests/bench/units_lab.py --workload layoutsens --layouts 3 --trials 'A/A=10,1.25x=10' --slowdowns 1.25
   ... --set 'min_unit_seconds: 0'     (a config override: top-level key replaced in a temp copy)
+  tests/bench/units_lab.py --suite after --gate GATE   (the "after" measurements, one command; ~25 min)
 Figures, not pass/fail. --keep DIR keeps every trial's reports.
 """
 import argparse
@@ -205,6 +206,48 @@ def trials_for(spec, label):
     return int(counts.get(label, 0))
 
 
+SUITES = {  # name: [(output file stem, arguments)]: the lab's standard measurements, one command each
+    "before": [
+        ("before-shortwork", ["--trials", "A/A=8,1.1x=6,1.25x=6,1.35x=6"]),
+        ("before-layouts", ["--workload", "layoutsens", "--layouts", "1", "--trials", "A/A=10,1.25x=5",
+                            "--slowdowns", "1.25"]),
+    ],
+    "after": [
+        ("after-shortwork", ["--trials", "A/A=6,1.1x=5,1.25x=5,1.35x=5"]),
+        ("after-layouts3", ["--workload", "layoutsens", "--layouts", "3", "--trials", "A/A=10,1.25x=10",
+                            "--slowdowns", "1.25"]),
+        ("after-layouts1", ["--workload", "layoutsens", "--layouts", "1", "--trials", "A/A=10",
+                            "--slowdowns", ""]),
+    ],
+}
+
+
+def run_suite(a):
+    """--suite NAME: each of its configurations as its own run of this script, with the same --gate,
+    its output shown and written to tests/bench/results/STEM.txt (the command line and uptime first)."""
+    out_dir = os.path.join(ROOT, "tests", "bench", "results")
+    os.makedirs(out_dir, exist_ok=True)
+    for stem, args in SUITES[a.suite]:
+        cmd = [sys.executable, os.path.abspath(__file__), "--gate", a.gate, *args, "--label", f"{a.suite}: {stem}"]
+        cmd += [x for o in a.set for x in ("--set", o)]
+        path = os.path.join(out_dir, stem + ".txt")
+        shown = " ".join(c if c and " " not in c and "=" not in c[1:] else repr(c) for c in cmd[1:])
+        print(f"== {stem}: {shown}\n   output: {os.path.relpath(path, ROOT)}", flush=True)
+        with open(path, "w") as f:
+            up = subprocess.run(["uptime"], capture_output=True, text=True).stdout
+            f.write(f"$ {shown}\n{up}")
+            f.flush()
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for line in p.stdout:
+                sys.stdout.write(line)
+                f.write(line)
+            rc = p.wait()
+            f.write(subprocess.run(["uptime"], capture_output=True, text=True).stdout)
+        if rc != 0:
+            fail(f"--suite {a.suite}, configuration {stem}", f"its run exited {rc} (message above)",
+                 "fix that and run the suite again (finished configurations' files are kept)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"), help="the gate binary")
@@ -222,7 +265,13 @@ def main():
     ap.add_argument("--go", default="", help="the Go toolchain (default Go 1.27 from /opt/gate-go, else go on PATH)")
     ap.add_argument("--keep", default="", metavar="DIR", help="keep every trial's report dir here")
     ap.add_argument("--label", default="", help="a name for this configuration, printed with the table")
+    ap.add_argument("--suite", choices=sorted(SUITES), help="run the lab's standard set of configurations with "
+                    "--gate, each written to tests/bench/results/<configuration>.txt: before (shortwork A/A and "
+                    "1.1x/1.25x/1.35x; layoutsens with one layout per side), after (the same shortwork set; "
+                    "layoutsens with 3 layouts per side, A/A and 1.25x, 10 trials each; and one layout per side)")
     a = ap.parse_args()
+    if a.suite:
+        return run_suite(a)
     if os.geteuid() != 0:
         fail("units_lab", "needs root", "run it as root (gate attaches BPF uprobes)")
     if not (os.path.isfile(a.gate) and os.access(a.gate, os.X_OK)):
