@@ -148,6 +148,19 @@ def gate_ab(gate, cfg, bases, heads, report_dir, seed):
     return rep, wall, cmd
 
 
+def unit_keys(j, path=""):
+    """Keys about units and layouts anywhere in a report (executions per unit, layout variants),
+    as "path=value": newer gates report them, older ones do not."""
+    out = []
+    if isinstance(j, dict):
+        for k, v in j.items():
+            if ("execution" in k or "layout" in k) and not isinstance(v, (dict, list)):
+                out.append(f"{path}{k}={v}")
+            elif k not in ("functions",):
+                out += unit_keys(v, f"{path}{k}.")
+    return out
+
+
 def new_stats():
     return dict(trials=0, verdicts={}, fn_verdicts=0, false_flag_trials=0, caught=0, caught_suspect=0,
                 p50={}, walls=[], pairs=[], flagged_fn=0, per_function={}, extra={})
@@ -322,8 +335,10 @@ def main():
             tally(stats[label], rep, fn if slow else None, watch, wall)
             vs = {f["name"].replace("main.", ""): f["verdict"] for f in rep["functions"]}
             short = ", ".join(f"{k} {v}" for k, v in sorted(vs.items()) if v != "unchanged")
+            units = unit_keys(rep)
             print(f"{label} trial {t + 1}/{counts[label]}: exit {rep.get('exit_code')}, {rep.get('base_runs')}+"
-                  f"{rep.get('head_runs')} runs, {wall:.0f} s; not unchanged: {short or 'none'}", flush=True)
+                  f"{rep.get('head_runs')} runs, {wall:.0f} s; not unchanged: {short or 'none'}"
+                  + (f"; {', '.join(units)}" if units else ""), flush=True)
             if t == 0 and label == scenarios[0][0]:
                 print(f"#   command: {' '.join(cmd)}", flush=True)
     print()
