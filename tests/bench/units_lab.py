@@ -27,6 +27,7 @@ Usage (root):
   tests/bench/units_lab.py --workload layoutsens --layouts 3 --trials 'A/A=10,1.25x=10' --slowdowns 1.25
   ... --set 'min_unit_seconds: 0'     (a config override: top-level key replaced in a temp copy)
   tests/bench/units_lab.py --suite after --gate GATE   (the "after" measurements, one command; ~25 min)
+  tests/bench/units_lab.py --gate OLD --gate NEW --trials A/A=5 --slowdowns ''   (two gates, trials in turns)
 Figures, not pass/fail. --keep DIR keeps every trial's reports.
 """
 import argparse
@@ -204,7 +205,7 @@ def table(rows, watch):
     for label, st in rows:
         v = st["verdicts"]
         decidable = sum(n for k, n in v.items() if k != "insufficient data")
-        caught = (f"{st['caught']}/{st['trials']} + {st['caught_suspect']}" if label != "A/A" else "-")
+        caught = (f"{st['caught']}/{st['trials']} + {st['caught_suspect']}" if not label.endswith("A/A") else "-")
         print(f"| {label} | {st['trials']} | {v.get('unchanged', 0)}/{decidable} ({pct(v.get('unchanged', 0), decidable)}) | "
               f"{v.get('inconclusive', 0)} | {v.get('regression', 0)} | {v.get('suspect', 0)} | {v.get('improvement', 0)} | "
               f"{st['false_flag_trials']}/{st['trials']} | " + (f"{st['flagged_fn']}/{st['trials']} | " if watch else "") +
@@ -241,7 +242,8 @@ def run_suite(a):
     out_dir = os.path.join(ROOT, "tests", "bench", "results")
     os.makedirs(out_dir, exist_ok=True)
     for stem, args in SUITES[a.suite]:
-        cmd = [sys.executable, os.path.abspath(__file__), "--gate", a.gate, *args, "--label", f"{a.suite}: {stem}"]
+        cmd = [sys.executable, os.path.abspath(__file__), *[x for g in a.gate for x in ("--gate", g)], *args,
+               "--label", f"{a.suite}: {stem}"]
         cmd += [x for o in a.set for x in ("--set", o)]
         path = os.path.join(out_dir, stem + ".txt")
         shown = " ".join(c if c and " " not in c and "=" not in c[1:] else repr(c) for c in cmd[1:])
@@ -263,7 +265,9 @@ def run_suite(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--gate", default=os.path.join(ROOT, "build", "gate", "cli", "gate"), help="the gate binary")
+    ap.add_argument("--gate", action="append", default=[], help="the gate binary (default build/gate/cli/gate); "
+                    "repeat it to compare gates: their trials take turns on the same builds, so that each meets "
+                    "the machine's load alike (rows GATE: scenario)")
     ap.add_argument("--workload", default="shortwork", choices=sorted(WORKLOADS))
     ap.add_argument("--trials", default="5", help="trials a scenario: N, or per scenario, e.g. A/A=5,1.1x=5,1.25x=5 "
                     "(a scenario not named: 0)")
@@ -283,16 +287,23 @@ def main():
                     "1.1x/1.25x/1.35x; layoutsens with one layout per side), after (the same shortwork set; "
                     "layoutsens with 3 layouts per side, A/A and 1.25x, 10 trials each; and one layout per side)")
     a = ap.parse_args()
+    a.gate = a.gate or [os.path.join(ROOT, "build", "gate", "cli", "gate")]
     if a.suite:
         return run_suite(a)
     if os.geteuid() != 0:
         fail("units_lab", "needs root", "run it as root (gate attaches BPF uprobes)")
-    if not (os.path.isfile(a.gate) and os.access(a.gate, os.X_OK)):
-        fail(f"--gate {a.gate}", "is not an executable file",
-             "build gate (cmake --build build --target gate) or give --gate PATH to a gate binary")
-    ver = subprocess.run([a.gate, "--version"], capture_output=True, text=True)
-    if ver.returncode != 0:
-        fail(f"--gate {a.gate}", f"`gate --version` failed: {ver.stderr.strip()[-300:]}", "give a working gate binary")
+    versions = []
+    for g in a.gate:
+        if not (os.path.isfile(g) and os.access(g, os.X_OK)):
+            fail(f"--gate {g}", "is not an executable file",
+                 "build gate (cmake --build build --target gate) or give --gate PATH to a gate binary")
+        ver = subprocess.run([g, "--version"], capture_output=True, text=True)
+        if ver.returncode != 0:
+            fail(f"--gate {g}", f"`gate --version` failed: {ver.stderr.strip()[-300:]}", "give a working gate binary")
+        versions.append(f"{g} ({ver.stdout.strip()})")
+    gnames = [os.path.basename(g) for g in a.gate]
+    if len(set(gnames)) != len(gnames):
+        gnames = [f"gate{i + 1}" for i in range(len(a.gate))]
     if a.layouts < 0:
         fail(f"--layouts {a.layouts}", "must be 0 (plain builds) or a count of variants per side", "give e.g. --layouts 3")
     src_rel, default_fn = WORKLOADS[a.workload]
@@ -311,10 +322,15 @@ def main():
     if not scenarios:
         fail(f"--trials {a.trials}", "leaves no scenario with a trial", "give e.g. --trials 5 or A/A=5,1.25x=5")
     print(f"# units_lab: {' '.join(sys.argv)}")
-    print(f"# gate: {a.gate} ({ver.stdout.strip()}); {gover}; workload {src_rel}; layouts per side: {a.layouts}; "
+    print(f"# gate: {', '.join(versions)}; {gover}; workload {src_rel}; layouts per side: {a.layouts}; "
           f"overrides: {a.set or 'none'}; lab dir {lab}")
     print(f"# start {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; load:{open('/proc/loadavg').read().strip()}", flush=True)
-    stats = {label: new_stats() for label, _ in scenarios}
+
+    def row(g, label):
+        return label if len(a.gate) == 1 else f"{gnames[g]}: {label}"
+
+    rows = [row(g, label) for label, _ in scenarios for g in range(len(a.gate))]
+    stats = {r: new_stats() for r in rows}
     t_start = time.time()
     for t in range(max(counts.values())):
         for label, slow in scenarios:
@@ -329,27 +345,29 @@ def main():
                 heads = [builder.get(slow, 0)] if slow else [os.path.join(lab, "bin-base-copy")]
                 if not slow and not os.path.exists(heads[0]):
                     shutil.copy(bases[0], heads[0])
-            rdir = os.path.join(a.keep or lab, f"{label.replace('/', '')}-{t + 1}")
-            os.makedirs(rdir, exist_ok=True)
-            rep, wall, cmd = gate_ab(a.gate, cfg, bases, heads, rdir, t + 1)
-            tally(stats[label], rep, fn if slow else None, watch, wall)
-            vs = {f["name"].replace("main.", ""): f["verdict"] for f in rep["functions"]}
-            short = ", ".join(f"{k} {v}" for k, v in sorted(vs.items()) if v != "unchanged")
-            units = unit_keys(rep)
-            print(f"{label} trial {t + 1}/{counts[label]}: exit {rep.get('exit_code')}, {rep.get('base_runs')}+"
-                  f"{rep.get('head_runs')} runs, {wall:.0f} s; not unchanged: {short or 'none'}"
-                  + (f"; {', '.join(units)}" if units else ""), flush=True)
-            if t == 0 and label == scenarios[0][0]:
-                print(f"#   command: {' '.join(cmd)}", flush=True)
+            for g, gpath in enumerate(a.gate):
+                r = row(g, label)
+                rdir = os.path.join(a.keep or lab, f"{r.replace('/', '').replace(': ', '-')}-{t + 1}")
+                os.makedirs(rdir, exist_ok=True)
+                rep, wall, cmd = gate_ab(gpath, cfg, bases, heads, rdir, t + 1)
+                tally(stats[r], rep, fn if slow else None, watch, wall)
+                vs = {f["name"].replace("main.", ""): f["verdict"] for f in rep["functions"]}
+                short = ", ".join(f"{k} {v}" for k, v in sorted(vs.items()) if v != "unchanged")
+                units = unit_keys(rep)
+                print(f"{r} trial {t + 1}/{counts[label]}: exit {rep.get('exit_code')}, {rep.get('base_runs')}+"
+                      f"{rep.get('head_runs')} runs, {wall:.0f} s; not unchanged: {short or 'none'}"
+                      + (f"; {', '.join(units)}" if units else ""), flush=True)
+                if t == 0 and label == scenarios[0][0]:
+                    print(f"#   command: {' '.join(cmd)}", flush=True)
     print()
     if a.label:
         print(f"**{a.label}**\n")
-    table([(label, stats[label]) for label, _ in scenarios], watch)
+    table([(r, stats[r]) for r in rows], watch)
     print(f"\n# end {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, {time.time() - t_start:.0f} s; "
           f"load:{open('/proc/loadavg').read().strip()}")
     print("# p50 verdicts of functions not slowed: " + "; ".join(
-        f"{label}: " + ", ".join(f"{k} {n}" for k, n in sorted(stats[label]['p50'].items())) for label, _ in scenarios))
-    for label, _ in scenarios:
+        f"{r}: " + ", ".join(f"{k} {n}" for k, n in sorted(stats[r]['p50'].items())) for r in rows))
+    for label in rows:
         worst = []
         for name, vs in sorted(stats[label]["per_function"].items()):
             flags = [f"{v} {r:.3f} [{lo:.3f}, {hi:.3f}]" for v, r, lo, hi in vs if v != "unchanged" and r]
