@@ -164,7 +164,8 @@ def unit_keys(j, path=""):
 
 def new_stats():
     return dict(trials=0, verdicts={}, fn_verdicts=0, false_flag_trials=0, caught=0, caught_suspect=0,
-                p50={}, walls=[], pairs=[], flagged_fn=0, per_function={}, extra={})
+                p50={}, walls=[], pairs=[], flagged_fn=0, per_function={}, extra={},
+                slowed_reads=[])
 
 
 def tally(st, rep, slowed, watch, wall):
@@ -177,6 +178,9 @@ def tally(st, rep, slowed, watch, wall):
     for f in rep["functions"]:
         v = f["verdict"]
         if slowed and f["name"] == slowed:
+            q = next((q for q in f.get("quantiles", []) if q["name"] == "p50"), None)
+            if q and q.get("ratio"):
+                st["slowed_reads"].append(f"{v} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}]")
             st["caught"] += v == "regression"
             st["caught_suspect"] += v == "suspect"
             continue
@@ -375,6 +379,8 @@ def main():
                 worst.append(f"{name.replace('main.', '')}: {'; '.join(flags)}")
         if worst:
             print(f"# {label} not unchanged (p50 ratio [interval]): " + " | ".join(worst))
+        if stats[label]["slowed_reads"]:
+            print(f"# {label} the slowed function {fn} read (p50 ratio [interval]): " + "; ".join(stats[label]["slowed_reads"]))
     if not a.keep:
         shutil.rmtree(lab, ignore_errors=True)
 
