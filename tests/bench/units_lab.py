@@ -179,7 +179,7 @@ def tally(st, rep, slowed, watch, wall):
         v = f["verdict"]
         if slowed and f["name"] == slowed:
             q = next((q for q in f.get("quantiles", []) if q["name"] == "p50"), None)
-            if q and q.get("ratio"):
+            if q and None not in (q.get("ratio"), q.get("ci_low"), q.get("ci_high")):
                 st["slowed_reads"].append(f"{v} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}]")
             st["caught"] += v == "regression"
             st["caught_suspect"] += v == "suspect"
