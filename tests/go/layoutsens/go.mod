@@ -1,0 +1,3 @@
+module gate.test/layoutsens
+
+go 1.19

@@ -1,0 +1,3 @@
+module gate.test/shortwork
+
+go 1.19
