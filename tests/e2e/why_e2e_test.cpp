@@ -133,5 +133,43 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
   fs::remove_all(dir);
 }
 
+// gate record --profile writes baselines/NAME.pb.gz beside the baseline; gate check --profile
+// writes the head's profile and compares it with that one (both files named in report.json), and
+// says so when the baseline has no profile.
+TEST(WhyE2e, RecordProfileThenCheckAgainstIt) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = fs::temp_directory_path() / ("gate-why-check-" + std::to_string(getpid()));
+  fs::create_directories(dir / "baselines");
+  const std::string shop = build_shop_example();
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: shop-why\nbinary: " << shop << "\nworkload: exec \"$GATE_BINARY\" -orders 500 -q\n"
+                     << "runs: 3\nmax_runs: 3\nenv: {GOMAXPROCS: \"2\"}\nfunctions:\n  - " << kApply << "\n";
+  const std::string baseline = (dir / "baselines" / "shop.json").string();
+  const fs::path profile = dir / "baselines" / "shop.pb.gz";
+  auto rec = run_gate({"record", "-c", cfg, "--baseline", baseline, "--profile=997"});
+  ASSERT_EQ(rec.code, 0) << rec.err;
+  ASSERT_TRUE(fs::exists(profile)) << rec.err;
+  const auto raw = run_program({default_go().go, "tool", "pprof", "-raw", profile.string()}, dir.string());
+  EXPECT_EQ(raw.code, 0) << raw.err;
+  EXPECT_NE(raw.out.find(kApply), std::string::npos);
+
+  const fs::path report_dir = dir / "report";
+  auto check = run_gate({"check", "-c", cfg, "--baseline", baseline, "--profile=997", "--report-dir", report_dir.string()});
+  ASSERT_TRUE(check.code == 0 || check.code == 1) << check.err;
+  EXPECT_TRUE(fs::exists(report_dir / "profile-head.pb.gz")) << check.err;
+  EXPECT_EQ(check.err.find("no CPU profile beside the baseline"), std::string::npos) << check.err;
+  const auto js = read_file((report_dir / "report.json").string());
+  ASSERT_TRUE(js);
+  const auto files = nlohmann::json::parse(*js).at("annotations").at("profile_files");
+  ASSERT_EQ(files.size(), 2u) << *js;
+  EXPECT_EQ(files[0], profile.string());
+
+  fs::remove(profile);
+  auto bare = run_gate({"check", "-c", cfg, "--baseline", baseline, "--profile=997", "--report-dir", report_dir.string()});
+  ASSERT_TRUE(bare.code == 0 || bare.code == 1) << bare.err;
+  EXPECT_NE(bare.err.find("no CPU profile beside the baseline"), std::string::npos) << bare.err;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gate::testing

@@ -199,8 +199,11 @@ TEST(ProfileDiffAccuracy, DoubledChildReadsPlus100PercentPerCallAndNoOtherFrame)
   const double change = 100 * (b->head_ns_per_call / b->base_ns_per_call - 1);
   EXPECT_NEAR(change, 100, 15) << describe(d);
   EXPECT_TRUE(b->significant);
-  for (const auto& f : d.frames)
-    if (f.frame != "main.childB") EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value << ": " << describe(d);
+  for (const auto& f : d.frames) {
+    if (f.frame != "main.childB") {
+      EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value << ": " << describe(d);
+    }
+  }
   std::printf("GATE_FIGURE doubled child: childB %+.1f%% per call (%lu -> %lu samples); %s\n", change,
               static_cast<unsigned long>(b->base_samples), static_cast<unsigned long>(b->head_samples),
               describe(d).c_str());
