@@ -29,6 +29,29 @@ std::string with_commas(uint64_t n) {
   return s;
 }
 
+// Whether a Go function is the program's own code (package main, or an import path that starts
+// with a domain), not the standard library or the runtime.
+bool own_code(const std::string& fn) {
+  const size_t slash = fn.find('/'), dot = fn.find('.');
+  return fn.starts_with("main.") || (slash != std::string::npos && dot < slash);
+}
+
+// A frame's callers below the function, for a line: every frame of the program's own code (where
+// its time is spent in the program: "instr.(*Func).exit"), then the last two (what it was doing:
+// "runtime.nanotime, runtime.nanotime1"); a path of three or fewer in full.
+std::string path_text(const std::vector<std::string>& path) {
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < path.size(); ++i)
+    if (path.size() <= 3 || own_code(path[i]) || i + 2 >= path.size()) shown.push_back(i);
+  std::string s;
+  for (size_t k = 0; k < shown.size(); ++k) {
+    if (k > 0) s += shown[k] == shown[k - 1] + 1 ? ", " : ", ..., ";
+    else if (shown[k] > 0) s += "..., ";
+    s += short_name(path[shown[k]]);
+  }
+  return s;
+}
+
 const FunctionNotes* find(const Annotations* notes, const std::string& name) {
   if (!notes) return nullptr;
   const auto it = notes->functions.find(name);
@@ -67,12 +90,7 @@ std::string profile_sentence(const std::string& function, const ProfileNote& n, 
   for (const auto& f : n.frames) {
     if (!f.significant || shown == max_frames) continue;
     s += (shown++ ? ", " : ": ") + short_name(f.frame) + " " + us(f.head_ns_per_call - f.base_ns_per_call);
-    if (!f.path.empty()) {  // its callers below the function: the first, and the last two when longer
-      s += " (" + short_name(f.path.front());
-      if (f.path.size() > 3) s += ", ...";
-      for (size_t i = f.path.size() > 3 ? f.path.size() - 2 : 1; i < f.path.size(); ++i) s += ", " + short_name(f.path[i]);
-      s += ")";
-    }
+    if (!f.path.empty()) s += " (" + path_text(f.path) + ")";
   }
   if (shown == 0) {
     s += ": no frame changed beyond sampling noise";

@@ -82,6 +82,16 @@ TEST(Annotations, Sentences) {
   EXPECT_TRUE(contains(line, "[outside the Go binary: vdso, C] +10.9us (instr.(*Func).exit, time.Since, runtime.nanotime)")) << line;
   EXPECT_FALSE(contains(line, "pricing.tax")) << "not significant: " << line;
   EXPECT_TRUE(contains(line, "12% of head's in [gate probe]")) << line;
+  // A longer path: the program's own frames, then the last two.
+  auto p = *a.functions.at(kRegressed).profile;
+  p.frames[0].path = {"example.com/shop/internal/instr.(*Func).Exit", "example.com/shop/internal/instr.(*Func).exit",
+                      "example.com/shop/internal/instr.clock", "time.Since", "time.runtimeNano", "runtime.nanotime",
+                      "runtime.nanotime1"};
+  const std::string longer = report::profile_sentence(kRegressed, p);
+  EXPECT_TRUE(contains(longer, "(instr.(*Func).Exit, instr.(*Func).exit, instr.clock, ..., runtime.nanotime, runtime.nanotime1)"))
+      << longer;
+  p.frames[0].path = {"runtime.a", "runtime.b", "runtime.c", "runtime.d"};
+  EXPECT_TRUE(contains(report::profile_sentence(kRegressed, p), "(..., runtime.c, runtime.d)"));
 }
 
 TEST(Annotations, TextAndMarkdownShowTheLines) {
