@@ -3,7 +3,10 @@
 
 #include <capstone/capstone.h>
 
+#include <cctype>
 #include <cstdio>
+#include <optional>
+#include <set>
 
 #include "common/error.hpp"
 
@@ -104,24 +107,98 @@ std::vector<std::string> normalized_code(const elf::ElfFile& elf, const Function
   return d.normalize(elf, table, fn);
 }
 
+std::vector<std::string> direct_callees(const std::vector<std::string>& normalized) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& insn : normalized) {
+    if (!insn.starts_with("call ")) continue;
+    std::string target = insn.substr(5);
+    if (target.empty() || target.find('.') == std::string::npos || target.starts_with("L+") || target.find('+') != std::string::npos ||
+        !std::isalpha(static_cast<unsigned char>(target[0])))
+      continue;  // a register, memory, into the middle of something, or not code
+    if (seen.insert(target).second) out.push_back(std::move(target));
+  }
+  return out;
+}
+
+bool is_program_code(const std::string& function) {
+  if (function.starts_with("main.")) return true;
+  const size_t slash = function.find('/'), dot = function.find('.');
+  return slash != std::string::npos && dot != std::string::npos && dot < slash;  // "example.com/..."
+}
+
+namespace {
+
+// One side's normalised code per function name, decoded once.
+class CodeCache {
+ public:
+  CodeCache(const elf::ElfFile& elf, X86& d) : elf_(elf), table_(FunctionTable::from_elf(elf)), d_(d) {}
+  const FunctionTable& table() const { return table_; }
+  // nullptr: no such function on this side.
+  const std::vector<std::string>* code(const std::string& name) {
+    auto it = cache_.find(name);
+    if (it != cache_.end()) return it->second ? &*it->second : nullptr;
+    const Function* f = table_.find_exact(name);
+    auto& slot = cache_[name];
+    if (f) slot = d_.normalize(elf_, table_, *f);
+    return slot ? &*slot : nullptr;
+  }
+
+ private:
+  const elf::ElfFile& elf_;
+  FunctionTable table_;
+  X86& d_;
+  std::map<std::string, std::optional<std::vector<std::string>>> cache_;
+};
+
+// The callees of `root` on both sides, breadth first to `depth` levels, within the program's code;
+// those that differ are recorded in c.
+void compare_callees(const std::string& root, CodeCache& base, CodeCache& head, int depth, CodeComparison& c) {
+  constexpr size_t kMaxCallees = 400;
+  std::set<std::string> seen{root};
+  std::vector<std::string> level{root};
+  for (int d = 0; d < depth && !level.empty() && seen.size() < kMaxCallees; ++d) {
+    std::vector<std::string> next;
+    for (const auto& fn : level)
+      for (CodeCache* side : {&base, &head})
+        if (const auto* code = side->code(fn))
+          for (auto& callee : direct_callees(*code))
+            if (is_program_code(callee) && seen.size() < kMaxCallees && seen.insert(callee).second)
+              next.push_back(callee);
+    for (const auto& callee : next) {
+      const auto *b = base.code(callee), *h = head.code(callee);
+      if (!b || !h || *b != *h) c.changed_callees.push_back(callee);
+    }
+    c.callees += next.size();
+    level = std::move(next);
+  }
+  c.callees_compared = true;
+}
+
+}  // namespace
+
 std::map<std::string, CodeComparison> compare_code(const elf::ElfFile& base, const elf::ElfFile& head,
-                                                   const std::vector<std::string>& functions) {
+                                                   const std::vector<std::string>& functions, int callee_depth) {
   require_x86(base);
   require_x86(head);
-  const auto base_table = FunctionTable::from_elf(base), head_table = FunctionTable::from_elf(head);
   X86 d;
+  CodeCache base_code(base, d), head_code(head, d);
+  const auto& base_table = base_code.table();
+  const auto& head_table = head_code.table();
   std::map<std::string, CodeComparison> out;
   for (const auto& name : functions) {
     CodeComparison c;
     const Function* b = base_table.find_exact(name);
     const Function* h = head_table.find_exact(name);
     if (b && h) {
-      const auto bc = d.normalize(base, base_table, *b), hc = d.normalize(head, head_table, *h);
+      const auto& bc = *base_code.code(name);
+      const auto& hc = *head_code.code(name);
       c.in_both = true;
       c.same = bc == hc;
       c.moved_bytes = static_cast<int64_t>(h->address) - static_cast<int64_t>(b->address);
       c.base_instructions = bc.size();
       c.head_instructions = hc.size();
+      if (callee_depth > 0) compare_callees(name, base_code, head_code, callee_depth, c);
     }
     out[name] = c;
   }

@@ -6,80 +6,13 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "analysis/code_diff.hpp"
 #include "cli/profile_flags.hpp"
-#include "profile/profile_diff.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
+#include "verdict/why.hpp"
 
 namespace gate::cli {
-
-namespace {
-
-// A Go symbol name as a literal in pprof's regular expressions ('.', '(', '*', '[' are special).
-std::string regex_quote(const std::string& name) {
-  std::string out;
-  for (char ch : name) {
-    if (std::string_view("\\.+*?()|[]{}^$").find(ch) != std::string_view::npos) out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
-// profile-base.pb.gz and profile-head.pb.gz into the report directory (else the current one), and
-// the command that compares them: for each regressed function, its subtree (-show_from).
-void write_ab_profiles(profile::ProfileRecorder& rec, const std::string& report_dir, const verdict::AbJudged& j,
-                       const Globals& g) {
-  const stats::Comparison& c = j.comparison;
-  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
-  if (!dir.empty()) std::filesystem::create_directories(dir);
-  for (const char* side : {"base", "head"}) {
-    const std::string path = dir + "profile-" + side + ".pb.gz";
-    g.log("wrote " + path + " (CPU profile of " + side + ": " + rec.write(side, path) + ")");
-  }
-  const std::string diff = "go tool pprof -top -diff_base " + dir + "profile-base.pb.gz";
-  bool any = false;
-  for (const auto& f : c.functions)
-    if (f.verdict == stats::Verdict::kRegression || f.verdict == stats::Verdict::kSuspect) {
-      g.log("why " + f.name + " got slower: " + diff + " -show_from='^" + regex_quote(f.name) + "$' " + dir +
-            "profile-head.pb.gz");
-      // Calls of the measured runs; samples of every run (warm-up runs too, when the config has any).
-      auto calls = [&](const ResultFile& r) {
-        uint64_t n = 0;
-        for (const auto& run : r.runs)
-          if (const auto* fr = run.find(f.name)) n += fr->calls;
-        return n;
-      };
-      const auto d = profile::diff_subtree(rec.finish("base"), rec.finish("head"), f.name, calls(j.base.result),
-                                           calls(j.head.result));
-      g.log("  profile: " + profile::describe(d));
-      any = true;
-    }
-  if (!any) g.log("compare them with: " + diff + " " + dir + "profile-head.pb.gz");
-}
-
-// For each regressed function: whether its machine code differs between the binaries (normalised,
-// analysis/code_diff.hpp) and how far it moved. Annotates only: the verdict stands either way.
-void log_code_changes(const std::string& base, const std::string& head, const stats::Comparison& c, const Globals& g) {
-  std::vector<std::string> names;
-  for (const auto& f : c.functions)
-    if (f.verdict == stats::Verdict::kRegression || f.verdict == stats::Verdict::kSuspect) names.push_back(f.name);
-  if (names.empty()) return;
-  try {
-    const auto diff = analysis::compare_code(elf::ElfFile::open(base), elf::ElfFile::open(head), names);
-    for (const auto& [name, code] : diff) {
-      if (!code.in_both) continue;
-      g.log("code of " + name + ": " + (code.same ? "same" : "changed") + ", moved " +
-            std::to_string(code.moved_bytes) + " bytes" +
-            (code.same ? " (its own code did not change: the slowdown may come from its callees, layout or data)" : ""));
-    }
-  } catch (const Error& e) {
-    g.log(std::string("warning: machine code not compared: ") + e.what());
-  }
-}
-
-}  // namespace
 
 std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   struct Args {
@@ -142,8 +75,8 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                                   mo.session);
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
-    if (profiler) write_ab_profiles(*profiler, a->report.report_dir, j, g);
-    log_code_changes(a->base_binaries.front(), a->head_binaries.front(), j.comparison, g);
+    const auto log = [&g](const std::string& line) { g.log(line); };
+    verdict::explain_ab(j, a->base_binaries.front(), a->head_binaries.front(), profiler.get(), a->report.report_dir, log);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "cli/profile_flags.hpp"
 #include "runner/units.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
@@ -14,6 +15,7 @@
 #include "verdict/calibration.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
+#include "verdict/why.hpp"
 
 namespace gate::cli {
 namespace {
@@ -129,6 +131,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     MeasureFlags m;
     double slowdown = 0;
     uint64_t seed = 1;
+    ProfileFlags profile;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -136,6 +139,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
                  "The slowdown to size runs for, as a fraction (0.2 = 20%; default: twice the threshold)")
       ->check(CLI::Range(0.001, 10.0));  // a negative or zero slowdown is a typo, not "the default"
   app.add_option("--seed", a->seed, "Seed of the run order (default 1)");
+  add_profile_flag(app, a->profile);
   app.footer(
       "gate calibrate runs the workload as an A/A (the same binary on both sides, runs interleaved as in\n"
       "gate ab) and prints per function what a comparison on this machine can see: the run-to-run noise,\n"
@@ -148,7 +152,8 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       "the workload made one and why.\n"
       "Examples:\n"
       "  gate calibrate -c gate.yaml --runs 12\n"
-      "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown");
+      "  gate calibrate -c gate.yaml --slowdown 0.1    # size the runs for a 10% slowdown\n"
+      "  gate calibrate -c gate.yaml --profile    # also profile-base/head.pb.gz and the A/A frame test");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
@@ -160,8 +165,10 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
                         "too few pairs: a function's noise needs >= " + std::to_string(least) + " pairs of runs",
                         "use --runs " + std::to_string(least) + " or more (10 or more for a steadier figure)");
     mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
+    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
     verdict::throw_failure(j);
+    verdict::explain_calibrate(j, profiler.get(), "", [&g](const std::string& l) { g.log(l); });
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
     return print_calibration(j.comparison, cfg, opts, a->slowdown, pairs, j);
   };

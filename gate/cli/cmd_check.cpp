@@ -4,9 +4,11 @@
 
 #include "cli/commands.hpp"
 #include "baselines/store.hpp"
+#include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
+#include "verdict/why.hpp"
 
 namespace gate::cli {
 
@@ -18,6 +20,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     std::string out;
     ReportFlags report;
     SuspectFlags suspect;
+    ProfileFlags profile;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -27,12 +30,14 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   app.add_option("-o,--out", a->out, "Also write the head result JSON here");
   add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
+  add_profile_flag(app, a->profile);
   app.footer(
       "Examples:\n"
       "  gate check -c examples/shop/gate.yaml\n"
       "  gate check -c gate.yaml --baseline baselines/main.json --runs 10 --max-runs 30\n"
       "  gate check -c gate.yaml --baseline-ref origin/main --report-dir gate-report   # CI: trusted baseline, all reports\n"
       "  gate check -c gate.yaml --fail-on-suspect   # also fail on a suspected regression\n"
+      "  gate check -c gate.yaml --profile --report-dir gate-report   # CPU profile against baselines/NAME.pb.gz\n"
       "Exit codes: 0 no regression, 1 regression (or suspect with --fail-on-suspect), 2 usage/config/baseline error, 3 could not measure.");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
@@ -49,9 +54,11 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
                                        runner::exclude_preemption(cfg, mo.exclude_preemption, mo.preemption_default),
                                        path);
 
+    auto profiler = start_profile_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
     verdict::Checked checked = verdict::check(cfg, base, mo, a->max_runs, &signals);
     if (!a->out.empty()) save_result_file(a->out, checked.head.result);
     verdict::settle(checked, base, path);
+    verdict::explain_check(checked, base, path, profiler.get(), a->report.report_dir, [&g](const std::string& l) { g.log(l); });
     const stats::Comparison& c = checked.comparison;
     const ResultFile& head = checked.head.result;
     ReportContext rc{"check", &cfg, &base, &head};

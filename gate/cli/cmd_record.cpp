@@ -6,10 +6,12 @@
 
 #include "cli/commands.hpp"
 #include "baselines/store.hpp"
+#include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/options.hpp"
 #include "common/error.hpp"
 #include "runner/coverage.hpp"
+#include "verdict/why.hpp"
 
 namespace gate::cli {
 
@@ -18,21 +20,26 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
     MeasureFlags m;
     std::string baseline;
     bool force = false;
+    ProfileFlags profile;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
   app.add_option("-b,--baseline", a->baseline, "Baseline file to write (default: config's baseline, else baselines/NAME.json)");
   app.add_flag("-f,--force", a->force, "Replace an existing baseline");
+  add_profile_flag(app, a->profile);
   app.footer(
       "Examples:\n"
       "  gate record -c examples/shop/gate.yaml --runs 10\n"
-      "  gate record -c gate.yaml --baseline baselines/main.json --force   # accept a new baseline");
+      "  gate record -c gate.yaml --baseline baselines/main.json --force   # accept a new baseline\n"
+      "  gate record -c gate.yaml --profile --force   # also baselines/NAME.pb.gz, for gate check --profile");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
     const runner::Config cfg = runner::load_config(a->m.config);
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     const std::string replaced = baselines::check_overwrite(path, a->force) ? " (replaced the previous baseline)" : "";
-    runner::Measurement m = runner::measure(cfg, measure_options(a->m, g), &signals);
+    runner::MeasureOptions mo = measure_options(a->m, g);
+    auto profiler = start_profile_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
+    runner::Measurement m = runner::measure(cfg, mo, &signals);
     if (m.failure) {
       std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");
       throw *m.failure;
@@ -42,6 +49,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
     save_result_file(path, m.result);
     g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
           std::to_string(m.result.functions.size()) + " functions" + replaced);
+    if (profiler) verdict::record_profile(*profiler, path, [&g](const std::string& l) { g.log(l); });
     return 0;
   };
 }

@@ -127,12 +127,7 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->m.config);
     runner::MeasureOptions mo = measure_options(a->m, g);
     mo.entry = a->entry == "first" ? analysis::EntryPolicy::kFirstInstruction : analysis::EntryPolicy::kAuto;
-    const int hz = profile_hz(a->profile, cfg);
-    if (hz > 0 && !mo.skip_build) {  // the profiler reads the binary before the runs: build it first
-      runner::run_build(cfg, mo.session.log, &signals);
-      mo.skip_build = true;
-    }
-    auto profiler = start_profile(hz, {{"", cfg.binary}}, mo.session);
+    auto profiler = start_profile_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
     runner::Measurement m = runner::measure(cfg, mo, &signals);
     if (profiler) {
       const std::string line = profiler->write("", a->profile_out);

@@ -21,4 +21,14 @@ std::unique_ptr<profile::ProfileRecorder> start_profile(int hz, const std::map<s
   return rec;
 }
 
+std::unique_ptr<profile::ProfileRecorder> start_profile_built(int hz, const runner::Config& cfg,
+                                                               runner::MeasureOptions& mo, runner::SignalWatch* signals) {
+  if (hz <= 0) return nullptr;
+  if (!mo.skip_build) {
+    runner::run_build(cfg, mo.session.log, signals);
+    mo.skip_build = true;
+  }
+  return start_profile(hz, {{"", cfg.binary}}, mo.session);
+}
+
 }  // namespace gate::cli

@@ -1,4 +1,4 @@
-// --profile[=HZ] (gate run, gate ab) and the config's profile: {hz: N}: sampled CPU profiles of the
+// --profile[=HZ] (gate run, check, record, ab, calibrate) and the config's profile: {hz: N}: sampled CPU profiles of the
 // measured runs (gate/profile), written as pprof files.
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include "profile/recorder.hpp"
 #include "runner/config.hpp"
+#include "runner/measure.hpp"
 #include "runner/session.hpp"
 
 namespace gate::cli {
@@ -26,5 +27,10 @@ int profile_hz(const ProfileFlags& f, const runner::Config& cfg);
 // processes; nullptr when off.
 std::unique_ptr<profile::ProfileRecorder> start_profile(int hz, const std::map<std::string, std::string>& sides,
                                                          runner::SessionOptions& session);
+
+// run, check, record: when profiling, builds the config's binary first (the profiler reads it
+// before the runs; mo.skip_build is then set) and starts profiling it as side "".
+std::unique_ptr<profile::ProfileRecorder> start_profile_built(int hz, const runner::Config& cfg,
+                                                               runner::MeasureOptions& mo, runner::SignalWatch* signals);
 
 }  // namespace gate::cli

@@ -29,4 +29,12 @@ std::string gzip(std::string_view bytes);
 // encode_pprof + gzip written to path. Throws gate::Error naming the path when it cannot be written.
 void write_pprof(const std::string& path, const Profile& p, const PprofMeta& meta);
 
+// The reverse, for a baseline's profile (gate record --profile, read by gate check): gunzip (gzip or
+// zlib), then the samples (first value: the count), locations with their Line chains, functions
+// and the period (hz = 1e9 / period). Throws gate::Error for malformed input.
+std::string gunzip(std::string_view bytes);
+Profile decode_pprof(std::string_view proto);
+// read + gunzip + decode; throws gate::Error naming the path.
+Profile read_pprof(const std::string& path);
+
 }  // namespace gate::profile

@@ -36,10 +36,19 @@ struct ProfileFrameNote {
   bool significant = false;
 };
 
+// One distinct call path under the function (the function first, the leaf last), per call of the
+// function on each side: what the HTML differential flame graph draws.
+struct ProfileStackNote {
+  std::vector<std::string> frames;
+  double base_ns_per_call = 0, head_ns_per_call = 0;
+};
+
 struct ProfileNote {
   uint64_t base_samples = 0, head_samples = 0;  // samples with the function on the stack
   double base_ns_per_call = 0, head_ns_per_call = 0;
   std::vector<ProfileFrameNote> frames;         // largest |change per call| first
+  std::vector<ProfileStackNote> stacks;         // largest first, at most a few hundred
+  double head_probe_share = 0;                  // share of the head's subtree samples in [gate probe]
   std::string pprof_command;                    // go tool pprof -diff_base ... -show_from=...
 };
 

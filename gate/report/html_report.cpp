@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -308,6 +309,9 @@ table.results { width: 100%; }
 .next code { background: #f3f4f6; padding: 1px 4px; border-radius: 3px; }
 svg.plot { display: block; max-width: 100%; height: auto; background: #ffffff; }
 .caption { color: #4b5563; font-size: 12.5px; margin: 2px 0 0; }
+svg.flame { display: block; max-width: 100%; height: auto; background: #ffffff; }
+svg.flame text { pointer-events: none; fill: #111827; }
+.why li { font-size: 12.5px; }
 )CSS";
 
 }  // namespace
@@ -374,6 +378,24 @@ std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInpu
   return h;
 }
 
+// Per function with annotations: its code and profile lines and its differential flame graph.
+std::string why_section(const stats::Comparison& c, const ReportInputs& in) {
+  std::string body;
+  for (const auto& f : c.functions) {
+    if (in.quiet && f.verdict == stats::Verdict::kUnchanged) continue;
+    const std::string h = annotation_html(f, in.notes);
+    if (!h.empty())
+      body += "<section class=\"function\"><h3><span class=\"" + css_class(f.verdict) + "\">" +
+              xml_escape(std::string(stats::to_string(f.verdict))) + "</span> <code>" + xml_escape(f.name) +
+              "</code></h3>\n" + h + "</section>\n";
+  }
+  std::string summary;
+  for (const auto& l : annotation_summary_lines(in.notes)) summary += "<li>" + xml_escape(l) + "</li>";
+  if (body.empty() && summary.empty()) return "";
+  return "<h2>Why: code and CPU profile</h2>\n<p class=\"caption\">Annotations beside the verdicts; they never "
+         "change one.</p>\n" + (summary.empty() ? "" : "<ul>" + summary + "</ul>\n") + body;
+}
+
 // Per function: its plot and a caption with the compared numbers.
 std::string distributions(const stats::Comparison& c, const ReportInputs& in) {
   std::string h;
@@ -438,6 +460,7 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
   h += functions_table(c, in);
   h += benchmark_html(c);
   h += next_steps_and_warnings(c, in);
+  h += why_section(c, in);
   h += distributions(c, in);
   std::string thresholds = thresholds_line(c);
   if (!thresholds.empty()) thresholds[0] = 'T';

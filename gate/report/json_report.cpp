@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -156,7 +157,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   for (const auto& f : c.functions) {
     Json qs = Json::array();
     for (const auto& q : f.quantiles) qs.push_back(quantile(q));
-    fns.push_back(Json{{"name", f.name},
+    Json fn = Json{{"name", f.name},
                        {"package", go_package(f.name)},
                        {"verdict", std::string(stats::to_string(f.verdict))},
                        {"reason", verdict_reason(f)},
@@ -166,10 +167,13 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                                       {"changed", f.calls_changed},
                                       {"fails", f.calls_failed}}},
                        {"counters", Json{{"base", counters(f.base_counters)}, {"head", counters(f.head_counters)}}},
-                       {"quantiles", qs}});
+                       {"quantiles", qs}};
+    annotation_json(fn, f.name, in.notes);  // code, profile, layout_share: added only when known
+    fns.push_back(std::move(fn));
   }
   j["functions"] = fns;
   if (c.benchmarks.present()) j["benchmarks"] = benchmark_json(c);  // absent without benchmarks: schema unchanged
+  if (in.notes && !in.notes->empty()) j["annotations"] = annotation_summary_json(in.notes);
   j["only_in_base"] = c.only_in_base;
   j["only_in_head"] = c.only_in_head;
   j["warnings"] = c.warnings;

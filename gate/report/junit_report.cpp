@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -65,21 +66,27 @@ std::string properties(const stats::Comparison& c, const ReportInputs& in) {
 }
 
 // A function's testcase: a regression is a failure (with what to do next), missing data is skipped.
-std::string testcase(const stats::FunctionComparison& f, const NextSteps& next, bool suspects_fail) {
+std::string testcase(const stats::FunctionComparison& f, const NextSteps& next, bool suspects_fail,
+                     const Annotations* notes) {
   std::string out = "    <testcase" + attr("name", f.name) + attr("classname", go_package(f.name)) + attr("time", "0");
-  const std::string numbers = details(f);
+  std::string numbers = details(f);
+  std::string why;  // the profile line (and code line) in the failure message
+  for (const auto& l : annotation_lines(f, notes)) {
+    numbers += l + "\n";
+    if (l.starts_with("profile: ") || l.starts_with("code: ")) why += "; " + l;
+  }
   switch (f.verdict) {
     case stats::Verdict::kRegression: {
       std::string body = numbers;
       if (!next.rerun.empty()) body += "reproduce: " + next.rerun + "\n";
       if (!next.accept.empty()) body += "accept: " + next.accept + "\n";
       if (!next.accept_note.empty()) body += "  (" + next.accept_note + ")\n";
-      return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true)) +
+      return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true) + why) +
              ">" + xml_escape(body) + "</failure>\n    </testcase>\n";
     }
     case stats::Verdict::kSuspect:
       if (suspects_fail)
-        return out + ">\n      <failure" + attr("type", "suspect") + attr("message", "suspected regression: " + verdict_reason(f)) +
+        return out + ">\n      <failure" + attr("type", "suspect") + attr("message", "suspected regression: " + verdict_reason(f) + why) +
                ">" + xml_escape(numbers) + "</failure>\n    </testcase>\n";
       return out + ">\n      <system-out>" + xml_escape("SUSPECTED REGRESSION (passes: fail_on_suspect is off): " +
                                                     verdict_reason(f) + "\n" + numbers) +
@@ -127,7 +134,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
 
   out += properties(c, in);
 
-  for (const auto& f : c.functions) out += testcase(f, in.next, c.suspects_fail);
+  for (const auto& f : c.functions) out += testcase(f, in.next, c.suspects_fail, in.notes);
   auto one_side = [&](const std::vector<std::string>& names, const char* where) {
     for (const auto& n : names)
       out += "    <testcase" + attr("name", n) + attr("classname", go_package(n)) + attr("time", "0") +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -121,6 +122,16 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
     out += "<details><summary>" + what + "</summary>\n\n" + table(rest, quantiles, false) + "\n</details>\n\n";
   }
 
+  std::string why;
+  for (const auto& f : c.functions) {
+    const auto lines = annotation_lines(f, in.notes);
+    if (lines.empty() || (in.quiet && f.verdict == stats::Verdict::kUnchanged)) continue;
+    why += "- " + md_code(f.name) + "\n";
+    for (const auto& l : lines)
+      why += "  - " + (l.starts_with("pprof: ") ? "pprof: " + md_code(l.substr(7)) : md_escape(l)) + "\n";
+  }
+  for (const auto& l : annotation_summary_lines(in.notes)) why += "- " + md_escape(l) + "\n";
+  if (!why.empty()) out += "**Why: code and CPU profile** (annotations; they never change a verdict)\n\n" + why + "\n";
   out += benchmark_markdown(c, in.quiet);
 
   if (c.counts.regression && !in.next.empty()) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 
@@ -259,6 +260,7 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
     t.rows.push_back(function_row(f, quantiles));
     t.colour.push_back(o.color ? verdict_colour(f.verdict) : "");
     function_notes(f, o, t);
+    for (const auto& line : annotation_lines(f, o.notes)) t.line("    " + line);
   }
   std::string out;
   for (const auto& n : o.notices) out += "NOTE: " + n + "\n";
@@ -269,7 +271,9 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
     out += "\n";
   }
   if (c.extension.units > 0) out += extension_line(c) + "\n\n";
-  return out + layout(t) + benchmark_text(c, o.quiet) + footer(c);
+  std::string why;
+  for (const auto& line : annotation_summary_lines(o.notes)) why += line + "\n";
+  return out + layout(t) + (why.empty() ? "" : "\n" + why) + benchmark_text(c, o.quiet) + footer(c);
 }
 
 }  // namespace gate::report

@@ -14,6 +14,7 @@
 
 #include "elf/elf_file.hpp"
 #include "profile/pprof.hpp"
+#include "profile/profile_diff.hpp"
 #include "profile/profile_test_support.hpp"
 #include "profile/sampler.hpp"
 #include "profile/symbolize.hpp"
@@ -129,6 +130,100 @@ TEST(ProfileAccuracy, FramelessLeafSplits75To25BetweenItsCallers) {
   EXPECT_GT(r.profile.leaf_fixed, leaf * 9 / 10) << "the FP walk skips the leaf's caller: the fix-up must act";
   std::printf("GATE_FIGURE leaf split callerThree %.2f%% callerOne %.2f%% of %lu leaf samples (%lu fixed up)\n", three,
               one, static_cast<unsigned long>(leaf), static_cast<unsigned long>(r.profile.leaf_fixed));
+}
+
+// Base and head at once, as sides 0 and 1 of one sampler, each on one CPU (GOMAXPROCS=1): run
+// concurrently, both meet the same machine state (this machine's speed swings ~1.4x over seconds,
+// which a base-then-head pair would read as a change in every frame).
+struct ProfiledPair {
+  Profile base, head;
+  long base_rounds = 0, head_rounds = 0;
+};
+
+ProfiledPair profiled_pair(const std::string& base_args, const std::string& head_args, int hz = kHz) {
+  const auto& pcl = lines();
+  SamplerOptions o;
+  o.hz = hz;
+  o.text_lo = pcl.functions().front().address;
+  o.text_hi = pcl.functions().back().address + pcl.functions().back().size;
+  Sampler sampler(o);
+  const std::string dir = (fs::temp_directory_path() / ("gate_profile_pair_" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  auto spawn = [&](const std::string& args, uint32_t side) {
+    runner::SpawnOptions so;
+    so.command = target() + " " + args;
+    so.stdout_path = dir + "/stdout" + std::to_string(side);
+    so.stderr_path = dir + "/stderr" + std::to_string(side);
+    so.env["GOMAXPROCS"] = "1";
+    return runner::Child::spawn(so, [&sampler, side](pid_t pid) { sampler.track(pid, side); });
+  };
+  auto base = spawn(base_args, 0);
+  auto head = spawn(head_args, 1);
+  ProfiledPair r;
+  long* rounds[] = {&r.base_rounds, &r.head_rounds};
+  runner::Child* children[] = {&base, &head};
+  for (uint32_t side = 0; side < 2; ++side) {
+    EXPECT_EQ(children[side]->wait(600, nullptr), runner::Child::WaitEnd::kExited);
+    EXPECT_EQ(children[side]->status(), 0);
+    std::smatch m;
+    const std::string out = runner::file_tail(dir + "/stdout" + std::to_string(side));
+    if (std::regex_search(out, m, std::regex("GATE_ROUNDS (\\d+)"))) *rounds[side] = std::stol(m[1]);
+  }
+  r.base = symbolize(sampler.collect(0), pcl, read_kallsyms());
+  r.head = symbolize(sampler.collect(1), pcl, read_kallsyms());
+  fs::remove_all(dir);
+  return r;
+}
+
+const FrameChange* frame_of(const SubtreeDiff& d, const std::string& frame) {
+  for (const auto& f : d.frames)
+    if (f.frame == frame) return &f;
+  return nullptr;
+}
+
+// Issue 30, point 5: a head whose childB does twice its work reads childB +100% ±15% per call of
+// parent, and no other frame beyond sampling noise. Per call: the two sides ran different numbers
+// of rounds (each until 5 s of CPU), gate's exact counts stand in for the rounds.
+TEST(ProfileDiffAccuracy, DoubledChildReadsPlus100PercentPerCallAndNoOtherFrame) {
+  REQUIRE_ROOT();
+  const auto r = profiled_pair("-mode children -cpuseconds 5", "-mode children -cpuseconds 5 -double 2");
+  ASSERT_GT(r.base_rounds, 0);
+  ASSERT_GT(r.head_rounds, 0);
+  const auto d = diff_subtree(r.base, r.head, "main.parent", static_cast<uint64_t>(r.base_rounds),
+                              static_cast<uint64_t>(r.head_rounds));
+  const FrameChange* b = frame_of(d, "main.childB");
+  ASSERT_NE(b, nullptr) << describe(d);
+  // ±15% needs 4 sigma of the ratio's sampling noise inside it.
+  const double rel_sd = std::sqrt(1.0 / static_cast<double>(b->base_samples) + 1.0 / static_cast<double>(b->head_samples));
+  EXPECT_LE(4 * rel_sd, 0.15) << "too few samples: " << b->base_samples << " / " << b->head_samples;
+  const double change = 100 * (b->head_ns_per_call / b->base_ns_per_call - 1);
+  EXPECT_NEAR(change, 100, 15) << describe(d);
+  EXPECT_TRUE(b->significant);
+  for (const auto& f : d.frames) {
+    if (f.frame != "main.childB") {
+      EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value << ": " << describe(d);
+    }
+  }
+  std::printf("GATE_FIGURE doubled child: childB %+.1f%% per call (%lu -> %lu samples); %s\n", change,
+              static_cast<unsigned long>(b->base_samples), static_cast<unsigned long>(b->head_samples),
+              describe(d).c_str());
+}
+
+// Base against base (the same program and arguments on both sides, at once): no frame is flagged.
+// The test's level is a 5% false discovery rate over the frames; here every hypothesis is true,
+// so any flagged frame is a false discovery.
+TEST(ProfileDiffAccuracy, BaseAgainstBaseFlagsNoFrame) {
+  REQUIRE_ROOT();
+  const auto r = profiled_pair("-mode children -cpuseconds 3", "-mode children -cpuseconds 3");
+  const auto d = diff_subtree(r.base, r.head, "main.parent", static_cast<uint64_t>(r.base_rounds),
+                              static_cast<uint64_t>(r.head_rounds));
+  ASSERT_GE(d.frames.size(), 3u) << describe(d);
+  for (const auto& f : d.frames) {
+    EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value << ": " << describe(d);
+    std::printf("GATE_FIGURE A/A %s %lu vs %lu samples, %+.1f%% per call, p=%.3g\n", f.frame.c_str(),
+                static_cast<unsigned long>(f.base_samples), static_cast<unsigned long>(f.head_samples),
+                f.base_ns_per_call > 0 ? 100 * (f.head_ns_per_call / f.base_ns_per_call - 1) : 0.0, f.p_value);
+  }
 }
 
 // pprof -top -cum's cum% of a function (samples index), or -1 when absent.

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "common/error.hpp"
 #include "profile/profile_test_support.hpp"
 
 namespace gate::profile {
@@ -65,6 +66,35 @@ TEST(Pprof, GoToolPprofReadsItRaw) {
   EXPECT_NE(top.find("main.mix"), std::string::npos) << top;
   EXPECT_NE(top.find("of 9 total"), std::string::npos) << top;
   std::filesystem::remove_all(dir);
+}
+
+// gate check reads the baseline's profile back (gate record --profile wrote it): every frame,
+// count, the rate and the [gate probe] accounting survive the round trip, through gzip.
+TEST(Pprof, ReadsBackWhatItWrote) {
+  const Profile p = two_stacks();
+  const Profile back = decode_pprof(gunzip(gzip(encode_pprof(p, {"/bin/x", "abc", 5, 6}))));
+  EXPECT_EQ(back.hz, 199);
+  ASSERT_EQ(back.samples.size(), p.samples.size());
+  EXPECT_EQ(back.total, 9u);
+  EXPECT_EQ(back.in_gate_probe, 2u);
+  for (size_t i = 0; i < p.samples.size(); ++i) {
+    EXPECT_EQ(back.samples[i].count, p.samples[i].count);
+    ASSERT_EQ(back.samples[i].locations.size(), p.samples[i].locations.size());
+    for (size_t k = 0; k < p.samples[i].locations.size(); ++k) {
+      const auto& want = p.locations[p.samples[i].locations[k]];
+      const auto& got = back.locations[back.samples[i].locations[k]];
+      EXPECT_EQ(got.address, want.address);
+      ASSERT_EQ(got.frames.size(), want.frames.size());
+      for (size_t f = 0; f < want.frames.size(); ++f) {
+        EXPECT_EQ(got.frames[f].function, want.frames[f].function);
+        EXPECT_EQ(got.frames[f].file, want.frames[f].file);
+        EXPECT_EQ(got.frames[f].line, want.frames[f].line);
+        EXPECT_EQ(got.frames[f].inlined, want.frames[f].inlined);
+      }
+    }
+  }
+  EXPECT_THROW(decode_pprof(std::string("\x0a\x09\x08", 3)), Error);
+  EXPECT_THROW(gunzip("not gzip"), Error);
 }
 
 }  // namespace

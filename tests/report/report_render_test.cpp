@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include "report/annotations.hpp"
 #include "report/html_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/reports.hpp"
@@ -161,6 +162,25 @@ const char* kChecker = R"JS(
 </script>
 )JS";
 
+// Writes html as dir/report.html and returns Chromium's DOM of it after its scripts ran. As root
+// in CI: no sandbox. Nothing may reach the network; every resource is in the file.
+Ran dump_dom(const std::string& chromium, const fs::path& dir, const std::string& html) {
+  const fs::path page = dir / "report.html";
+  write(page, html);
+  const fs::path profile = dir / "profile";
+  fs::remove_all(profile);
+  fs::create_directories(profile);
+  const std::string cmd = "timeout 120 " + chromium +
+                          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                          " --disable-background-networking --disable-component-update --disable-sync"
+                          " --disable-dev-shm-usage --window-size=1280,2000 --user-data-dir=" +
+                          profile.string() + " --dump-dom file://" + page.string();
+  Ran r = run(cmd);
+  if (r.status != 0) r.out = cmd + "\n" + r.out;
+  fs::remove_all(profile);
+  return r;
+}
+
 TEST(HtmlInChromium, EveryPlotIsDrawn) {
   const std::string chromium = find_program({"chromium", "chromium-browser", "google-chrome"});
   ASSERT_FALSE(chromium.empty()) << "Chromium is not installed: apt-get install chromium (ci/setup.sh does); the HTML "
@@ -170,20 +190,8 @@ TEST(HtmlInChromium, EveryPlotIsDrawn) {
   const size_t body_end = html.rfind("</body>");
   ASSERT_NE(body_end, std::string::npos);
   html.insert(body_end, kChecker);
-  const fs::path dir = scratch("html");
-  const fs::path page = dir / "report.html";
-  write(page, html);
-  const fs::path profile = dir / "profile";
-  fs::remove_all(profile);
-  fs::create_directories(profile);
-  // As root in CI: no sandbox. Nothing may reach the network; every resource is in the file.
-  const std::string cmd = "timeout 120 " + chromium +
-                          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                          " --disable-background-networking --disable-component-update --disable-sync"
-                          " --disable-dev-shm-usage --window-size=1280,2000 --user-data-dir=" +
-                          profile.string() + " --dump-dom file://" + page.string();
-  const Ran r = run(cmd);
-  ASSERT_EQ(r.status, 0) << cmd << "\n" << r.out;
+  const Ran r = dump_dom(chromium, scratch("html"), html);
+  ASSERT_EQ(r.status, 0) << r.out;
   std::smatch m;
   const std::regex line("plots=([0-9]+) drawn=([0-9]+) paths=([0-9]+) markers=([0-9]+) bad=([^ ]*) end");
   ASSERT_TRUE(std::regex_search(r.out, m, line)) << "the checker did not run; Chromium printed:\n" << r.out.substr(0, 4000);
@@ -195,7 +203,84 @@ TEST(HtmlInChromium, EveryPlotIsDrawn) {
   EXPECT_EQ(std::stoul(m[2]), c.functions.size()) << "plots not drawn: " << m[5];
   EXPECT_EQ(std::stoul(m[3]), c.functions.size() * (runs + 2)) << "a path per run and side, and two pooled";
   EXPECT_EQ(std::stoul(m[4]), tested_markers) << "a marker per tested quantile and side";
-  fs::remove_all(profile);
+}
+
+// The sample with code and profile annotations on its regressed function (report::Annotations).
+report::Annotations annotated() {
+  report::Annotations a;
+  report::CodeNote code;
+  code.moved_bytes = 1952;
+  a.functions[kRegressed].code = code;
+  report::ProfileNote p;
+  p.base_samples = 100, p.head_samples = 300;
+  p.base_ns_per_call = 1000, p.head_ns_per_call = 3000;
+  report::ProfileFrameNote f;
+  f.frame = "main.<spin>&\"q\"";
+  f.path = {"main.wait"};
+  f.base_samples = 10, f.head_samples = 210, f.head_ns_per_call = 2100, f.base_ns_per_call = 100;
+  f.p_value = 1e-20;
+  f.significant = true;
+  p.frames = {f};
+  p.stacks = {{{kRegressed, "main.wait", "main.<spin>&\"q\""}, 100, 2100},
+              {{kRegressed, "main.work"}, 900, 900},
+              {{kRegressed, "main.gone"}, 300, 0}};
+  a.functions[kRegressed].profile = p;
+  a.profile_files = {"profile-base.pb.gz", "profile-head.pb.gz"};
+  return a;
+}
+
+TEST(JunitSchema, AnnotatedReportIsValid) {
+  const std::string x = xmllint();
+  if (x.empty()) return;
+  const auto a = annotated();
+  auto in = sample().inputs;
+  in.notes = &a;
+  const fs::path f = scratch("junit-annotated") / "junit.xml";
+  const std::string xml = report::render_junit(sample().comparison, in);
+  EXPECT_NE(xml.find("; profile: "), std::string::npos);
+  write(f, xml);
+  const Ran r = run(x + " --noout --schema " + kSchema + " " + f.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+// The differential flame graph as Chromium lays it out: every frame a visible box inside the SVG,
+// boxes of a row side by side, the vanished frame dashed.
+TEST(HtmlInChromium, FlameGraphIsDrawn) {
+  const std::string chromium = find_program({"chromium", "chromium-browser", "google-chrome"});
+  ASSERT_FALSE(chromium.empty()) << "Chromium is not installed: apt-get install chromium (ci/setup.sh does)";
+  const auto a = annotated();
+  auto in = sample().inputs;
+  in.notes = &a;
+  std::string html = report::render_html(sample().comparison, in);
+  const size_t body_end = html.rfind("</body>");
+  ASSERT_NE(body_end, std::string::npos);
+  html.insert(body_end, R"JS(<script>
+(function () {
+  var svgs = document.querySelectorAll('svg.flame'), boxes = 0, visible = 0, dashed = 0;
+  svgs.forEach(function (svg) {
+    var frame = svg.getBoundingClientRect();
+    svg.querySelectorAll('rect').forEach(function (r) {
+      boxes++;
+      var b = r.getBoundingClientRect();
+      if (b.width > 0.4 && b.height > 10 && b.left >= frame.left - 1 && b.right <= frame.right + 1) visible++;
+      if (r.classList.contains('vanished')) dashed++;
+    });
+  });
+  var out = document.createElement('pre');
+  out.textContent = 'flames=' + svgs.length + ' boxes=' + boxes + ' visible=' + visible + ' dashed=' + dashed + ' end';
+  document.body.appendChild(out);
+})();
+</script>
+)JS");
+  const Ran r = dump_dom(chromium, scratch("html-flame"), html);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("flames=([0-9]+) boxes=([0-9]+) visible=([0-9]+) dashed=([0-9]+) end")))
+      << r.out.substr(0, 4000);
+  EXPECT_EQ(m[1], "1");
+  EXPECT_EQ(m[2], "5") << "the function, main.wait, its leaf, main.work, main.gone";
+  EXPECT_EQ(m[3], "5");
+  EXPECT_EQ(m[4], "1") << "main.gone vanished";
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 //	profiletarget -mode leaf -cpuseconds S
 //	    callerThree and callerOne call the frameless leaf with 3 and 1 units: the leaf's time
 //	    splits 75/25 between them.
+//	profiletarget -mode children -cpuseconds S [-double N]
+//	    parent calls childA, childB and childC, 10 units each; -double N: childB does N times that.
 //
 // Every mode runs on GOMAXPROCS goroutines until the process has used S seconds of CPU (so that a
 // busy machine gives as many samples as an idle one, only later), or -rounds N rounds, and prints "GATE_ROUNDS N" and
@@ -72,7 +74,7 @@ func callerOne(x uint64) uint64 { return leaf(x, 1*10*unit) }
 var sink atomic.Uint64
 
 func main() {
-	mode := flag.String("mode", "shares", "shares or leaf")
+	mode := flag.String("mode", "shares", "shares, leaf or children")
 	cpuSeconds := flag.Float64("cpuseconds", 5, "CPU time to burn (user + system, all threads)")
 	maxRounds := flag.Int64("rounds", 0, "stop after this many rounds instead (a fixed amount of work: for timing)")
 	cpuprofile := flag.String("cpuprofile", "", "also write Go's own CPU profile (runtime/pprof) here")
@@ -92,6 +94,8 @@ func main() {
 	round := func(x uint64) uint64 { return rest(burn2(burn10(burn30(x)))) }
 	if *mode == "leaf" {
 		round = func(x uint64) uint64 { return callerOne(callerThree(x)) }
+	} else if *mode == "children" {
+		round = childrenRound
 	} else if *mode != "shares" {
 		fmt.Fprintln(os.Stderr, "unknown -mode", *mode)
 		os.Exit(2)

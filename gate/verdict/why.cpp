@@ -1,0 +1,249 @@
+// Code and profile notes beside the verdicts (verdict/why.hpp).
+#include "verdict/why.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string_view>
+
+#include "analysis/code_diff.hpp"
+#include "common/error.hpp"
+#include "elf/elf_file.hpp"
+#include "profile/pprof.hpp"
+#include "profile/profile_diff.hpp"
+#include "profile/recorder.hpp"
+#include "report/annotations_section.hpp"
+#include "report/report_util.hpp"
+
+namespace gate::verdict {
+namespace {
+
+bool flagged(const stats::FunctionComparison& f) {
+  return f.verdict == stats::Verdict::kRegression || f.verdict == stats::Verdict::kSuspect;
+}
+
+// A sample's frames leaf first (inlined frames expanded, innermost first within a location).
+std::vector<const std::string*> frames_of(const profile::Profile& p, const profile::Sample& s) {
+  std::vector<const std::string*> out;
+  for (uint32_t id : s.locations)
+    for (const auto& fr : p.locations[id].frames) out.push_back(&fr.function);
+  return out;
+}
+
+struct Paths {
+  // (function ... leaf) -> samples, within the function's subtree (its outermost call on the stack).
+  std::map<std::vector<std::string>, uint64_t> stacks;
+};
+
+Paths subtree_paths(const profile::Profile& p, const std::string& function) {
+  Paths out;
+  for (const auto& s : p.samples) {
+    const auto fr = frames_of(p, s);
+    size_t at = fr.size();
+    for (size_t i = fr.size(); i-- > 0;)
+      if (*fr[i] == function) {
+        at = i;
+        break;
+      }
+    if (at == fr.size()) continue;
+    std::vector<std::string> path;
+    for (size_t i = at + 1; i-- > 0;) path.push_back(*fr[i]);
+    out.stacks[path] += s.count;
+  }
+  return out;
+}
+
+double per_call(uint64_t samples, const profile::Profile* p, uint64_t calls) {
+  return p && calls ? static_cast<double>(samples) * static_cast<double>(p->period_ns()) / static_cast<double>(calls) : 0;
+}
+
+}  // namespace
+
+std::string regex_quote(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    if (std::string_view("\\.+*?()|[]{}^$").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+std::string pprof_diff_command(const std::string& base_file, const std::string& head_file, const std::string& function) {
+  return "go tool pprof -diff_base " + report::shell_quote(base_file) + " -show_from=" +
+         report::shell_quote("^" + regex_quote(function) + "$") + " " + report::shell_quote(head_file);
+}
+
+uint64_t calls_of(const ResultFile& r, const std::string& function) {
+  uint64_t n = 0;
+  for (const auto& run : r.runs)
+    if (const auto* fr = run.find(function)) n += fr->calls;
+  return n;
+}
+
+void note_code(report::Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
+               const std::string& head_binary, const WhyLog& log) {
+  if (base_binary.empty() || head_binary.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& f : c.functions) names.push_back(f.name);
+  if (names.empty()) return;
+  try {
+    const auto diff = analysis::compare_code(elf::ElfFile::open(base_binary), elf::ElfFile::open(head_binary), names);
+    for (const auto& f : c.functions) {
+      const auto it = diff.find(f.name);
+      if (it == diff.end() || !it->second.in_both) continue;
+      const auto& code = it->second;
+      report::CodeNote n;
+      n.same = code.same;
+      n.moved_bytes = code.moved_bytes;
+      n.callees_compared = code.callees_compared;
+      n.changed_callees = code.changed_callees;
+      notes.functions[f.name].code = n;
+      if (flagged(f)) log("code of " + f.name + ": " + report::code_sentence(n));
+    }
+  } catch (const Error& e) {
+    log(std::string("warning: machine code not compared: ") + e.what());
+  }
+}
+
+void note_profiles(report::Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+                   const ResultFile& head, const ProfilePair& pp, const WhyLog& log) {
+  if (!pp.base || !pp.head) return;
+  for (const auto& f : c.functions) {
+    if (!flagged(f)) continue;
+    const uint64_t bc = calls_of(base, f.name), hc = calls_of(head, f.name);
+    const auto d = profile::diff_subtree(*pp.base, *pp.head, f.name, bc, hc);
+    report::ProfileNote n;
+    n.base_samples = d.base_samples, n.head_samples = d.head_samples;
+    n.base_ns_per_call = d.base_ns_per_call, n.head_ns_per_call = d.head_ns_per_call;
+    const Paths bp = subtree_paths(*pp.base, f.name), hp = subtree_paths(*pp.head, f.name);
+    // Each leaf's most sampled path (head's, else base's), for the line's "(caller, ...)".
+    std::map<std::string, std::pair<uint64_t, const std::vector<std::string>*>> dominant;
+    for (const Paths* side : {&hp, &bp})
+      for (const auto& [path, count] : side->stacks) {
+        auto& d0 = dominant[path.back()];
+        if (!d0.second || (side == &hp && count > d0.first)) d0 = {count, &path};
+      }
+    uint64_t probe = 0;
+    for (const auto& [path, count] : hp.stacks)
+      if (path.back() == profile::kGateProbeFrame) probe += count;
+    n.head_probe_share = d.head_samples ? static_cast<double>(probe) / static_cast<double>(d.head_samples) : 0;
+    for (const auto& fc : d.frames) {
+      report::ProfileFrameNote fn;
+      fn.frame = fc.frame;
+      if (const auto it = dominant.find(fc.frame); it != dominant.end() && it->second.second) {
+        const auto& path = *it->second.second;  // function ... leaf: keep what lies between
+        if (path.size() > 2) fn.path.assign(path.begin() + 1, path.end() - 1);
+      }
+      fn.base_samples = fc.base_samples, fn.head_samples = fc.head_samples;
+      fn.base_ns_per_call = fc.base_ns_per_call, fn.head_ns_per_call = fc.head_ns_per_call;
+      fn.p_value = fc.p_value;
+      fn.significant = fc.significant;
+      n.frames.push_back(std::move(fn));
+    }
+    std::map<std::vector<std::string>, std::pair<uint64_t, uint64_t>> both;
+    for (const auto& [path, count] : bp.stacks) both[path].first += count;
+    for (const auto& [path, count] : hp.stacks) both[path].second += count;
+    for (const auto& [path, counts] : both)
+      n.stacks.push_back({path, per_call(counts.first, pp.base, bc), per_call(counts.second, pp.head, hc)});
+    std::sort(n.stacks.begin(), n.stacks.end(), [](const auto& x, const auto& y) {
+      return std::max(x.base_ns_per_call, x.head_ns_per_call) > std::max(y.base_ns_per_call, y.head_ns_per_call);
+    });
+    constexpr size_t kMaxStacks = 300;
+    if (n.stacks.size() > kMaxStacks) n.stacks.resize(kMaxStacks);
+    if (!pp.base_file.empty() && !pp.head_file.empty())
+      n.pprof_command = pprof_diff_command(pp.base_file, pp.head_file, f.name);
+    log("why " + f.name + " got slower: " + report::profile_sentence(f.name, n));
+    if (!n.pprof_command.empty()) log("  " + n.pprof_command);
+    notes.functions[f.name].profile = std::move(n);
+  }
+}
+
+void explain_ab(AbJudged& j, const std::string& base_binary, const std::string& head_binary,
+                profile::ProfileRecorder* rec, const std::string& report_dir, const WhyLog& log) {
+  note_code(j.notes, j.comparison, base_binary, head_binary, log);
+  if (!rec) return;
+  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  ProfilePair pp;
+  for (const char* side : {"base", "head"}) {
+    const std::string path = dir + "profile-" + side + ".pb.gz";
+    log("wrote " + path + " (CPU profile of " + side + ": " + rec->write(side, path) + ")");
+    j.notes.profile_files.push_back(path);
+  }
+  pp.base = &rec->finish("base");
+  pp.head = &rec->finish("head");
+  pp.base_file = j.notes.profile_files[0];
+  pp.head_file = j.notes.profile_files[1];
+  note_profiles(j.notes, j.comparison, j.base.result, j.head.result, pp, log);
+  bool any = false;
+  for (const auto& [_, n] : j.notes.functions) any = any || n.profile.has_value();
+  if (!any)
+    log("compare them with: go tool pprof -top -diff_base " + report::shell_quote(pp.base_file) + " " +
+        report::shell_quote(pp.head_file));
+}
+
+std::string baseline_profile_path(const std::string& baseline) {
+  std::filesystem::path p(baseline);
+  p.replace_extension(".pb.gz");
+  return p.string();
+}
+
+void record_profile(profile::ProfileRecorder& rec, const std::string& baseline, const WhyLog& log) {
+  const std::string path = baseline_profile_path(baseline);
+  log("wrote " + path + " (CPU profile of the baseline's runs: " + rec.write("", path) +
+      "); gate check --profile compares the head with it");
+}
+
+void explain_check(Checked& c, const ResultFile& base, const std::string& baseline, profile::ProfileRecorder* rec,
+                   const std::string& report_dir, const WhyLog& log) {
+  if (!rec) return;
+  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  const std::string head_file = dir + "profile-head.pb.gz";
+  log("wrote " + head_file + " (CPU profile of head: " + rec->write("", head_file) + ")");
+  const std::string base_file = baseline_profile_path(baseline);
+  if (!std::filesystem::exists(base_file)) {
+    log("no CPU profile beside the baseline (" + base_file + "): nothing to compare the head's with; record one "
+        "with: gate record --profile --force");
+    c.notes.profile_files = {head_file};
+    return;
+  }
+  profile::Profile base_profile;
+  try {
+    base_profile = profile::read_pprof(base_file);
+  } catch (const Error& e) {
+    log(std::string("warning: the baseline's CPU profile is not compared: ") + e.what());
+    c.notes.profile_files = {head_file};
+    return;
+  }
+  c.notes.profile_files = {base_file, head_file};
+  ProfilePair pp{&base_profile, &rec->finish(""), base_file, head_file};
+  note_profiles(c.notes, c.comparison, base, c.head.result, pp, log);
+}
+
+void explain_calibrate(const AbJudged& j, profile::ProfileRecorder* rec, const std::string& dir, const WhyLog& log) {
+  if (!rec) return;
+  const std::string d = dir.empty() ? "" : dir + "/";
+  if (!d.empty()) std::filesystem::create_directories(d);
+  for (const char* side : {"base", "head"})
+    log("wrote " + d + "profile-" + side + ".pb.gz (CPU profile of the A/A's " + side + ": " +
+        rec->write(side, d + "profile-" + side + ".pb.gz") + ")");
+  const auto& bp = rec->finish("base");
+  const auto& hp = rec->finish("head");
+  size_t frames = 0, flagged_frames = 0;
+  for (const auto& f : j.comparison.functions) {
+    const auto diff = profile::diff_subtree(bp, hp, f.name, calls_of(j.base.result, f.name), calls_of(j.head.result, f.name));
+    for (const auto& fc : diff.frames) {
+      ++frames;
+      if (!fc.significant) continue;
+      ++flagged_frames;
+      log("A/A CPU profile: " + f.name + ": frame " + fc.frame + " read beyond sampling noise (p=" +
+          report::format_number("%.2g", fc.p_value) + "): the machine's state changed between the sides");
+    }
+  }
+  log("A/A CPU profile: " + std::to_string(flagged_frames) + " of " + std::to_string(frames) +
+      " frames under the compared functions beyond sampling noise (5% false discovery rate per function; expected 0)");
+}
+
+}  // namespace gate::verdict

@@ -1,0 +1,76 @@
+// Why a function's verdict came out as it did, beside the verdict: whether its machine code (and
+// its callees') changed between the two binaries, and, when the runs were profiled, where its extra
+// CPU time went per call (its profile subtree, base against head) and the pprof files and command
+// that show it. Fills report::Annotations; never changes a verdict.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profile/profile.hpp"
+#include "report/annotations.hpp"
+#include "results/result.hpp"
+#include "stats/compare.hpp"
+#include "verdict/judge.hpp"
+
+namespace gate::profile {
+class ProfileRecorder;
+}
+
+namespace gate::verdict {
+
+using WhyLog = std::function<void(const std::string&)>;
+
+// The code note of every compared function (normalised machine code, its callees to a bounded
+// depth). A binary that cannot be read or decoded is logged as a warning and leaves code unset.
+void note_code(report::Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
+               const std::string& head_binary, const WhyLog& log);
+
+struct ProfilePair {
+  const profile::Profile* base = nullptr;  // nullptr: that side was not profiled
+  const profile::Profile* head = nullptr;
+  std::string base_file, head_file;        // the pprof files written (for the command)
+};
+
+// The profile note of each regressed or suspect function: its subtree per call (calls from the
+// results: gate counts them exactly), the frames whose self time per call changed, tested against
+// sampling noise, and the `go tool pprof -diff_base` command. Logs one line per function.
+void note_profiles(report::Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+                   const ResultFile& head, const ProfilePair& profiles, const WhyLog& log);
+
+// gate ab: when rec is given (--profile), writes profile-base.pb.gz and profile-head.pb.gz into
+// report_dir (else the current directory) and logs what they hold; then fills j.notes: the code of
+// every compared function, the profile of each flagged one, the files written.
+void explain_ab(AbJudged& j, const std::string& base_binary, const std::string& head_binary,
+                profile::ProfileRecorder* rec, const std::string& report_dir, const WhyLog& log);
+
+// The profile stored beside a baseline: baselines/NAME.json -> baselines/NAME.pb.gz.
+std::string baseline_profile_path(const std::string& baseline);
+
+// gate record --profile: the recorded runs' profile (side "") beside the baseline; logs it.
+void record_profile(profile::ProfileRecorder& rec, const std::string& baseline, const WhyLog& log);
+
+// gate check --profile: writes the head's profile (side "") as profile-head.pb.gz into report_dir
+// (else the current directory); when the baseline has a profile beside it, fills the profile notes
+// of flagged functions against it, else says how to record one. No code notes: a baseline keeps
+// no binary.
+void explain_check(Checked& c, const ResultFile& base, const std::string& baseline, profile::ProfileRecorder* rec,
+                   const std::string& report_dir, const WhyLog& log);
+
+// gate calibrate --profile: the A/A's two profiles into dir (else the current directory), and per
+// compared function how many frames the sampling-noise test flags between two runs of one binary
+// (expected: none at its false discovery rate).
+void explain_calibrate(const AbJudged& j, profile::ProfileRecorder* rec, const std::string& dir, const WhyLog& log);
+
+// The function's calls over the result's runs.
+uint64_t calls_of(const ResultFile& r, const std::string& function);
+
+// A Go symbol name as a literal in pprof's regular expressions ('.', '(', '*', '[' are special).
+std::string regex_quote(const std::string& name);
+
+// "go tool pprof -diff_base B -show_from='^F$' H" (the paths shell-quoted when they need it).
+std::string pprof_diff_command(const std::string& base_file, const std::string& head_file,
+                               const std::string& function);
+
+}  // namespace gate::verdict

@@ -1,0 +1,175 @@
+// Why it got slower, end to end (issue 30, acceptance), as root on the bundled example: the head is
+// examples/shop with pricing.Apply made 1.3x slower through an init function (as ci/demo.sh does)
+// and the pricing package built with -gcflags=example.com/shop/pricing=-N -l (so that Apply's
+// machine code differs while Checkout's does not). `gate ab --profile=4999 --report-dir D` must exit
+// 1 with Apply flagged; D must hold profile-base.pb.gz and profile-head.pb.gz that `go tool pprof`
+// reads, the head's naming pricing.Apply; the text report's block for Apply must name the knob's
+// busy-wait frames (instr.(*Func).exit waiting on the clock); report.json must say Apply's code
+// changed and Checkout's did not; the HTML report must hold the differential flame graph.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "common/files.hpp"
+#include "probe/probe_fixture.hpp"
+#include "support/gate_cli.hpp"
+#include "support/go_build.hpp"
+
+namespace gate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kApply = "example.com/shop/pricing.Apply";
+const std::string kCheckout = "example.com/shop.(*Cart).Checkout";
+
+// The head: a copy of examples/shop with zz_slow.go in cmd/shop, pricing built with -N -l.
+std::string build_head(const fs::path& dir) {
+  const fs::path src = dir / "head-src";
+  fs::create_directories(src);
+  fs::copy(fs::path(GATE_SOURCE_DIR) / "examples/shop", src,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::remove_all(src / "bin");
+  std::ofstream(src / "cmd/shop/zz_slow.go")
+      << "package main\n\nimport \"os\"\n\n// The head's change: pricing.Apply got 1.3x slower.\n"
+      << "func init() { os.Setenv(\"SHOP_SLOW\", \"" << kApply << "=1.3\") }\n";
+  GoBuild b;
+  b.src_dir = src.string();
+  b.package = "./cmd/shop";
+  b.flags = {"-gcflags=example.com/shop/pricing=-N -l"};
+  return build_go(b);
+}
+
+// The lines of the text report from the function's row up to the next row (indented lines only).
+std::string block_of(const std::string& report, const std::string& function) {
+  std::istringstream in(report);
+  std::string line, out;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    const bool row = !line.empty() && line[0] != ' ';
+    if (row) inside = line.find(" " + function + " ") != std::string::npos;
+    if (inside) out += line + "\n";
+  }
+  return out;
+}
+
+TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = fs::temp_directory_path() / ("gate-why-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string base = build_shop_example();
+  const std::string head = build_head(dir);
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: shop-why\n"
+                     << "binary: " << base << "\n"
+                     << "workload: exec \"$GATE_BINARY\" -orders 4000 -q\n"
+                     << "runs: 8\nmax_runs: 16\n"
+                     << "env: {GOMAXPROCS: \"2\"}\n"
+                     << "threshold: 10%\nquantiles: [p50]\n"
+                     << "functions:\n  - " << kApply << "\n  - " << kCheckout << "\n";
+  const fs::path report_dir = dir / "report";
+  // Apply takes ~1.3 us a call (its probes ~14 us more) and the knob adds ~0.4 us: over ~3,500
+  // calls a run that is ~1.4 ms a run, 7 samples a run at 4999 Hz, against none in the base (the
+  // base never reads the clock in Apply). At 997 Hz, or 2,000 orders, too few to be told from noise.
+  auto r = run_gate({"ab", "-c", cfg, "--base-binary", base, "--head-binary", head, "--profile=4999", "--report-dir",
+                     report_dir.string()});
+  std::printf("--- gate ab --profile=4999 (exit %d):\n%s\n%s\n", r.code, r.out.c_str(), r.err.c_str());
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const auto flagged = regressions(r.out);
+  ASSERT_NE(std::find(flagged.begin(), flagged.end(), kApply), flagged.end()) << r.out;
+
+  // The pprof files: go tool pprof reads both; the head's holds pricing.Apply.
+  const std::string go = default_go().go;
+  for (const char* side : {"base", "head"}) {
+    const fs::path file = report_dir / (std::string("profile-") + side + ".pb.gz");
+    ASSERT_TRUE(fs::exists(file)) << file;
+    const auto raw = run_program({go, "tool", "pprof", "-raw", file.string()}, dir.string());
+    EXPECT_EQ(raw.code, 0) << raw.err;
+    if (std::string(side) == "head") EXPECT_NE(raw.out.find(kApply), std::string::npos) << raw.out.substr(0, 2000);
+  }
+
+  // The text report's block for Apply names the knob's busy-wait: instr.(*Func).exit reading the
+  // clock (time.Since, runtime.nanotime) over and over.
+  const auto text = read_file((report_dir / "report.txt").string());
+  ASSERT_TRUE(text);
+  const std::string block = block_of(*text, kApply);
+  EXPECT_NE(block.find("profile: pricing.Apply +"), std::string::npos) << block;
+  static const std::regex busy(R"(profile: pricing\.Apply \+[^\n]*instr\.\(\*Func\)\.exit[^\n]*runtime\.nanotime)");
+  EXPECT_TRUE(std::regex_search(block, busy)) << block;
+  EXPECT_NE(block.find("code: code changed"), std::string::npos) << block;
+  EXPECT_NE(block.find("go tool pprof -diff_base"), std::string::npos) << block;
+
+  // report.json: Apply's code changed, Checkout's did not.
+  const auto js = read_file((report_dir / "report.json").string());
+  ASSERT_TRUE(js);
+  const auto j = nlohmann::json::parse(*js);
+  bool apply = false, checkout = false;
+  for (const auto& f : j.at("functions")) {
+    if (f.at("name") == kApply) {
+      apply = true;
+      EXPECT_EQ(f.at("code").at("same"), false) << f.dump(2);
+      EXPECT_GT(f.at("profile").at("head_samples").get<uint64_t>(), 0u);
+    }
+    if (f.at("name") == kCheckout) {
+      checkout = true;
+      EXPECT_EQ(f.at("code").at("same"), true) << f.dump(2);
+    }
+  }
+  EXPECT_TRUE(apply && checkout) << *js;
+  EXPECT_EQ(j.at("annotations").at("profile_files").size(), 2u);
+
+  // The HTML report holds the differential flame graph; the JUnit failure message the profile line.
+  const auto html = read_file((report_dir / "report.html").string());
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->find("<svg class=\"flame\""), std::string::npos);
+  const auto junit = read_file((report_dir / "junit.xml").string());
+  ASSERT_TRUE(junit);
+  EXPECT_NE(junit->find("; profile: pricing.Apply +"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// gate record --profile writes baselines/NAME.pb.gz beside the baseline; gate check --profile
+// writes the head's profile and compares it with that one (both files named in report.json), and
+// says so when the baseline has no profile.
+TEST(WhyE2e, RecordProfileThenCheckAgainstIt) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = fs::temp_directory_path() / ("gate-why-check-" + std::to_string(getpid()));
+  fs::create_directories(dir / "baselines");
+  const std::string shop = build_shop_example();
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: shop-why\nbinary: " << shop << "\nworkload: exec \"$GATE_BINARY\" -orders 500 -q\n"
+                     << "runs: 3\nmax_runs: 3\nenv: {GOMAXPROCS: \"2\"}\nfunctions:\n  - " << kApply << "\n";
+  const std::string baseline = (dir / "baselines" / "shop.json").string();
+  const fs::path profile = dir / "baselines" / "shop.pb.gz";
+  auto rec = run_gate({"record", "-c", cfg, "--baseline", baseline, "--profile=997"});
+  ASSERT_EQ(rec.code, 0) << rec.err;
+  ASSERT_TRUE(fs::exists(profile)) << rec.err;
+  const auto raw = run_program({default_go().go, "tool", "pprof", "-raw", profile.string()}, dir.string());
+  EXPECT_EQ(raw.code, 0) << raw.err;
+  EXPECT_NE(raw.out.find(kApply), std::string::npos);
+
+  const fs::path report_dir = dir / "report";
+  auto check = run_gate({"check", "-c", cfg, "--baseline", baseline, "--profile=997", "--report-dir", report_dir.string()});
+  ASSERT_TRUE(check.code == 0 || check.code == 1) << check.err;
+  EXPECT_TRUE(fs::exists(report_dir / "profile-head.pb.gz")) << check.err;
+  EXPECT_EQ(check.err.find("no CPU profile beside the baseline"), std::string::npos) << check.err;
+  const auto js = read_file((report_dir / "report.json").string());
+  ASSERT_TRUE(js);
+  const auto files = nlohmann::json::parse(*js).at("annotations").at("profile_files");
+  ASSERT_EQ(files.size(), 2u) << *js;
+  EXPECT_EQ(files[0], profile.string());
+
+  fs::remove(profile);
+  auto bare = run_gate({"check", "-c", cfg, "--baseline", baseline, "--profile=997", "--report-dir", report_dir.string()});
+  ASSERT_TRUE(bare.code == 0 || bare.code == 1) << bare.err;
+  EXPECT_NE(bare.err.find("no CPU profile beside the baseline"), std::string::npos) << bare.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gate::testing
