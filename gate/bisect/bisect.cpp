@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -78,28 +79,19 @@ class Builder {
   std::map<std::string, std::string> built_;
 };
 
-// true: the head is slower: a regression in gate ab's report (of --function when given). Good
-// needs every judged function unchanged or improved; an inconclusive or too-little-data verdict
-// decides nothing, so the bisect stops and says what would decide it instead of guessing.
-bool is_bad(const Options& a, const std::string& good_bin, const std::string& bin, const std::string& json,
-            const std::function<void(const std::string&)>& log) {
-  ProcessSpec spec;
-  spec.argv = {a.gate, "ab", "-c", a.config, "--base-binary", good_bin, "--head-binary", bin, "--format",
-               "json", "--output", json, "-q"};
-  if (a.runs) spec.argv.insert(spec.argv.end(), {"--runs", std::to_string(a.runs)});
-  if (a.max_runs) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(a.max_runs)});
-  const auto r = run_process(spec);
-  if (r.status != 0 && r.status != 1)
-    throw Error::make("gate ab " + good_bin + " " + bin, "could not measure (exit " + std::to_string(r.status) +
-                                                             "):\n" + tail_lines(r.err, 2000),
-                      "fix what it names, then run gate bisect again", ExitCode::kMeasure);
+// What one gate ab report says of the step: bad (a regression; of --function when given), good
+// (every judged function unchanged or improved), or undecided (an inconclusive or too-little-data
+// verdict; `undecided` names them).
+enum class Step { kGood, kBad, kUndecided };
+Step read_step(const Options& a, const std::string& json, const std::function<void(const std::string&)>& log,
+               std::string& undecided) {
   const auto text = read_file(json);
   const auto j = nlohmann::json::parse(text ? *text : "{}", nullptr, false);
   if (!j.is_object() || !j.contains("functions"))
     throw Error::make("gate ab's report " + json, "is not the JSON report bisect reads", "report this as a bug",
                       ExitCode::kMeasure);
   bool any_bad = false, all_good = true, found = a.function.empty();
-  std::string undecided;
+  undecided.clear();
   for (const auto& f : j["functions"]) {
     const std::string name = f.value("name", ""), verdict = f.value("verdict", "");
     if (!a.function.empty() && name != a.function) continue;
@@ -114,9 +106,35 @@ bool is_bad(const Options& a, const std::string& good_bin, const std::string& bi
   if (!found)
     throw Error::make("--function " + a.function, "is not in gate ab's report",
                       "give a function the config probes (its full name as the report prints it)");
-  if (any_bad) return true;
-  if (all_good) return false;
-  throw Error::make("gate ab " + good_bin + " " + bin, "decided nothing: " + undecided,
+  return any_bad ? Step::kBad : all_good ? Step::kGood : Step::kUndecided;
+}
+
+// true: the head is slower. An undecided step is measured again, once, with twice the runs at
+// most (and another run order), since one inconclusive verdict on a noisy machine is common and a
+// bisect that stops there wastes its builds; still undecided, the bisect stops and says what would
+// decide it instead of guessing. `max_runs`: the runs at most the first time (the config's).
+bool is_bad(const Options& a, int max_runs, const std::string& good_bin, const std::string& bin,
+            const std::string& json, const std::function<void(const std::string&)>& log) {
+  std::string undecided;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int at_most = attempt == 0 ? a.max_runs : 2 * max_runs;
+    ProcessSpec spec;
+    spec.argv = {a.gate, "ab", "-c", a.config, "--base-binary", good_bin, "--head-binary", bin, "--format",
+                 "json", "--output", json, "-q", "--seed", std::to_string(attempt + 1)};
+    if (a.runs) spec.argv.insert(spec.argv.end(), {"--runs", std::to_string(a.runs)});
+    if (at_most) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(at_most)});
+    const auto r = run_process(spec);
+    if (r.status != 0 && r.status != 1)
+      throw Error::make("gate ab " + good_bin + " " + bin, "could not measure (exit " + std::to_string(r.status) +
+                                                               "):\n" + tail_lines(r.err, 2000),
+                        "fix what it names, then run gate bisect again", ExitCode::kMeasure);
+    const Step step = read_step(a, json, log, undecided);
+    if (step != Step::kUndecided) return step == Step::kBad;
+    if (attempt == 0)
+      log("  undecided (" + undecided + "): measuring this step again with at most " + std::to_string(2 * max_runs) +
+          " runs a side");
+  }
+  throw Error::make("gate ab " + good_bin + " " + bin, "decided nothing, twice: " + undecided,
                     "give more runs (--runs, --max-runs), or --function to decide on one function",
                     ExitCode::kMeasure);
 }
@@ -169,7 +187,7 @@ Result run(const Options& opts, const std::function<void(const std::string&)>& l
     const long mid = lo + (hi - lo) / 2;
     const std::string& sha = commits[static_cast<size_t>(mid)];
     ++step;
-    const bool bad_mid = is_bad(o, good_bin, builder.binary_of(sha), work + "/step" + std::to_string(step) + ".json", log);
+    const bool bad_mid = is_bad(o, std::max({o.max_runs, cfg.max_runs, cfg.runs, o.runs}), good_bin, builder.binary_of(sha), work + "/step" + std::to_string(step) + ".json", log);
     const std::string subject = git_line({"log", "-1", "--format=%s", sha}, repo, "commit " + sha);
     out("step " + std::to_string(step) + ": " + sha.substr(0, 12) + " " + subject + ": " +
         (bad_mid ? "slower than GOOD (bad)" : "not slower (good)"));

@@ -2,6 +2,7 @@
 // order (A B B A ...), or both run at once in time slices (--slice-ms), so that machine drift hits
 // both alike; then the same verdict as check.
 // The work is verdict::ab.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -71,7 +72,15 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
     runner::MeasureOptions mo = measure_options(a->m, g);
-    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", a->base_binaries.front()}, {"head", a->head_binaries.front()}},
+    const int hz = profile_hz(a->profile, cfg);
+    if (hz > 0 && (a->base_binaries.size() > 1 || a->head_binaries.size() > 1))
+      throw Error::make("--profile with " + std::to_string(std::max(a->base_binaries.size(), a->head_binaries.size())) +
+                            " layout variants a side",
+                        "a side's samples are symbolised with one binary, and each variant places the code at other "
+                        "addresses",
+                        "profile in a gate ab of its own with one --base-binary and one --head-binary (e.g. the first "
+                        "variant of each side), or leave --profile (and profile:) out here");
+    auto profiler = start_profile(hz, {{"base", a->base_binaries.front()}, {"head", a->head_binaries.front()}},
                                   mo.session);
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
