@@ -110,6 +110,13 @@ TEST(Annotations, TextAndMarkdownShowTheLines) {
   }
   // Without annotations nothing is added (the golden files stay as they are).
   EXPECT_FALSE(contains(report::render_text(sample().comparison, sample().inputs), "code:"));
+  // One execution a unit and one layout a side go without saying.
+  auto plain = notes();
+  plain.base_executions_per_unit = plain.head_executions_per_unit = 1;
+  plain.base_layouts = plain.head_layouts = 1;
+  const std::string quiet = report::render_text(sample().comparison, with(plain));
+  EXPECT_FALSE(contains(quiet, "executions per unit")) << quiet;
+  EXPECT_FALSE(contains(quiet, "layouts: ")) << quiet;
 }
 
 TEST(Annotations, JsonFieldsAreAddedOnly) {
