@@ -52,6 +52,28 @@ void add_function(FunctionRun& into, const FunctionRun& f) {
   add_true_time(into.true_time, f.true_time);
 }
 
+// One benchmark line per benchmark in a unit, as in a run of one execution: the same benchmark
+// (package and name) of another execution is folded in: iterations summed, each metric the
+// iteration-weighted mean (per-op figures are then the unit's total over its total iterations).
+void add_benchmark(std::vector<BenchmarkRun>& into, const BenchmarkRun& b) {
+  auto it = std::find_if(into.begin(), into.end(),
+                         [&](const BenchmarkRun& x) { return x.name == b.name && x.pkg == b.pkg; });
+  if (it == into.end()) {
+    into.push_back(b);
+    return;
+  }
+  const double w_old = it->iterations ? static_cast<double>(it->iterations) : 1.0;
+  const double w_new = b.iterations ? static_cast<double>(b.iterations) : 1.0;
+  for (const auto& [unit, value] : b.metrics) {
+    auto m = std::find_if(it->metrics.begin(), it->metrics.end(), [&](const auto& x) { return x.first == unit; });
+    if (m == it->metrics.end())
+      it->metrics.emplace_back(unit, value);
+    else
+      m->second = (m->second * w_old + value * w_new) / (w_old + w_new);
+  }
+  it->iterations += b.iterations;
+}
+
 }  // namespace
 
 RunResult merge_executions(const std::vector<RunResult>& executions) {
@@ -83,7 +105,7 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
         add_function(*it, f);
       }
     }
-    out.benchmarks.insert(out.benchmarks.end(), e.benchmarks.begin(), e.benchmarks.end());
+    for (const auto& b : e.benchmarks) add_benchmark(out.benchmarks, b);
     out.benchmark_warnings.insert(out.benchmark_warnings.end(), e.benchmark_warnings.begin(),
                                   e.benchmark_warnings.end());
     for (const auto& [k, v] : e.benchmark_config) out.benchmark_config.emplace(k, v);

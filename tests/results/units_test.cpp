@@ -57,6 +57,22 @@ TEST(MergeExecutions, SumsCallsTimesAndDurationsAndMergesHistograms) {
   EXPECT_EQ(u.find("c")->calls, 1u) << "a function only a later execution called is kept";
 }
 
+TEST(MergeExecutions, EachBenchmarkStaysOneLineWithItsIterationWeightedMean) {
+  RunResult a = execution(0.5, {}), b = execution(0.5, {});
+  a.benchmarks = {{"BenchmarkCheckout-2", "shop", 100, {{"ns/op", 1000}, {"B/op", 64}}},
+                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 10}}}};
+  b.benchmarks = {{"BenchmarkCheckout-2", "shop", 300, {{"ns/op", 2000}, {"B/op", 64}}},
+                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 30}}}};
+  const RunResult u = merge_executions({a, b});
+  ASSERT_EQ(u.benchmarks.size(), 2u);  // not one line per execution
+  EXPECT_EQ(u.benchmarks[0].name, "BenchmarkCheckout-2");
+  EXPECT_EQ(u.benchmarks[0].iterations, 400u);
+  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[0].second, (1000.0 * 100 + 2000.0 * 300) / 400);  // 1750 ns/op
+  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[1].second, 64);
+  EXPECT_EQ(u.benchmarks[1].iterations, 2000u);
+  EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[0].second, 20);
+}
+
 TEST(MergeExecutions, OneExecutionIsItself) {
   const RunResult one = execution(0.3, {function("a", {100, 200})});
   const RunResult u = merge_executions({one});
