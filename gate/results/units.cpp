@@ -53,17 +53,19 @@ void add_function(FunctionRun& into, const FunctionRun& f) {
 }
 
 // One benchmark line per benchmark in a unit, as in a run of one execution: the same benchmark
-// (package and name) of another execution is folded in: iterations summed, each metric the
-// iteration-weighted mean (per-op figures are then the unit's total over its total iterations).
-void add_benchmark(std::vector<BenchmarkRun>& into, const BenchmarkRun& b) {
+// (package and name) of another execution is folded in: each metric the iteration-weighted mean
+// (per-op figures are then the unit's total over its total iterations).
+void add_benchmark(std::vector<BenchmarkRun>& into, const BenchmarkRun& b, int merged_before) {
   auto it = std::find_if(into.begin(), into.end(),
                          [&](const BenchmarkRun& x) { return x.name == b.name && x.pkg == b.pkg; });
   if (it == into.end()) {
     into.push_back(b);
     return;
   }
-  const double w_old = it->iterations ? static_cast<double>(it->iterations) : 1.0;
-  const double w_new = b.iterations ? static_cast<double>(b.iterations) : 1.0;
+  // The same b.N each time: the executions weigh alike (merged_before of them are in `it`).
+  const bool same_n = b.iterations == it->iterations;
+  const double w_old = same_n ? std::max(merged_before, 1) : it->iterations ? static_cast<double>(it->iterations) : 1.0;
+  const double w_new = same_n ? 1.0 : b.iterations ? static_cast<double>(b.iterations) : 1.0;
   for (const auto& [unit, value] : b.metrics) {
     auto m = std::find_if(it->metrics.begin(), it->metrics.end(), [&](const auto& x) { return x.first == unit; });
     if (m == it->metrics.end())
@@ -71,7 +73,9 @@ void add_benchmark(std::vector<BenchmarkRun>& into, const BenchmarkRun& b) {
     else
       m->second = (m->second * w_old + value * w_new) / (w_old + w_new);
   }
-  it->iterations += b.iterations;
+  // b.N of the timed call: kept when every execution ran the same count (-benchtime 300x), summed
+  // otherwise (a duration-based benchtime), so that it stays the weight of the merged metrics.
+  if (b.iterations != it->iterations) it->iterations += b.iterations;
 }
 
 }  // namespace
@@ -86,6 +90,7 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.benchmarks.clear();
   out.benchmark_warnings.clear();
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
+  int merged = 0;
   for (const auto& e : executions) {
     out.executions += std::max(e.executions, 1);
     out.duration_s += e.duration_s;
@@ -105,7 +110,8 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
         add_function(*it, f);
       }
     }
-    for (const auto& b : e.benchmarks) add_benchmark(out.benchmarks, b);
+    for (const auto& b : e.benchmarks) add_benchmark(out.benchmarks, b, merged);
+    ++merged;
     out.benchmark_warnings.insert(out.benchmark_warnings.end(), e.benchmark_warnings.begin(),
                                   e.benchmark_warnings.end());
     for (const auto& [k, v] : e.benchmark_config) out.benchmark_config.emplace(k, v);

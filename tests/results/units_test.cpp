@@ -69,8 +69,16 @@ TEST(MergeExecutions, EachBenchmarkStaysOneLineWithItsIterationWeightedMean) {
   EXPECT_EQ(u.benchmarks[0].iterations, 400u);
   EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[0].second, (1000.0 * 100 + 2000.0 * 300) / 400);  // 1750 ns/op
   EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[1].second, 64);
-  EXPECT_EQ(u.benchmarks[1].iterations, 2000u);
+  EXPECT_EQ(u.benchmarks[1].iterations, 1000u);  // the same b.N in every execution: b.N
   EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[0].second, 20);
+  // Three executions of the same b.N weigh a third each.
+  RunResult c = execution(0.5, {});
+  c.benchmarks = {{"BenchmarkGet-2", "shop", 1000, {{"ns/op", 50}}}};
+  a.benchmarks = {a.benchmarks[1]};
+  b.benchmarks = {b.benchmarks[1]};
+  const RunResult three = merge_executions({a, b, c});
+  ASSERT_EQ(three.benchmarks.size(), 1u);
+  EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[0].second, 30);  // (10 + 30 + 50) / 3
 }
 
 TEST(MergeExecutions, OneExecutionIsItself) {
