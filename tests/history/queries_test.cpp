@@ -10,6 +10,7 @@
 using namespace gate;
 using namespace gate::history;
 using gate::testing::TempDir;
+using gate::testing::error_of;
 
 namespace {
 
@@ -29,15 +30,6 @@ Store history_with_a_step(const TempDir& dir) {
     s.add(f, result_to_json_text(f), {commit, "", "main", time}, "synthetic.json");
   }
   return s;
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ using namespace gate::history;
 namespace fs = std::filesystem;
 
 using gate::testing::TempDir;
+using gate::testing::error_of;
 
 namespace {
 
@@ -32,15 +33,6 @@ IngestOutcome add(Store& s, double level, const std::string& commit, const std::
   r.kernel = kernel;
   const ResultFile f = gate::testing::synthetic_result(r);
   return s.add(f, result_to_json_text(f), {commit, "", "main", time}, "synthetic.json");
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
 
+#include "common/error.hpp"
 #include "results/result.hpp"
 
 namespace gate::testing {
@@ -36,6 +38,16 @@ struct TempDir {
     std::filesystem::remove_all(path, ec);
   }
 };
+
+// The message of the gate::Error fn throws ("" when it throws none).
+inline std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 inline ResultFile synthetic_result(const SyntheticRun& s) {
   ResultFile r;

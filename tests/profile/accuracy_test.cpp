@@ -48,13 +48,18 @@ const analysis::PcLines& lines() {
   return l;
 }
 
-ProfiledRun profiled_run(const std::string& args, int hz = kHz) {
+// The sampler for the target's code at hz.
+SamplerOptions sampler_options(int hz) {
   const auto& pcl = lines();
   SamplerOptions o;
   o.hz = hz;
   o.text_lo = pcl.functions().front().address;
   o.text_hi = pcl.functions().back().address + pcl.functions().back().size;
-  Sampler sampler(o);
+  return o;
+}
+
+ProfiledRun profiled_run(const std::string& args, int hz = kHz) {
+  Sampler sampler(sampler_options(hz));
   ProfiledRun r;
   r.binary = target();
   r.dir = (fs::temp_directory_path() / ("gate_profile_" + std::to_string(getpid()))).string();
@@ -67,7 +72,7 @@ ProfiledRun profiled_run(const std::string& args, int hz = kHz) {
   auto child = runner::Child::spawn(so, [&](pid_t pid) { sampler.track(pid, 0); });
   EXPECT_EQ(child.wait(600, nullptr), runner::Child::WaitEnd::kExited);
   EXPECT_EQ(child.status(), 0) << runner::file_tail(so.stderr_path);
-  r.profile = symbolize(sampler.collect(0), pcl, read_kallsyms());
+  r.profile = symbolize(sampler.collect(0), lines(), read_kallsyms());
   std::smatch m;
   const std::string out = runner::file_tail(so.stdout_path);
   if (std::regex_search(out, m, std::regex("GATE_ROUNDS (\\d+)"))) r.rounds = std::stol(m[1]);
@@ -141,12 +146,7 @@ struct ProfiledPair {
 };
 
 ProfiledPair profiled_pair(const std::string& base_args, const std::string& head_args, int hz = kHz) {
-  const auto& pcl = lines();
-  SamplerOptions o;
-  o.hz = hz;
-  o.text_lo = pcl.functions().front().address;
-  o.text_hi = pcl.functions().back().address + pcl.functions().back().size;
-  Sampler sampler(o);
+  Sampler sampler(sampler_options(hz));
   const std::string dir = (fs::temp_directory_path() / ("gate_profile_pair_" + std::to_string(getpid()))).string();
   fs::create_directories(dir);
   auto spawn = [&](const std::string& args, uint32_t side) {
@@ -169,8 +169,8 @@ ProfiledPair profiled_pair(const std::string& base_args, const std::string& head
     const std::string out = runner::file_tail(dir + "/stdout" + std::to_string(side));
     if (std::regex_search(out, m, std::regex("GATE_ROUNDS (\\d+)"))) *rounds[side] = std::stol(m[1]);
   }
-  r.base = symbolize(sampler.collect(0), pcl, read_kallsyms());
-  r.head = symbolize(sampler.collect(1), pcl, read_kallsyms());
+  r.base = symbolize(sampler.collect(0), lines(), read_kallsyms());
+  r.head = symbolize(sampler.collect(1), lines(), read_kallsyms());
   fs::remove_all(dir);
   return r;
 }
