@@ -1,5 +1,5 @@
 // The history end to end, as root with real probes: 16 `gate run` results of the shop in commit
-// order (c01-c08 the base, c09-c16 with pricing.Apply 1.3x slower, one upload repeated) in a SQLite
+// order (c01-c08 the base, c09-c16 with pricing.Apply's own work 2x slower, one upload repeated) in a SQLite
 // history, whose change points must name c09; and `gate bisect` over a git repository of 8 commits
 // (the 5th makes pricing.Apply 3x slower), which must name the 5th.
 #include <gtest/gtest.h>
@@ -70,12 +70,15 @@ TEST(HistoryE2E, ShopOverSixteenCommitsNamesC09) {
   for (int i = 1; i <= 16; ++i) {
     const std::string out = dir + "/" + commit_name(i) + ".json";
     std::map<std::string, std::string> env;
-    if (i >= 9) env["SHOP_SLOW"] = kApply + "=1.3";  // the head's change, from c09 on
-    // --true-time: the probes' calibrated cost is taken out of each call. pricing.Apply is ~1.4 us
-    // of which most is the probes' cost, which moves with the machine's state unlike the
-    // function's own time (one run saw it 10% faster from c05 on, cancelling the 1.13x step);
-    // compensated, Apply is ~0.5-0.6 us and its 1.3x step reads 1.2-1.4x.
-    const auto run = run_gate({"run", "-q", "--true-time", "-c", cfg, "--out", out}, {.env = env});
+    if (i >= 9) env["SHOP_SLOW"] = kApply + "=2";  // the head's change, from c09 on
+    // Raw values, not --true-time: subtracting the probes' calibrated cost, which is re-measured in
+    // every `gate run`, adds an error that is the same in nanoseconds for every function, so it is
+    // not the common-mode factor the history's speed normalization takes out. A clean-clone CI run
+    // saw it: from c08 the calibration moved by ~180 ns, (*Cart).Add's compensated p50 fell from
+    // 185 ns to 0.9 ns, (*Store).Get's to 0.64x, and Apply's normalized p50 rose 1.41x one commit
+    // early. Raw, the probes' cost (~1 us of Apply's ~1.4 us) dilutes the step: Apply's own work
+    // made 2x slower reads ~1.3x, clear of the machine's common-mode swings once normalized.
+    const auto run = run_gate({"run", "-q", "-c", cfg, "--out", out}, {.env = env});
     ASSERT_EQ(run.code, 0) << commit_name(i) << ": " << run.err;
     const auto add = run_gate({"history", "add", out, "--commit", commit_name(i), "--parent",
                                i > 1 ? commit_name(i - 1) : "", "--branch", "main", "--time",
@@ -100,8 +103,8 @@ TEST(HistoryE2E, ShopOverSixteenCommitsNamesC09) {
     if (c["function"] == kApply && c["quantile"] == "p50") {
       apply_p50.push_back(c["commit"]);
       if (c["commit"] == "c09") {
-        // Apply's 1.3x body is diluted by the probes' fixed cost at ~1.5 us: 1.11-1.14x measured.
-        EXPECT_GT(c["shift"].get<double>(), 1.05) << c.dump();
+        // Apply's 2x body is diluted by the probes' fixed cost: ~1.3x (see above).
+        EXPECT_GT(c["shift"].get<double>(), 1.1) << c.dump();
         EXPECT_LE(c["p_value"].get<double>(), 0.05) << c.dump();
         EXPECT_FALSE(c["provisional"].get<bool>());
       }
