@@ -26,13 +26,22 @@ struct {
   __type(value, __u32);
 } tracked SEC(".maps");
 
-/* key: stack id; value: up to 127 addresses, leaf first (bpf_get_stackid). Sized from user space. */
+/* key: a stack's hash (gate_profile_key.user_stack / kernel_stack); value: its frames. Sized from
+ * user space, which empties it between runs (the sampler's drain). */
 struct {
-  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 16384);
-  __uint(key_size, sizeof(__u32));
-  __uint(value_size, GATE_PROFILE_MAX_DEPTH * sizeof(__u64));
+  __type(key, __u64);
+  __type(value, struct gate_profile_stack);
 } stacks SEC(".maps");
+
+/* bpf_get_stack's buffer: one stack is too large for the BPF stack. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gate_profile_stack);
+} scratch SEC(".maps");
 
 /* key: a sampled stack (struct gate_profile_key); value: samples taken with it. Sized from user space. */
 struct {
@@ -70,6 +79,39 @@ static __always_inline void count(__u32 which) {
 
 static __always_inline __u64 text_word(__u64 w) { return (w >= text_lo && w < text_hi) ? w : 0; }
 
+#define GATE_ENOENT 2
+#define GATE_E2BIG 7
+#define GATE_EEXIST 17
+
+/* Takes the current user (BPF_F_USER_STACK) or kernel stack into the stacks map under a hash of its
+ * frames (FNV-1a over the words, then the length); 0 and *hash set, or -errno. Two different
+ * stacks with one 64-bit hash would share a stack: at ~10^4 stacks a run, about 1 in 10^11. */
+static __always_inline long take_stack(void *ctx, __u64 flags, __u64 *hash) {
+  __u32 zero = 0;
+  struct gate_profile_stack *buf = bpf_map_lookup_elem(&scratch, &zero);
+  if (!buf)
+    return -GATE_ENOENT;
+  long n = bpf_get_stack(ctx, buf->pcs, sizeof(buf->pcs), flags); /* zero-fills the rest */
+  if (n <= 0)
+    return n < 0 ? n : -GATE_ENOENT;
+  __u64 h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < GATE_PROFILE_MAX_DEPTH; i++) {
+    if ((long)i * 8 >= n)
+      break;
+    h ^= buf->pcs[i];
+    h *= 0x100000001b3ull;
+  }
+  h ^= (__u64)n;
+  h *= 0x100000001b3ull;
+  if (h == 0)
+    h = 1;
+  long err = bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST);
+  if (err && err != -GATE_EEXIST)
+    return err; /* -E2BIG: the map is full */
+  *hash = h;
+  return 0;
+}
+
 SEC("perf_event")
 int gate_profile_sample(struct bpf_perf_event_data *ctx) {
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -78,13 +120,13 @@ int gate_profile_sample(struct bpf_perf_event_data *ctx) {
     return 0;
   count(GATE_PROFILE_SAMPLES);
 
-  struct gate_profile_key key = {.side = *side, .kernel_stack = -1};
-  key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-  if (key.user_stack < 0)
+  struct gate_profile_key key = {.side = *side};
+  key.user_error = (__s32)take_stack(ctx, BPF_F_USER_STACK, &key.user_stack);
+  if (key.user_error)
     count(GATE_PROFILE_NO_USER_STACK);
   if ((ctx->regs.cs & 3) != 3) {
     key.flags |= GATE_PROFILE_IN_KERNEL;
-    key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+    take_stack(ctx, 0, &key.kernel_stack);
   }
 
   struct task_struct *task = (struct task_struct *)bpf_get_current_task();

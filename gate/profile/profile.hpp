@@ -25,7 +25,8 @@ struct RawProfile {
   int hz = 0;
   std::vector<RawStack> stacks;
   uint64_t samples = 0;          // samples of the tracked tree, as the kernel counted them
-  uint64_t no_user_stack = 0;    // the kernel could not walk the user stack
+  uint64_t no_user_stack = 0;    // the kernel could not take the user stack, or could not store it
+  uint64_t stack_map_full = 0;   // ... of which the stacks map was full
   uint64_t dropped = 0;          // lost: the counts map was full
 };
 
@@ -51,6 +52,7 @@ struct Profile {
   uint64_t leaf_fixed = 0;     // a frame the FP walk skipped was put back from the SP delta
   uint64_t unknown_leaf = 0;   // the leaf PC is in no Go function (vdso, cgo): kOutsideBinaryFrame
   uint64_t lost = 0;           // counted by the kernel but with no stack (no user stack, map full)
+  uint64_t lost_map_full = 0;  // ... of which the stacks map was full
 };
 
 // The frame name that stands for time spent in gate's own uprobes (trap, handler, single step).

@@ -58,7 +58,12 @@ ProfileRecorder::~ProfileRecorder() = default;
 int ProfileRecorder::hz() const { return impl_->sampler->hz(); }
 
 std::function<void(pid_t, const std::string&)> ProfileRecorder::tracker() {
-  return [this](pid_t pid, const std::string& variant) { impl_->sampler->track(pid, side_of(variant)); };
+  // A new process of a run is about to start, the previous run's are gone: the moment to empty the
+  // kernel's stack map, so that it holds one run's stacks, never a session's (see Sampler::drain).
+  return [this](pid_t pid, const std::string& variant) {
+    impl_->sampler->drain();
+    impl_->sampler->track(pid, side_of(variant));
+  };
 }
 
 const Profile& ProfileRecorder::finish(const std::string& variant) {
@@ -81,10 +86,13 @@ std::string ProfileRecorder::write(const std::string& variant, const std::string
 }
 
 std::string describe(const Profile& p) {
-  char b[200];
+  char b[240];
   const double probe = p.total ? 100.0 * static_cast<double>(p.in_gate_probe) / static_cast<double>(p.total) : 0;
-  std::snprintf(b, sizeof b, "%llu samples at %d Hz; %.1f%% in [gate probe]; %llu lost",
-                static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
+  int n = std::snprintf(b, sizeof b, "%llu samples at %d Hz; %.1f%% in [gate probe]; %llu lost",
+                        static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
+  if (p.lost_map_full > 0 && n > 0 && static_cast<size_t>(n) < sizeof b)
+    std::snprintf(b + n, sizeof b - static_cast<size_t>(n), " (%llu: the stacks map was full)",
+                  static_cast<unsigned long long>(p.lost_map_full));
   return b;
 }
 

@@ -11,6 +11,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "common/error.hpp"
@@ -47,6 +50,13 @@ struct Sampler::Impl {
   std::vector<bpf_link*> links;
   std::vector<int> perf_fds;
   int hz = kDefaultHz;
+  // Drained samples per side, merged by everything a RawStack holds but its count.
+  using StackKey = std::tuple<std::vector<uint64_t>, std::vector<uint64_t>, uint64_t, uint64_t, bool, uint64_t>;
+  struct Drained {
+    std::map<StackKey, uint64_t> stacks;
+    uint64_t samples = 0, no_user_stack = 0, map_full = 0;
+  };
+  std::map<uint32_t, Drained> drained;
 
   ~Impl() {
     for (auto* l : links) bpf_link__destroy(l);
@@ -101,46 +111,65 @@ void Sampler::track(pid_t pid, uint32_t side) {
                       "", ExitCode::kMeasure);
 }
 
-RawProfile Sampler::collect(uint32_t side) {
+void Sampler::drain() {
   auto* s = impl_->skel;
-  RawProfile out;
-  out.hz = impl_->hz;
   const int stacks_fd = bpf_map__fd(s->maps.stacks), counts_fd = bpf_map__fd(s->maps.counts);
-  auto read_stack = [&](int32_t id) {
+  std::set<uint64_t> ids;
+  auto read_stack = [&](uint64_t id) {
     std::vector<uint64_t> pcs;
-    if (id < 0) return pcs;
-    uint64_t buf[GATE_PROFILE_MAX_DEPTH] = {};
-    if (bpf_map_lookup_elem(stacks_fd, &id, buf) != 0) return pcs;
-    for (uint64_t pc : buf) {
+    if (id == 0) return pcs;
+    ids.insert(id);
+    gate_profile_stack buf{};
+    if (bpf_map_lookup_elem(stacks_fd, &id, &buf) != 0) return pcs;
+    for (uint64_t pc : buf.pcs) {
       if (pc == 0) break;
       pcs.push_back(pc);
     }
     return pcs;
   };
-  std::vector<gate_profile_key> mine;
+  std::vector<gate_profile_key> keys;
   gate_profile_key key{}, next{};
   void* prev = nullptr;
   while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
     key = next;
     prev = &key;
+    keys.push_back(key);
+  }
+  for (const auto& k : keys) {
     uint64_t count = 0;
-    if (key.side != side || bpf_map_lookup_elem(counts_fd, &key, &count) != 0) continue;
-    mine.push_back(key);
-    out.samples += count;
-    if (key.user_stack < 0) {
-      out.no_user_stack += count;
+    // Read and delete one key at a time: a sample counted in between is lost, not doubled.
+    if (bpf_map_lookup_elem(counts_fd, &k, &count) != 0) continue;
+    bpf_map_delete_elem(counts_fd, &k);
+    auto& d = impl_->drained[k.side];
+    d.samples += count;
+    std::vector<uint64_t> user = read_stack(k.user_stack);
+    if (user.empty()) {  // no user stack: the walk failed, or the stacks map was full
+      d.no_user_stack += count;
+      if (k.user_error == -E2BIG) d.map_full += count;
       continue;
     }
+    d.stacks[{std::move(user), read_stack(k.kernel_stack), k.sp_word0, k.sp_word1,
+              (k.flags & GATE_PROFILE_IN_PROBE) != 0, k.probe_addr}] += count;
+  }
+  for (uint64_t id : ids) bpf_map_delete_elem(stacks_fd, &id);
+}
+
+RawProfile Sampler::collect(uint32_t side) {
+  drain();
+  auto* s = impl_->skel;
+  RawProfile out;
+  out.hz = impl_->hz;
+  auto& d = impl_->drained[side];
+  out.samples = d.samples;
+  out.no_user_stack = d.no_user_stack;
+  out.stack_map_full = d.map_full;
+  for (auto& [k, count] : d.stacks) {
     RawStack st;
-    st.user = read_stack(key.user_stack);
-    st.kernel = read_stack(key.kernel_stack);
-    st.sp_word0 = key.sp_word0, st.sp_word1 = key.sp_word1;
-    st.in_probe = key.flags & GATE_PROFILE_IN_PROBE;
-    st.probe_addr = key.probe_addr;
+    std::tie(st.user, st.kernel, st.sp_word0, st.sp_word1, st.in_probe, st.probe_addr) = k;
     st.count = count;
     out.stacks.push_back(std::move(st));
   }
-  for (const auto& k : mine) bpf_map_delete_elem(counts_fd, &k);
+  impl_->drained.erase(side);
   // Keys the kernel could not store (map full) are per CPU and not per side: charged to each collect.
   const uint32_t which = GATE_PROFILE_KEY_DROPPED;
   std::vector<uint64_t> per_cpu(static_cast<size_t>(libbpf_num_possible_cpus()));

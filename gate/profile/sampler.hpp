@@ -19,7 +19,7 @@ inline constexpr int kDefaultHz = 199;
 struct SamplerOptions {
   int hz = kDefaultHz;
   uint64_t text_lo = 0, text_hi = 0;  // the binary's code: words there are return addresses
-  uint32_t max_stacks = 16384;        // distinct user + kernel stacks kept
+  uint32_t max_stacks = 16384;        // distinct user + kernel stacks kept between drains (~1 KB each)
   uint32_t max_keys = 32768;          // distinct sampled keys (stack, side, fix-up words)
 };
 
@@ -33,7 +33,12 @@ class Sampler {
 
   // Samples pid and every process it forks from now on, as `side`.
   void track(pid_t pid, uint32_t side);
-  // The stacks of one side since its last collect; deletes them from the kernel's counts.
+  // Moves every sample counted so far, of every side, out of the kernel's maps into this object,
+  // and frees the stacks they used, so that the stacks map (max_stacks) holds one run's stacks,
+  // not a session's: the recorder drains it between runs, while no tracked process runs (a sample
+  // taken during a drain can lose its stack: it is then counted as lost, never given a wrong one).
+  void drain();
+  // drain(), then hands over one side's stacks since its last collect.
   RawProfile collect(uint32_t side);
   int hz() const;
 

@@ -72,6 +72,7 @@ Profile symbolize(const RawProfile& raw, const analysis::PcLines& lines, const K
   Profile out;
   out.hz = raw.hz;
   out.lost = raw.dropped + raw.no_user_stack;
+  out.lost_map_full = raw.stack_map_full;
   Builder b(lines, out);
   std::map<std::vector<uint32_t>, uint64_t> merged;  // fix-ups can make two raw stacks one
   for (const RawStack& s : raw.stacks) {
