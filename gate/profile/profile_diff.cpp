@@ -55,7 +55,7 @@ double binomial_two_sided(uint64_t k, uint64_t n, double p) {
 }
 
 SubtreeDiff diff_subtree(const Profile& base, const Profile& head, const std::string& function, uint64_t base_calls,
-                         uint64_t head_calls, double fdr) {
+                         uint64_t head_calls, double fdr, double dispersion) {
   SubtreeDiff d;
   d.function = function;
   d.base_calls = base_calls, d.head_calls = head_calls;
@@ -79,7 +79,10 @@ SubtreeDiff diff_subtree(const Profile& base, const Profile& head, const std::st
     c.base_samples = counts.first, c.head_samples = counts.second;
     c.base_ns_per_call = per_call(c.base_samples, bp, base_calls);
     c.head_ns_per_call = per_call(c.head_samples, hp, head_calls);
-    c.p_value = binomial_two_sided(c.head_samples, c.base_samples + c.head_samples, head_share);
+    const auto scaled = [dispersion](uint64_t n) {
+      return static_cast<uint64_t>(std::llround(static_cast<double>(n) / std::max(1.0, dispersion)));
+    };
+    c.p_value = binomial_two_sided(scaled(c.head_samples), scaled(c.head_samples) + scaled(c.base_samples), head_share);
     d.frames.push_back(std::move(c));
   }
   // Benjamini-Hochberg: the largest rank r with p(r) <= r/m * q, and every smaller p.

@@ -68,15 +68,16 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
   const std::string cfg = (dir / "gate.yaml").string();
   std::ofstream(cfg) << "name: shop-why\n"
                      << "binary: " << base << "\n"
-                     << "workload: exec \"$GATE_BINARY\" -orders 4000 -q\n"
+                     << "workload: exec \"$GATE_BINARY\" -orders 10000 -q\n"
                      << "runs: 8\nmax_runs: 16\n"
                      << "env: {GOMAXPROCS: \"2\"}\n"
                      << "threshold: 10%\nquantiles: [p50]\n"
                      << "functions:\n  - " << kApply << "\n  - " << kCheckout << "\n";
   const fs::path report_dir = dir / "report";
-  // Apply takes ~1.3 us a call (its probes ~14 us more) and the knob adds ~0.4 us: over ~3,500
-  // calls a run that is ~1.4 ms a run, 7 samples a run at 4999 Hz, against none in the base (the
-  // base never reads the clock in Apply). At 997 Hz, or 2,000 orders, too few to be told from noise.
+  // Apply takes ~1.3 us a call (its probes ~14 us more) and the knob adds ~0.4 us: over ~9,000
+  // calls a run that is ~3.5 ms a run, ~17 samples a run at 4999 Hz, against none in the base (the
+  // base never reads the clock in Apply). At 997 Hz, or 2,000 orders, too few to be told from noise. With 4,000 orders (~25 samples of it a side) the frame
+  // test (a variance twice the binomial's, 1% FDR) named it in 1 of 3 runs.
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", base, "--head-binary", head, "--profile=4999", "--report-dir",
                      report_dir.string()});
   std::printf("--- gate ab --profile=4999 (exit %d):\n%s\n%s\n", r.code, r.out.c_str(), r.err.c_str());
@@ -103,14 +104,23 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
   const auto text = read_file((report_dir / "report.txt").string());
   ASSERT_TRUE(text);
   const std::string block = block_of(*text, kApply);
-  EXPECT_NE(block.find("profile: pricing.Apply +"), std::string::npos) << block;
-  // Whether the line names them as beyond sampling noise is printed, not asserted: it did in 10 of
-  // 10 runs on the branch and in the merged tree, but not in one clean-clone CI run (only
-  // [gate probe] was significant: ~90% of Apply's samples are probe time, and the base side lost
-  // 14% of its samples to a full stack map). Issue 30 stays open on it; measure the rate with
+  // Its sign is not asserted: ~90% of Apply's samples are the probes' time, whose noise between
+  // sides (+-1 us a call) is larger than the knob's 0.4 us; the busy-wait frame is what is named.
+  EXPECT_NE(block.find("profile: pricing.Apply "), std::string::npos) << block;
+  // Asserted again since the sampler stopped losing samples: it failed twice when the kernel's
+  // stack-trace map dropped every later stack whose bucket was taken (the base lost 5-14% of its
+  // samples, whole hot stacks at once, and [gate probe] became the only frame named). Count it with
   // `ctest -R '^why_e2e$' --repeat until-fail:20 -V | grep 'busy-wait named'`.
-  static const std::regex busy(R"(profile: pricing\.Apply \+[^\n]*instr\.\(\*Func\)\.exit[^\n]*runtime\.nanotime)");
-  std::printf("busy-wait named in the profile line: %s\n", std::regex_search(block, busy) ? "yes" : "NO");
+  static const std::regex busy(R"(profile: pricing\.Apply [+-][^\n]*instr\.\(\*Func\)\.exit[^\n]*runtime\.nanotime)");
+  const bool named = std::regex_search(block, busy);
+  std::printf("busy-wait named in the profile line: %s\n", named ? "yes" : "NO");
+  EXPECT_TRUE(named) << block;
+  // No side lost more than 0.1% of its samples (each run's stacks are drained, stored by hash).
+  static const std::regex account(R"(CPU profile of (base|head): (\d+) samples at \d+ Hz; [0-9.]+% in \[gate probe\]; (\d+) lost)");
+  int sides = 0;
+  for (std::sregex_iterator it(r.err.begin(), r.err.end(), account), end; it != end; ++it, ++sides)
+    EXPECT_LE(std::stod((*it)[3]), 0.001 * std::stod((*it)[2])) << (*it)[0];
+  EXPECT_EQ(sides, 2) << r.err;
   EXPECT_NE(block.find("code: code changed"), std::string::npos) << block;
   EXPECT_NE(block.find("go tool pprof -diff_base"), std::string::npos) << block;
 
@@ -139,7 +149,7 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
   EXPECT_NE(html->find("<svg class=\"flame\""), std::string::npos);
   const auto junit = read_file((report_dir / "junit.xml").string());
   ASSERT_TRUE(junit);
-  EXPECT_NE(junit->find("; profile: pricing.Apply +"), std::string::npos);
+  EXPECT_NE(junit->find("; profile: pricing.Apply "), std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -204,9 +204,13 @@ TEST(ProfileDiffAccuracy, DoubledChildReadsPlus100PercentPerCallAndNoOtherFrame)
       EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value << ": " << describe(d);
     }
   }
-  std::printf("GATE_FIGURE doubled child: childB %+.1f%% per call (%lu -> %lu samples); %s\n", change,
-              static_cast<unsigned long>(b->base_samples), static_cast<unsigned long>(b->head_samples),
-              describe(d).c_str());
+  std::printf("GATE_FIGURE doubled child: childB %+.1f%% per call (%lu -> %lu samples); lost %lu of %lu / %lu of %lu; %s\n",
+              change, static_cast<unsigned long>(b->base_samples), static_cast<unsigned long>(b->head_samples),
+              static_cast<unsigned long>(r.base.lost), static_cast<unsigned long>(r.base.total),
+              static_cast<unsigned long>(r.head.lost), static_cast<unsigned long>(r.head.total), describe(d).c_str());
+  for (const auto& f : d.frames)
+    std::printf("GATE_FIGURE frame %s p=%.3g %+.1f%%\n", f.frame.c_str(), f.p_value,
+                f.base_ns_per_call > 0 ? 100 * (f.head_ns_per_call / f.base_ns_per_call - 1) : 0.0);
 }
 
 // Base against base (the same program and arguments on both sides, at once): no frame is flagged.

@@ -35,6 +35,12 @@ std::map<std::string, uint64_t> draw(std::mt19937_64& rng, const std::map<std::s
   return out;
 }
 
+bool frame_significant(const SubtreeDiff& d, const std::string& frame) {
+  for (const auto& f : d.frames)
+    if (f.frame == frame) return f.significant;
+  return false;
+}
+
 TEST(Binomial, TwoSidedExactValues) {
   EXPECT_NEAR(binomial_two_sided(5, 10, 0.5), 1.0, 1e-12);
   EXPECT_NEAR(binomial_two_sided(0, 10, 0.5), 2.0 / 1024, 1e-12);
@@ -74,13 +80,29 @@ TEST(ProfileDiff, BaseAgainstBaseFlagsNoMoreThanItsLevel) {
   const int trials = 400;
   for (int t = 0; t < trials; ++t) {
     const Profile b = make(199, draw(rng, rates, 30000, 199)), h = make(199, draw(rng, rates, 30000, 199));
-    const SubtreeDiff d = diff_subtree(b, h, "main.F", 30000, 30000, 0.05);
+    const SubtreeDiff d = diff_subtree(b, h, "main.F", 30000, 30000, 0.05, /*dispersion=*/1.0);
     bool any = false;
     for (const auto& f : d.frames) any = any || f.significant;
     trials_with_a_flag += any;
   }
   // Under the global null BH holds the chance of any flag at q = 5%; 3 binomial SDs over 400 trials.
   EXPECT_LE(trials_with_a_flag, static_cast<int>(trials * (0.05 + 3 * std::sqrt(0.05 * 0.95 / trials))));
+}
+
+// The real sampler's A/A (profile_accuracy_test, 3 CPU-seconds a side): childC read 1,092 base
+// against 958 head samples at equal calls, -11.9% per call, p=0.004 as a binomial draw. Samples
+// vary more than that (kSampleDispersion): the default test does not name it; a 2x change does.
+TEST(ProfileDiff, ASpreadAsWideAsTheMachinesIsNotNamedButADoubledFrameIs) {
+  const Profile b = make(997, {{"main.a", 1092}, {"main.b", 964}, {"main.c", 931}});
+  const Profile h = make(997, {{"main.a", 958}, {"main.b", 1007}, {"main.c", 1018}});
+  const SubtreeDiff binomial = diff_subtree(b, h, "main.F", 1000, 1000, 0.05, 1.0);
+  EXPECT_TRUE(frame_significant(binomial, "main.a")) << describe(binomial);
+  const SubtreeDiff d = diff_subtree(b, h, "main.F", 1000, 1000);
+  for (const auto& f : d.frames) EXPECT_FALSE(f.significant) << f.frame << " p=" << f.p_value;
+  const Profile doubled = make(997, {{"main.a", 2184}, {"main.b", 964}, {"main.c", 931}});
+  const SubtreeDiff d2 = diff_subtree(b, doubled, "main.F", 1000, 1000);
+  EXPECT_TRUE(frame_significant(d2, "main.a")) << describe(d2);
+  EXPECT_FALSE(frame_significant(d2, "main.b"));
 }
 
 TEST(ProfileDiff, NormalisesPerCallAndPerSamplingRate) {
