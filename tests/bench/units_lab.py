@@ -11,6 +11,11 @@ Scenarios take turns trial by trial, so that each meets the machine's load alike
 
 Layouts (Go >= 1.23, -ldflags=-randlayout=SEED):
   --layouts 0  (default) plain builds; an A/A's head is a copy of its base (identical binary).
+  --matched-seeds  with --layouts K: the head's builds take the base's seeds (pair i: one seed).
+  --code-change    every head also built with -tags gatenoop (two added functions: the same seed no
+                   longer gives the same layout).
+  --slow-tag TAG   the slowed head built with -tags TAG (layoutsens: gateslowcode, dispatch 1.25x
+                   in its own code) instead of -X main.slow (a change of data only).
   --layouts K  K builds per side with random function order, new seeds every trial and side, so
                that a no-op change differs in layout only. K = 1 is "one layout per side" (what a
                CI job building base and head does, with any gate); K > 1 passes --base-binary and
@@ -80,18 +85,20 @@ class Builder:
     def __init__(self, go, src, lab):
         self.go, self.src, self.lab, self.cache = go, src, lab, {}
 
-    def get(self, slow, seed):
-        key = (slow or "", seed)
+    def get(self, slow, seed, tags=""):
+        key = (slow or "", seed, tags)
         if key in self.cache:
             return self.cache[key]
-        name = "bin-" + (slow.split(".")[-1].replace("=", "x") if slow else "base") + (f"-L{seed}" if seed else "")
+        name = ("bin-" + (slow.split(".")[-1].replace("=", "x") if slow else "base") + (f"-L{seed}" if seed else "")
+                + (f"-T{tags.replace(',', '+')}" if tags else ""))
         out = os.path.join(self.lab, name)
         ld = []
         if slow:
             ld.append(f"-X main.slow={slow}")
         if seed:
             ld.append(f"-randlayout={seed}")
-        cmd = [self.go, "build", "-o", out] + (["-ldflags", " ".join(ld)] if ld else []) + ["."]
+        cmd = ([self.go, "build", "-o", out] + (["-tags", tags] if tags else []) + (["-ldflags", " ".join(ld)] if ld else [])
+               + ["."])
         r = subprocess.run(cmd, cwd=self.src, env=go_env(), capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"building {self.src} ({' '.join(cmd)})", f"go build failed: {r.stderr.strip()[-800:]}",
@@ -283,6 +290,15 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="'KEY: VALUE'",
                     help="config override, repeatable: the top-level key replaced in a temp copy of gate.yaml")
     ap.add_argument("--layouts", type=int, default=0, help="K -randlayout builds per side, new seeds each trial (0: plain builds)")
+    ap.add_argument("--matched-seeds", action="store_true", help="with --layouts K: the head's K builds use the "
+                    "base's K seeds (as ci/pre-merge.sh does), so that pair i compares two builds of one layout "
+                    "seed; default: new seeds for the head")
+    ap.add_argument("--code-change", action="store_true", help="build every head with -tags gatenoop (the workload's "
+                    "noop_gatenoop.go adds two functions): a no-op code change, after which the same seed no longer "
+                    "gives the same layout")
+    ap.add_argument("--slow-tag", default="", metavar="TAG", help="build a slowed head with -tags TAG instead of "
+                    "-X main.slow (layoutsens: gateslowcode makes dispatch 1.25x in its own code); the scenario "
+                    "keeps its --slowdowns label")
     ap.add_argument("--go", default="", help="the Go toolchain (default Go 1.27 from /opt/gate-go, else go on PATH)")
     ap.add_argument("--keep", default="", metavar="DIR", help="keep every trial's report dir here")
     ap.add_argument("--label", default="", help="a name for this configuration, printed with the table")
@@ -312,6 +328,11 @@ def main():
         fail(f"--layouts {a.layouts}", "must be 0 (plain builds) or a count of variants per side", "give e.g. --layouts 3")
     src_rel, default_fn = WORKLOADS[a.workload]
     src = os.path.join(ROOT, src_rel)
+    if a.code_change and not os.path.exists(os.path.join(src, "noop_gatenoop.go")):
+        fail(f"--code-change with --workload {a.workload}", f"{src_rel} has no noop_gatenoop.go (the no-op change)",
+             "use --workload layoutsens, or add a //go:build gatenoop file with an unused function to the workload")
+    if a.matched_seeds and a.layouts < 1:
+        fail("--matched-seeds", "needs layout builds", "give --layouts K (K >= 1)")
     fn = a.function or default_fn
     watch = a.watch if a.watch is not None else (fn if a.workload == "layoutsens" else "")
     go = find_go(a.go, a.layouts > 0)
@@ -327,11 +348,17 @@ def main():
         fail(f"--trials {a.trials}", "leaves no scenario with a trial", "give e.g. --trials 5 or A/A=5,1.25x=5")
     print(f"# units_lab: {' '.join(sys.argv)}")
     print(f"# gate: {', '.join(versions)}; {gover}; workload {src_rel}; layouts per side: {a.layouts}; "
-          f"overrides: {a.set or 'none'}; lab dir {lab}")
+          f"overrides: {a.set or 'none'}; head seeds: {'matched' if a.matched_seeds else 'new'}; "
+          f"head code change: {'-tags gatenoop' if a.code_change else 'none'}; "
+          f"slowdown: {'-tags ' + a.slow_tag if a.slow_tag else '-X main.slow'}; lab dir {lab}")
     print(f"# start {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; load:{open('/proc/loadavg').read().strip()}", flush=True)
 
     def row(g, label):
         return label if len(a.gate) == 1 else f"{gnames[g]}: {label}"
+
+    def head_tags(slow):
+        tags = (["gatenoop"] if a.code_change else []) + ([a.slow_tag] if slow and a.slow_tag else [])
+        return ",".join(tags)
 
     rows = [row(g, label) for label, _ in scenarios for g in range(len(a.gate))]
     stats = {r: new_stats() for r in rows}
@@ -343,7 +370,9 @@ def main():
             if a.layouts:
                 seed0 = 1000 * (t + 1) + 100 * scenarios.index((label, slow))
                 bases = [builder.get(None, seed0 + i) for i in range(a.layouts)]
-                heads = [builder.get(slow, seed0 + 50 + i) for i in range(a.layouts)]
+                head_seed0 = seed0 if a.matched_seeds else seed0 + 50
+                heads = [builder.get(None if (slow and a.slow_tag) else slow, head_seed0 + i, head_tags(slow))
+                         for i in range(a.layouts)]
             else:
                 bases = [builder.get(None, 0)]
                 heads = [builder.get(slow, 0)] if slow else [os.path.join(lab, "bin-base-copy")]

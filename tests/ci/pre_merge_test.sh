@@ -86,7 +86,8 @@ layouts_with() {  # $1: a go binary's directory
   if [[ "$go_minor" -ge 23 ]]; then
     [[ " ${args[*]} " == *" --base-binary $keep/base-1 --base-binary $keep/base-2 --head-binary $keep/head-1 --head-binary $keep/head-2 "* ]] ||
       fail "layout variants not passed: ${args[*]}"
-    [[ "$out" == *"-ldflags=-randlayout=3"* ]] || fail "the head's variants were not built with their own seeds: $out"
+    [[ "$out" == *"building the head (2/2, -ldflags=-randlayout=2)"* ]] || fail "the head's variants were not built with the base's seeds: $out"
+    [[ "$out" != *"-ldflags=-randlayout=3"* ]] || fail "a head variant was built with a seed the base has not: $out"
     if cmp -s "$keep/base-1" "$keep/base-2"; then fail "the two base variants are the same binary: -randlayout not applied"; fi
     grep -q zz_slow.go "$keep/head-2" || fail "the head variants were not built from the working tree"
     echo "ok: Go 1.$go_minor: two -randlayout variants a side built and passed to gate ab"

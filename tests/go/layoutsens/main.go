@@ -86,6 +86,9 @@ var prog = func() []uint8 {
 //go:noinline
 func dispatch(s *state, rounds int) {
 	rounds = work("dispatch", rounds)
+	if slowDispatchCode {
+		rounds = rounds * 5 / 4
+	}
 	for r := 0; r < rounds; r++ {
 		for _, op := range prog {
 			ops[op&31](s)
