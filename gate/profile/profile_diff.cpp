@@ -70,6 +70,10 @@ SubtreeDiff diff_subtree(const Profile& base, const Profile& head, const std::st
   // Under "same time per call", a frame's samples fall on each side in proportion to calls/period.
   const double eb = bp > 0 ? static_cast<double>(base_calls) / bp : 0, eh = hp > 0 ? static_cast<double>(head_calls) / hp : 0;
   const double head_share = eb + eh > 0 ? eh / (eb + eh) : 0.5;
+  // The quasi-binomial test's counts: each side's divided by the dispersion (see kSampleDispersion).
+  const auto scaled = [dispersion](uint64_t n) {
+    return static_cast<uint64_t>(std::llround(static_cast<double>(n) / std::max(1.0, dispersion)));
+  };
   std::map<std::string, std::pair<uint64_t, uint64_t>> both;
   for (const auto& [f, n] : b) both[f].first = n;
   for (const auto& [f, n] : h) both[f].second = n;
@@ -79,9 +83,6 @@ SubtreeDiff diff_subtree(const Profile& base, const Profile& head, const std::st
     c.base_samples = counts.first, c.head_samples = counts.second;
     c.base_ns_per_call = per_call(c.base_samples, bp, base_calls);
     c.head_ns_per_call = per_call(c.head_samples, hp, head_calls);
-    const auto scaled = [dispersion](uint64_t n) {
-      return static_cast<uint64_t>(std::llround(static_cast<double>(n) / std::max(1.0, dispersion)));
-    };
     c.p_value = binomial_two_sided(scaled(c.head_samples), scaled(c.head_samples) + scaled(c.base_samples), head_share);
     d.frames.push_back(std::move(c));
   }

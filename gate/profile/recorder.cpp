@@ -86,14 +86,13 @@ std::string ProfileRecorder::write(const std::string& variant, const std::string
 }
 
 std::string describe(const Profile& p) {
-  char b[240];
+  char b[200];
   const double probe = p.total ? 100.0 * static_cast<double>(p.in_gate_probe) / static_cast<double>(p.total) : 0;
-  int n = std::snprintf(b, sizeof b, "%llu samples at %d Hz; %.1f%% in [gate probe]; %llu lost",
-                        static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
-  if (p.lost_map_full > 0 && n > 0 && static_cast<size_t>(n) < sizeof b)
-    std::snprintf(b + n, sizeof b - static_cast<size_t>(n), " (%llu: the stacks map was full)",
-                  static_cast<unsigned long long>(p.lost_map_full));
-  return b;
+  std::snprintf(b, sizeof b, "%llu samples at %d Hz; %.1f%% in [gate probe]; %llu lost",
+                static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
+  std::string s = b;
+  if (p.lost_map_full > 0) s += " (" + std::to_string(p.lost_map_full) + ": the stacks map was full)";
+  return s;
 }
 
 }  // namespace gate::profile

@@ -331,6 +331,11 @@ def main():
     if a.code_change and not os.path.exists(os.path.join(src, "noop_gatenoop.go")):
         fail(f"--code-change with --workload {a.workload}", f"{src_rel} has no noop_gatenoop.go (the no-op change)",
              "use --workload layoutsens, or add a //go:build gatenoop file with an unused function to the workload")
+    if a.slow_tag and not any(f"//go:build {a.slow_tag}" in open(os.path.join(src, n)).read()
+                              for n in os.listdir(src) if n.endswith(".go")):
+        fail(f"--slow-tag {a.slow_tag}", f"no file of {src_rel} is built under that tag, so the head would not be "
+             "slowed at all", "use --slow-tag gateslowcode with --workload layoutsens, or add a //go:build "
+             f"{a.slow_tag} file that slows the function")
     if a.matched_seeds and a.layouts < 1:
         fail("--matched-seeds", "needs layout builds", "give --layouts K (K >= 1)")
     fn = a.function or default_fn

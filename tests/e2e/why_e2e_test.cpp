@@ -4,8 +4,8 @@
 // machine code differs while Checkout's does not). `gate ab --profile=4999 --report-dir D` must exit
 // 1 with Apply flagged; D must hold profile-base.pb.gz and profile-head.pb.gz that `go tool pprof`
 // reads, the head's naming pricing.Apply and holding the knob's busy-wait frames (instr.(*Func).exit
-// waiting on the clock); the text report's block for Apply must have its profile line (whether
-// that line names the busy-wait is printed: see below); report.json must say Apply's code
+// waiting on the clock); the text report's block for Apply must name those frames, neither side
+// losing over 0.1% of its samples; report.json must say Apply's code
 // changed and Checkout's did not; the HTML report must hold the differential flame graph.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -76,8 +76,9 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
   const fs::path report_dir = dir / "report";
   // Apply takes ~1.3 us a call (its probes ~14 us more) and the knob adds ~0.4 us: over ~9,000
   // calls a run that is ~3.5 ms a run, ~17 samples a run at 4999 Hz, against none in the base (the
-  // base never reads the clock in Apply). At 997 Hz, or 2,000 orders, too few to be told from noise. With 4,000 orders (~25 samples of it a side) the frame
-  // test (a variance twice the binomial's, 1% FDR) named it in 1 of 3 runs.
+  // base never reads the clock in Apply). At 997 Hz, or 2,000 orders, too few to be told from
+  // noise; at 4,000 orders the frame test (a variance twice the binomial's, 1% FDR) named it in 1
+  // of 3 runs.
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", base, "--head-binary", head, "--profile=4999", "--report-dir",
                      report_dir.string()});
   std::printf("--- gate ab --profile=4999 (exit %d):\n%s\n%s\n", r.code, r.out.c_str(), r.err.c_str());

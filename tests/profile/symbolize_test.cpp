@@ -1,6 +1,7 @@
 // symbolize(): the leaf fix-up, inline expansion and [gate probe] attribution over raw stacks made
 // from a real binary's addresses (no root: the kernel's part is replaced by the stacks it gives).
 #include "profile/symbolize.hpp"
+#include "profile/recorder.hpp"
 
 #include <gtest/gtest.h>
 
@@ -77,11 +78,14 @@ TEST(Symbolize, ExpandsInlinedFramesFixesLeavesAndNamesGateProbes) {
   raw.stacks.push_back({{0x7f0000001b46, in_mix + 1}, {}, 0, 0, false, 0, 1});
   raw.stacks.push_back({{0x7f5500001b46, in_mix + 1}, {}, 0, 0, false, 0, 1});
   raw.no_user_stack = 1;
+  raw.stack_map_full = 1;
   const Profile p = symbolize(raw, f.lines, nullptr);
   ASSERT_EQ(p.samples.size(), 5u);
   EXPECT_EQ(p.total, 13u);
   EXPECT_EQ(p.unknown_leaf, 2u);
   EXPECT_EQ(p.lost, 1u);
+  EXPECT_EQ(p.lost_map_full, 1u);
+  EXPECT_EQ(describe(p), "13 samples at 199 Hz; 15.4% in [gate probe]; 1 lost (1: the stacks map was full)");
   EXPECT_EQ(p.leaf_fixed, 3u);
   EXPECT_EQ(p.in_gate_probe, 2u);
   bool saw_inline = false, saw_fix = false, saw_probe = false;
