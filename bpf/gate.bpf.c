@@ -480,6 +480,11 @@ static __always_inline int on_site(struct pt_regs *ctx) {
       return 0;
     }
   }
+  if ((cookie >> GATE_COOKIE_FLAGS_SHIFT) & GATE_SITE_FLAG_COUNT_ONLY) {
+    /* A sampled function's entry: its calls are counted; its time comes from CPU samples. */
+    __sync_fetch_and_add(&st->count, 1);
+    return 0;
+  }
   __u64 sp = ctx->rsp;
   struct gate_frame_key key = {.tgid = tgid, .func = func};
   if (kind >= GATE_SITE_NATIVE_ENTRY) {

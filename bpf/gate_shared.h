@@ -77,6 +77,11 @@ enum gate_jcc_cond {
 };
 #define GATE_COOKIE(func, kind, cond) \
   (((__u64)(cond) << 40) | ((__u64)(kind) << 32) | (__u64)(__u32)(func))
+/* Cookie flags, bits 48-55. COUNT_ONLY (entry sites): the call is counted (gate_func_stats.count)
+ * and nothing else: no frame to pair, no clock read, no return probe. For functions whose time is
+ * sampled (issue 39, `calls: entry`): an exact call count at the cost of the emulated jump alone. */
+#define GATE_SITE_FLAG_COUNT_ONLY 0x1
+#define GATE_COOKIE_FLAGS_SHIFT 48
 
 /* Per-function statistics (value of the func_stats map; key = function id). One record shared by
  * every CPU, updated with atomic adds; created by the function's first entry or return in a run

@@ -80,12 +80,18 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                         "addresses",
                         "profile in a gate ab of its own with one --base-binary and one --head-binary (e.g. the first "
                         "variant of each side), or leave --profile (and profile:) out here");
-    auto profiler = start_profile(hz, {{"base", a->base_binaries.front()}, {"head", a->head_binaries.front()}},
-                                  mo.session);
+    // One sampler side per binary: a layout variant's code lies at other addresses.
+    std::map<std::string, std::string> sides;
+    for (const auto* side : {&a->base_binaries, &a->head_binaries}) {
+      const std::string name = side == &a->base_binaries ? "base" : "head";
+      for (size_t i = 0; i < side->size(); ++i)
+        sides[runner::sample_label(name, side->size() > 1 ? static_cast<int>(i) : -1)] = (*side)[i];
+    }
+    const Sampling sampling = start_sampling(hz, cfg, sides, mo.session);
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     const auto log = [&g](const std::string& line) { g.log(line); };
-    verdict::explain_ab(j, a->base_binaries.front(), a->head_binaries.front(), profiler.get(), a->report.report_dir, log);
+    verdict::explain_ab(j, a->base_binaries.front(), a->head_binaries.front(), sampling.for_profiles(), a->report.report_dir, log);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);

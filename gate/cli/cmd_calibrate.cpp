@@ -54,10 +54,10 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
                         "too few pairs: a function's noise needs >= " + std::to_string(least) + " pairs of runs",
                         "use --runs " + std::to_string(least) + " or more (10 or more for a steadier figure)");
     mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
-    auto profiler = start_profile(profile_hz(a->profile, cfg), {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
+    const Sampling sampling = start_sampling(profile_hz(a->profile, cfg), cfg, {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
     verdict::throw_failure(j);
-    verdict::explain_calibrate(j, profiler.get(), "", [&g](const std::string& l) { g.log(l); });
+    verdict::explain_calibrate(j, sampling.for_profiles(), "", [&g](const std::string& l) { g.log(l); });
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
     std::fputs(verdict::calibration_text(j.comparison, cfg, opts, a->slowdown, pairs, j).c_str(), stdout);
     return 0;

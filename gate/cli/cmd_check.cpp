@@ -54,11 +54,11 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
                                        runner::exclude_preemption(cfg, mo.exclude_preemption, mo.preemption_default),
                                        path);
 
-    auto profiler = start_profile_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
+    const Sampling sampling = start_sampling_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
     verdict::Checked checked = verdict::check(cfg, base, mo, a->max_runs, &signals);
     if (!a->out.empty()) save_result_file(a->out, checked.head.result);
     verdict::settle(checked, base, path);
-    verdict::explain_check(checked, base, path, profiler.get(), a->report.report_dir, [&g](const std::string& l) { g.log(l); });
+    verdict::explain_check(checked, base, path, sampling.for_profiles(), a->report.report_dir, [&g](const std::string& l) { g.log(l); });
     const stats::Comparison& c = checked.comparison;
     const ResultFile& head = checked.head.result;
     ReportContext rc{"check", &cfg, &base, &head};

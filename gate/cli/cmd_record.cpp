@@ -38,7 +38,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     const std::string replaced = baselines::check_overwrite(path, a->force) ? " (replaced the previous baseline)" : "";
     runner::MeasureOptions mo = measure_options(a->m, g);
-    auto profiler = start_profile_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
+    const Sampling sampling = start_sampling_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
     runner::Measurement m = runner::measure(cfg, mo, &signals);
     if (m.failure) {
       std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");
@@ -49,7 +49,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
     save_result_file(path, m.result);
     g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
           std::to_string(m.result.functions.size()) + " functions" + replaced);
-    if (profiler) verdict::record_profile(*profiler, path, [&g](const std::string& l) { g.log(l); });
+    if (auto* p = sampling.for_profiles()) verdict::record_profile(*p, path, [&g](const std::string& l) { g.log(l); });
     return 0;
   };
 }

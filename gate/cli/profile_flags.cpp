@@ -1,5 +1,7 @@
-// --profile[=HZ]: the flag, its precedence over gate.yaml, and hooking the recorder to a session.
+// --profile[=HZ]: the flag, its precedence over gate.yaml, and hooking the sampler to a session.
 #include "cli/profile_flags.hpp"
+
+#include <algorithm>
 
 namespace gate::cli {
 
@@ -13,22 +15,55 @@ void add_profile_flag(CLI::App& app, ProfileFlags& f) {
 
 int profile_hz(const ProfileFlags& f, const runner::Config& cfg) { return f.hz > 0 ? f.hz : cfg.profile_hz; }
 
-std::unique_ptr<profile::ProfileRecorder> start_profile(int hz, const std::map<std::string, std::string>& sides,
-                                                         runner::SessionOptions& session) {
-  if (hz <= 0) return nullptr;
-  auto rec = std::make_unique<profile::ProfileRecorder>(hz, sides);
-  session.on_tracked = rec->tracker();
-  return rec;
+namespace {
+
+// Each execution's samples, per function of its result (the sampled instrument's figures).
+void hook_instrument(profile::ProfileRecorder* rec, runner::SessionOptions& session) {
+  session.on_collected = [rec](RunResult& r) {
+    std::vector<std::string> names;
+    names.reserve(r.functions.size());
+    for (const auto& f : r.functions) names.push_back(f.name);
+    const auto samples = rec->collect_execution(runner::sample_label(r.variant, r.layout), names);
+    for (size_t i = 0; i < r.functions.size(); ++i) {
+      r.functions[i].cpu_samples = samples[i].cpu;
+      r.functions[i].probe_samples = samples[i].probe;
+      r.functions[i].self_samples = samples[i].self;
+    }
+    r.sample_period_ns = rec->period_ns();
+  };
 }
 
-std::unique_ptr<profile::ProfileRecorder> start_profile_built(int hz, const runner::Config& cfg,
-                                                               runner::MeasureOptions& mo, runner::SignalWatch* signals) {
-  if (hz <= 0) return nullptr;
+}  // namespace
+
+Sampling start_sampling(int profile_hz, const runner::Config& cfg, const std::map<std::string, std::string>& sides,
+                        runner::SessionOptions& session) {
+  Sampling s;
+  s.profiles = profile_hz > 0;
+  const bool instrument = cfg.samples_needed();
+  if (!s.profiles && !instrument) return s;
+  const int hz = instrument ? std::max(profile_hz, cfg.sampling_hz) : profile_hz;
+  try {
+    s.recorder = std::make_unique<profile::ProfileRecorder>(hz, sides);
+  } catch (const Error& e) {
+    const bool optional = !s.profiles && cfg.measure == "auto" && cfg.calls != "entry";
+    if (!optional) throw;
+    if (session.log)
+      session.log(std::string("measure: auto: no CPU samples, every function is measured by its probes: ") + e.what());
+    return s;
+  }
+  session.on_tracked = s.recorder->tracker();
+  hook_instrument(s.recorder.get(), session);
+  return s;
+}
+
+Sampling start_sampling_built(int profile_hz, const runner::Config& cfg, runner::MeasureOptions& mo,
+                              runner::SignalWatch* signals) {
+  if (profile_hz <= 0 && !cfg.samples_needed()) return {};
   if (!mo.skip_build) {
     runner::run_build(cfg, mo.session.log, signals);
     mo.skip_build = true;
   }
-  return start_profile(hz, {{"", cfg.binary}}, mo.session);
+  return start_sampling(profile_hz, cfg, {{"", cfg.binary}}, mo.session);
 }
 
 }  // namespace gate::cli

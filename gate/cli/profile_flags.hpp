@@ -1,8 +1,11 @@
 // --profile[=HZ] (gate run, check, record, ab, calibrate) and the config's profile: {hz: N}: sampled CPU profiles of the
-// measured runs (gate/profile), written as pprof files.
+// measured runs (gate/profile), written as pprof files. The same sampler feeds the sampled instrument
+// (issue 39: each function's CPU time per run, without gate's probes) whenever the config may measure
+// a function by samples (measure: auto, the default, or samples).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,14 +26,26 @@ void add_profile_flag(CLI::App& app, ProfileFlags& f);
 // The rate to sample at: the flag's, else the config's profile.hz; 0 when profiling is off.
 int profile_hz(const ProfileFlags& f, const runner::Config& cfg);
 
-// Starts profiling the sides (variant -> binary) when hz > 0, hooking the session's tracked
-// processes; nullptr when off.
-std::unique_ptr<profile::ProfileRecorder> start_profile(int hz, const std::map<std::string, std::string>& sides,
-                                                         runner::SessionOptions& session);
+// The sampler of a measuring command: for profiles (pprof files, the profile diff) when asked, and
+// for the sampled instrument when the config may measure a function by samples.
+struct Sampling {
+  std::unique_ptr<profile::ProfileRecorder> recorder;  // nullptr: nothing is sampled
+  bool profiles = false;                                // --profile / profile: asked for profiles
+  profile::ProfileRecorder* for_profiles() const { return profiles ? recorder.get() : nullptr; }
+};
 
-// run, check, record: when profiling, builds the config's binary first (the profiler reads it
-// before the runs; mo.skip_build is then set) and starts profiling it as side "".
-std::unique_ptr<profile::ProfileRecorder> start_profile_built(int hz, const runner::Config& cfg,
-                                                               runner::MeasureOptions& mo, runner::SignalWatch* signals);
+// Starts sampling the sides (label -> binary: "", or "base"/"head", or runner::sample_label's
+// "base@K" per layout variant) at profile_hz when profiles are asked, and at least the config's
+// sampling.hz when it may measure a function by samples; hooks the session's tracked processes and
+// adds each execution's samples per function to its RunResult. When only `measure: auto` wants
+// samples and the host cannot sample (a PIE binary, perf events refused), logs why and measures
+// with the probes alone. Throws gate::Error otherwise.
+Sampling start_sampling(int profile_hz, const runner::Config& cfg, const std::map<std::string, std::string>& sides,
+                        runner::SessionOptions& session);
+
+// run, check, record: builds the config's binary first when sampling (the sampler reads it before
+// the runs; mo.skip_build is then set) and starts sampling it as side "".
+Sampling start_sampling_built(int profile_hz, const runner::Config& cfg, runner::MeasureOptions& mo,
+                              runner::SignalWatch* signals);
 
 }  // namespace gate::cli

@@ -54,6 +54,9 @@ std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOp
       return "needs >= " + std::to_string(w.need_runs) + " pairs of runs with this metric, has " +
              std::to_string(w.have);
     case Why::Kind::kSameConstant: return "the same value in every run of both sides";
+    case Why::Kind::kTooFewSampledRuns:
+      return "needs >= " + std::to_string(w.need_runs) + " sampled runs a side with samples of it, " + w.side +
+             " has " + std::to_string(w.have) + " (a longer workload, or a higher sampling.hz, gives it samples)";
     case Why::Kind::kSuspect:
       return "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") + " its interval " +
              interval_text(w.own_low, w.own_high) + " lies above +" + percent(qc.band.regression) + ", but not" +

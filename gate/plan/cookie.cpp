@@ -17,12 +17,14 @@ static_assert(static_cast<int>(SiteKind::kLibraryLoaded) == GATE_SITE_LIBRARY_LO
 static_assert(kMaxWatchedLibraries == GATE_MAX_WATCHED_LIBRARIES);
 
 uint64_t encode_cookie(const Cookie& c) {
-  return GATE_COOKIE(c.function_id, static_cast<int>(c.kind), c.jump_condition);
+  const uint64_t flags = c.count_only ? GATE_SITE_FLAG_COUNT_ONLY : 0;
+  return GATE_COOKIE(c.function_id, static_cast<int>(c.kind), c.jump_condition) | (flags << GATE_COOKIE_FLAGS_SHIFT);
 }
 
 Cookie decode_cookie(uint64_t cookie) {
   return {static_cast<uint32_t>(cookie), static_cast<SiteKind>((cookie >> 32) & 0xff),
-          static_cast<uint8_t>((cookie >> 40) & 0xff)};
+          static_cast<uint8_t>((cookie >> 40) & 0xff),
+          (((cookie >> GATE_COOKIE_FLAGS_SHIFT) & 0xff) & GATE_SITE_FLAG_COUNT_ONLY) != 0};
 }
 
 }  // namespace gate::plan

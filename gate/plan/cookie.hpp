@@ -25,6 +25,8 @@ struct Cookie {
   uint32_t function_id = 0;  // index into the BPF statistics map (FunctionInfo::id)
   SiteKind kind = SiteKind::kEntry;
   uint8_t jump_condition = 0;  // kEntryJump only: analysis::ProbeSites::jump_condition
+  // Entry sites: count the call, time nothing (a function whose time is sampled: `calls: entry`).
+  bool count_only = false;
   bool operator==(const Cookie&) const = default;
 };
 

@@ -209,4 +209,24 @@ ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& p
   return t;
 }
 
+size_t count_calls_only(ProbePlan& plan, const std::set<uint32_t>& ids) {
+  const size_t before = plan.sites.size();
+  std::vector<probe::SiteSpec> kept;
+  for (auto& site : plan.sites) {
+    Cookie c = decode_cookie(site.cookie);
+    if (!ids.count(c.function_id) || !site.path.empty()) {
+      kept.push_back(site);
+      continue;
+    }
+    if (c.kind == SiteKind::kReturn) continue;
+    if (c.kind == SiteKind::kEntryJump || c.kind == SiteKind::kEntry) {
+      c.count_only = true;
+      site.cookie = encode_cookie(c);
+    }
+    kept.push_back(site);
+  }
+  plan.sites = std::move(kept);
+  return before - plan.sites.size();
+}
+
 }  // namespace gate::plan

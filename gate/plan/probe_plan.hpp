@@ -4,6 +4,7 @@
 // and probe/'s SiteSpec type; the BPF layout only through plan/cookie.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct ProbePlan {
 ProbePlan make_plan(const std::string& binary, const std::vector<std::string>& patterns,
                     analysis::EntryPolicy policy = analysis::EntryPolicy::kAuto,
                     const std::vector<BucketRequest>& buckets = {});
+
+// `calls: entry` (issue 39): the Go functions `ids` keep their entry probe, now counting calls only,
+// and lose their return probes (the single-stepped, costly ones): their time is sampled instead.
+// Returns how many sites were removed. Native functions' sites are left as they are.
+size_t count_calls_only(ProbePlan& plan, const std::set<uint32_t>& ids);
 
 // "go1.21.13" -> {1, 21}; {0, 0} when unparsable.
 std::pair<int, int> parse_go_version(const std::string& v);

@@ -1,6 +1,7 @@
 // ProfileRecorder: one sampler for every side, symbolised per side at the end.
 #include "profile/recorder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -12,16 +13,33 @@
 namespace gate::profile {
 namespace {
 
-uint32_t side_of(const std::string& variant) { return variant == "head" ? 1 : 0; }
+// Warm-ups are sampled as a side of their own, whose samples are dropped.
+constexpr uint32_t kWarmupSide = 0xffff;
 
 }  // namespace
 
 struct ProfileRecorder::Impl {
+  // A side's sampler id: its place among the profiled sides ("" for `gate run`, "base", "head", or
+  // "base@1" for a layout variant); a label starting "warmup" (a warm-up run of any side): dropped.
+  uint32_t side_of(const std::string& label) const {
+    if (label.rfind("warmup", 0) == 0) return kWarmupSide;
+    uint32_t i = 0;
+    for (const auto& [name, side] : sides) {
+      if (name == label) return i;
+      ++i;
+    }
+    throw Error("CPU profile: no side \"" + label + "\" was profiled");
+  }
   struct Side {
     std::string binary, build_id;
     std::unique_ptr<analysis::PcLines> lines;
     std::optional<Profile> profile;
+    RawProfile collected;  // executions collected one by one (collect_execution), for the side's profile
   };
+  static const KernelSymbols& ksyms() {
+    static const KernelSymbols k = read_kallsyms();
+    return k;
+  }
   std::map<std::string, Side> sides;
   std::unique_ptr<Sampler> sampler;
   int64_t started_ns = 0;
@@ -62,16 +80,48 @@ std::function<void(pid_t, const std::string&)> ProfileRecorder::tracker() {
   // kernel's stack map, so that it holds one run's stacks, never a session's (see Sampler::drain).
   return [this](pid_t pid, const std::string& variant) {
     impl_->sampler->drain();
-    impl_->sampler->track(pid, side_of(variant));
+    impl_->sampler->track(pid, impl_->side_of(variant));
   };
+}
+
+namespace {
+
+// One execution's raw stacks added to what a side collected before. The kernel's dropped counter
+// is cumulative (Sampler::collect reads it each time): the latest reading stands.
+void add_raw(RawProfile& into, RawProfile&& more) {
+  into.hz = more.hz;
+  into.samples += more.samples;
+  into.no_user_stack += more.no_user_stack;
+  into.stack_map_full += more.stack_map_full;
+  into.dropped = std::max(into.dropped, more.dropped);
+  for (auto& s : more.stacks) into.stacks.push_back(std::move(s));
+}
+
+}  // namespace
+
+std::vector<FunctionSamples> ProfileRecorder::collect_execution(const std::string& variant,
+                                                                const std::vector<std::string>& names) {
+  RawProfile raw = impl_->sampler->collect(impl_->side_of(variant));
+  if (impl_->side_of(variant) == kWarmupSide) return std::vector<FunctionSamples>(names.size());
+  auto it = impl_->sides.find(variant);
+  if (it == impl_->sides.end()) throw Error("CPU profile: no side \"" + variant + "\" was profiled");
+  const Profile p = symbolize(raw, *it->second.lines, Impl::ksyms());
+  add_raw(it->second.collected, std::move(raw));
+  return samples_by_function(p, names);
+}
+
+uint64_t ProfileRecorder::period_ns() const {
+  const int hz = impl_->sampler->hz();
+  return hz > 0 ? 1'000'000'000ull / static_cast<uint64_t>(hz) : 0;
 }
 
 const Profile& ProfileRecorder::finish(const std::string& variant) {
   auto it = impl_->sides.find(variant);
   if (it == impl_->sides.end()) throw Error("CPU profile: no side \"" + variant + "\" was profiled");
   if (!it->second.profile) {
-    static const KernelSymbols ksyms = read_kallsyms();
-    it->second.profile = symbolize(impl_->sampler->collect(side_of(variant)), *it->second.lines, ksyms);
+    RawProfile raw = std::move(it->second.collected);
+    add_raw(raw, impl_->sampler->collect(impl_->side_of(variant)));
+    it->second.profile = symbolize(raw, *it->second.lines, Impl::ksyms());
   }
   return *it->second.profile;
 }

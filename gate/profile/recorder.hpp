@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "profile/function_samples.hpp"
 #include "profile/pprof.hpp"
 #include "profile/profile.hpp"
 #include "profile/sampler.hpp"
@@ -18,13 +19,20 @@ namespace gate::profile {
 
 class ProfileRecorder {
  public:
-  // side -> binary ("" for `gate run`, "base"/"head" for `gate ab`). Reads each binary's pclntab
-  // and loads the sampler. Throws gate::Error.
+  // side -> binary ("" for `gate run`, "base"/"head" for `gate ab`, "base@K"/"head@K" for its
+  // layout variant K: runner::sample_label). Reads each binary's pclntab and loads the sampler.
+  // Throws gate::Error.
   ProfileRecorder(int hz, const std::map<std::string, std::string>& binaries);
   ~ProfileRecorder();
 
   // For runner::SessionOptions::on_tracked: starts sampling a tracked process as its variant.
   std::function<void(pid_t, const std::string&)> tracker();
+  // The sampled instrument (issue 39): the samples of the execution that just ended on `variant`'s
+  // side, per function of `names` (profile/function_samples.hpp). They stay in the side's profile;
+  // a warm-up's ("warmup") are taken out of the kernel and dropped. Call it after every execution
+  // (runner::SessionOptions::on_collected), while no workload process of either side runs.
+  std::vector<FunctionSamples> collect_execution(const std::string& variant, const std::vector<std::string>& names);
+  uint64_t period_ns() const;
   // Reads the variant's samples from the kernel and symbolises them (once per variant).
   const Profile& finish(const std::string& variant);
   // finish() + write_pprof(path). Returns the one-line account.

@@ -168,6 +168,13 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                                       {"fails", f.calls_failed}}},
                        {"counters", Json{{"base", counters(f.base_counters)}, {"head", counters(f.head_counters)}}},
                        {"quantiles", qs}};
+    // The instrument (issue 39): "probes" (latency quantiles) or "samples" (its one test is
+    // "cpu/call"); the probe share and sampled CPU per call only when the runs were sampled.
+    fn["instrument"] = f.instrument == 1 ? "samples" : "probes";
+    if (f.probe_share >= 0)
+      fn["sampled"] = Json{{"probe_share", number(f.probe_share)},
+                           {"base_cpu_ns_per_call", number(f.base_cpu_ns)},
+                           {"head_cpu_ns_per_call", number(f.head_cpu_ns)}};
     annotation_json(fn, f.name, in.notes);  // code, profile, layout_share: added only when known
     fns.push_back(std::move(fn));
   }

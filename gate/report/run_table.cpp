@@ -8,16 +8,65 @@
 
 #include "common/format.hpp"
 #include "report/benchmark_section.hpp"
+#include "stats/instrument.hpp"
 #include "report/text_report.hpp"
 
 namespace gate::report {
 
-std::string render_run_table(const ResultFile& r) {
+namespace {
+
+// The sampled instrument's figures of one function over the runs (issue 39): its CPU time per call
+// without gate's probes, and the probes' share of the samples whose stack holds it.
+struct Sampled {
+  uint64_t cpu = 0, self = 0, probe = 0, calls = 0;
+  double self_ns = 0;  // sum over sampled runs of self samples x period
+};
+
+Sampled sampled_of(const ResultFile& r, const std::string& name) {
+  Sampled out;
+  for (const auto& run : r.runs) {
+    if (run.sample_period_ns == 0) continue;
+    const auto* fr = run.find(name);
+    if (!fr) continue;
+    out.cpu += fr->cpu_samples;
+    out.self += fr->self_samples;
+    out.probe += fr->probe_samples;
+    out.calls += fr->calls;
+    out.self_ns += static_cast<double>(fr->self_samples) * static_cast<double>(run.sample_period_ns);
+  }
+  return out;
+}
+
+bool any_sampled(const ResultFile& r) {
+  return std::any_of(r.runs.begin(), r.runs.end(), [](const RunResult& run) { return run.sample_period_ns > 0; });
+}
+
+std::string sampled_columns(const Sampled& x, const std::string& instrument) {
+  const std::string cpu = x.calls && x.self ? format_duration(x.self_ns / static_cast<double>(x.calls)) : "-";
+  char share[16] = "-";
+  if (x.cpu + x.probe) snprintf(share, sizeof share, "%.0f%%", 100.0 * x.probe / static_cast<double>(x.cpu + x.probe));
+  return "  " + pad_left(cpu, 8) + "  " + pad_left(share, 6) + "  " + pad_right(instrument, 7);
+}
+
+// The instrument the verdict would use, from the first run (stats::choose_instrument).
+std::string instrument_of(const ResultFile& r, const std::string& name, const std::map<std::string, std::string>& measure) {
+  const auto it = measure.find(name);
+  const auto setting = stats::parse_measure_setting(it == measure.end() ? "auto" : it->second);
+  const auto facts = stats::instrument_facts(r.runs, r.runs, name);
+  return std::string(stats::to_string(stats::choose_instrument(setting, facts, stats::InstrumentRule{})));
+}
+
+}  // namespace
+
+std::string render_run_table(const ResultFile& r, const std::map<std::string, std::string>& measure) {
   std::string s;
   size_t w = 8;
   for (const auto& f : r.functions) w = std::max(w, f.name.size());
+  const bool sampled = any_sampled(r);
   s += pad_right("function", w) + "  " + pad_left("calls/run", 10) + "  " + pad_left("p50", 8) + "  " +
-       pad_left("p90", 8) + "  " + pad_left("p99", 8) + "  " + pad_left("max", 8) + "  entry probe\n";
+       pad_left("p90", 8) + "  " + pad_left("p99", 8) + "  " + pad_left("max", 8) +
+       (sampled ? "  " + pad_left("cpu/call", 8) + "  " + pad_left("probes", 6) + "  " + pad_right("by", 7) : "") +
+       "  entry probe\n";
   for (const auto& f : r.functions) {
     if (!f.measurable) {
       s += pad_right(f.name, w) + "  not measurable: " + f.not_measurable_reason + "\n";
@@ -42,10 +91,15 @@ std::string render_run_table(const ResultFile& r) {
     const double per_run = r.runs.empty() ? 0 : static_cast<double>(calls) / r.runs.size();
     char c[32];
     snprintf(c, sizeof c, "%.0f", per_run);
-    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(format_duration(q(0.5)), 8) + "  " +
-         pad_left(format_duration(q(0.9)), 8) + "  " + pad_left(format_duration(q(0.99)), 8) + "  " +
-         pad_left(calls ? format_duration(static_cast<double>(max_ns)) : "-", 8) + "  " + f.entry_placement + " (" +
-         f.entry_cost_class + ")";
+    // calls: entry counts calls without timing them: no latency to show.
+    const bool timed = all.count() > 0;
+    auto lat = [&](double p) { return timed ? format_duration(q(p)) : std::string("-"); };
+    s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(lat(0.5), 8) + "  " + pad_left(lat(0.9), 8) +
+         "  " + pad_left(lat(0.99), 8) + "  " +
+         pad_left(timed ? format_duration(static_cast<double>(max_ns)) : "-", 8) +
+         (sampled ? sampled_columns(sampled_of(r, f.name), instrument_of(r, f.name, measure)) : "") + "  " +
+         f.entry_placement + " (" +
+         f.entry_cost_class + ")" + (calls && !timed ? ", counting calls only" : "");
     if (unmatched || dropped) {
       s += "  [unmatched " + std::to_string(unmatched) + ", dropped " + std::to_string(dropped) + "]";
     }
@@ -56,6 +110,17 @@ std::string render_run_table(const ResultFile& r) {
       s += "\n" + pad_right("", w) + "  ^ many returns without an entry: more calls in flight than max_in_flight? (raise it in gate.yaml)";
     }
     s += "\n";
+  }
+  if (sampled) {
+    uint64_t period = 0;
+    for (const auto& run : r.runs) period = std::max(period, run.sample_period_ns);
+    char b[400];
+    snprintf(b, sizeof b,
+             "cpu/call: CPU time per call from cpu-clock samples (%.0f Hz), without gate's probes and less declared "
+             "callees'; probes: the share of the samples whose stack holds the function that fell in gate's probes; "
+             "by: the instrument its verdict uses (measure: auto takes samples where the probes dominate)\n",
+             period ? 1e9 / static_cast<double>(period) : 0.0);
+    s += b;
   }
   return s + benchmark_run_table(r);
 }

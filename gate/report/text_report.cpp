@@ -162,6 +162,16 @@ struct Table {
 
 std::vector<std::string> function_row(const stats::FunctionComparison& f, const std::vector<std::string>& quantiles) {
   std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
+  if (f.instrument == 1) {  // measured by CPU samples: its one test stands in the first columns
+    const auto* q = f.quantiles.empty() ? nullptr : &f.quantiles.front();
+    for (size_t i = 0; i < quantiles.size(); ++i) {
+      const bool first = i == 0 && q && q->tested();
+      row.push_back(first ? q->name + " " + format_duration(q->base_ns) + " -> " + format_duration(q->head_ns) : "-");
+      row.push_back(first ? format_ratio(*q) : "-");
+    }
+    row.push_back(calls_cell(f));
+    return row;
+  }
   for (const auto& name : quantiles) {
     const auto* q = f.find(name);
     if (q && q->tested()) {
@@ -176,8 +186,17 @@ std::vector<std::string> function_row(const stats::FunctionComparison& f, const 
   return row;
 }
 
+// A function measured by CPU samples (issue 39): what its figure is and why it was chosen.
+std::string instrument_line(const stats::FunctionComparison& f) {
+  std::string s = "measured by CPU samples: cpu/call is its CPU time per call without gate's probes";
+  if (f.probe_share >= 0) s += fmt(" (the probes were %.0f%% of its sampled time)", 100 * f.probe_share);
+  return s;
+}
+
 // The lines under a function: why (reasons) and, for a regression, what to do next.
 void function_notes(const stats::FunctionComparison& f, const ReportInputs& o, Table& t) {
+  if (o.reasons && f.instrument == 1)
+    t.line("    " + instrument_line(f));
   if (o.reasons) {
     for (const auto& q : f.quantiles)
       if (!q.reason.empty()) t.line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);

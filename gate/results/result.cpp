@@ -181,7 +181,10 @@ constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
                                {"unmatched_entries", &FunctionRun::unmatched_entries},
                                {"unmatched_returns", &FunctionRun::unmatched_returns},
                                {"diverted_entries", &FunctionRun::diverted_entries},
-                               {"dropped", &FunctionRun::dropped}};
+                               {"dropped", &FunctionRun::dropped},
+                               {"cpu_samples", &FunctionRun::cpu_samples},
+                               {"probe_samples", &FunctionRun::probe_samples},
+                               {"self_samples", &FunctionRun::self_samples}};
 
 struct TrueColumn {
   const char* key;
@@ -302,6 +305,7 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
+  if (r.sample_period_ns) j["sample_period_ns"] = r.sample_period_ns;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -456,6 +460,7 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
   if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
   if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
+  if (!j["sample_period_ns"].get(n)) r.sample_period_ns = n;
   return r;
 }
 

@@ -72,6 +72,16 @@ struct FunctionRun {
   // units. See calls_moment().
   uint64_t sum_start_us = 0;
   uint64_t sum_start_ms2 = 0;
+  // Sampled CPU time (issue 39; RunResult::sample_period_ns > 0 when the run was sampled): the
+  // cpu-clock samples of the run whose stack holds this function (inclusive of its callees, and of
+  // its inlined copies), those outside gate's own probe handling and those inside it. The first,
+  // times the period, is the function's CPU time without the probes; the second over both is its
+  // probe share (stats/instrument.hpp).
+  uint64_t cpu_samples = 0;
+  uint64_t probe_samples = 0;
+  // Of cpu_samples, those where no other declared function is deeper on the stack: its CPU time
+  // less its declared callees' (they carry verdicts of their own). The sampled test compares this.
+  uint64_t self_samples = 0;
   TrueTimeRun true_time;
 
   double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }
@@ -126,6 +136,9 @@ struct RunResult {
   // gate ab with several binaries per side (layout variants of one source): which one this run
   // measured, 0-based in the order given. JSON "layout", absent: -1 (one binary per side).
   int layout = -1;
+  // The cpu-clock sampling period of the run's sampled figures (FunctionRun::cpu_samples), in ns;
+  // 0: the run was not sampled. JSON "sample_period_ns", absent: 0.
+  uint64_t sample_period_ns = 0;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

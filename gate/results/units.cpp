@@ -49,6 +49,9 @@ void add_function(FunctionRun& into, const FunctionRun& f) {
   into.dropped += f.dropped;
   into.sum_start_us += f.sum_start_us;
   into.sum_start_ms2 += f.sum_start_ms2;
+  into.cpu_samples += f.cpu_samples;
+  into.probe_samples += f.probe_samples;
+  into.self_samples += f.self_samples;
   add_true_time(into.true_time, f.true_time);
 }
 

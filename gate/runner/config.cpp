@@ -95,6 +95,17 @@ double number(const Ctx& c, const YAML::Node& n, const std::string& key, double 
   return v;
 }
 
+// A string from a fixed list: the error names the key, the value and the choices.
+std::string one_of(const Ctx& c, const YAML::Node& n, const std::string& key, std::initializer_list<const char*> choices) {
+  const std::string v = str(c, n, key);
+  std::string list;
+  for (const char* ch : choices) {
+    if (v == ch) return v;
+    list += (list.empty() ? "" : ", ") + std::string(ch);
+  }
+  throw c.err(n, key, "is \"" + v + "\"", "use one of: " + list);
+}
+
 // "90s", "2m", "500ms", "1h" or a plain number of seconds.
 double duration_s(const Ctx& c, const YAML::Node& n, const std::string& key) {
   std::string s = str(c, n, key);
@@ -160,6 +171,34 @@ std::vector<std::string> Config::patterns() const {
   for (const auto& f : functions)
     if (!f.native) out.push_back(f.pattern);
   return out;
+}
+
+namespace {
+
+// The setting of the first entry whose pattern matches the function and sets it, else `fallback`.
+std::string setting_of(const std::vector<FunctionSpec>& functions, const std::string& function,
+                       std::string FunctionSpec::*field, const std::string& fallback) {
+  for (const auto& f : functions)
+    if (!f.native && !(f.*field).empty() && analysis::NamePattern::parse(f.pattern).matches(function)) return f.*field;
+  return fallback;
+}
+
+}  // namespace
+
+std::string Config::measure_of(const std::string& function) const {
+  if (calls_of(function) == "entry") return "samples";  // the probes time nothing
+  return setting_of(functions, function, &FunctionSpec::measure, measure);
+}
+
+std::string Config::calls_of(const std::string& function) const {
+  return setting_of(functions, function, &FunctionSpec::calls, calls);
+}
+
+bool Config::samples_needed() const {
+  if (measure != "probes" || calls == "entry") return true;
+  for (const auto& f : functions)
+    if ((!f.measure.empty() && f.measure != "probes") || f.calls == "entry") return true;
+  return false;
 }
 
 std::vector<plan::NativeRequest> Config::native_requests() const {
@@ -269,6 +308,15 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
     check_keys(c, n, "profile", {"hz"});
     cfg.profile_hz = n["hz"] ? static_cast<int>(number(c, n["hz"], "profile.hz", 1, 10000)) : 199;
   }
+  if (root["measure"]) cfg.measure = one_of(c, root["measure"], "measure", {"auto", "probes", "samples"});
+  if (root["calls"]) cfg.calls = one_of(c, root["calls"], "calls", {"exact", "entry"});
+  // sampling: {hz: N, probe_share: F}: the sampled instrument (docs/how-it-measures.md).
+  if (const YAML::Node n = root["sampling"]) {
+    if (!n.IsMap()) throw c.err(n, "sampling", "must be a map", "write sampling: {hz: 4999, probe_share: 0.2}");
+    check_keys(c, n, "sampling", {"hz", "probe_share"});
+    if (n["hz"]) cfg.sampling_hz = static_cast<int>(number(c, n["hz"], "sampling.hz", 1, 10000));
+    if (n["probe_share"]) cfg.auto_probe_share = number(c, n["probe_share"], "sampling.probe_share", 0, 1);
+  }
   if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
   if (root["env"]) {
     const auto& e = root["env"];
@@ -352,7 +400,8 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
     spec.pattern = f.as<std::string>();
   } else if (f.IsMap()) {
     check_keys(c, f, "a function entry",
-               {"name", "threshold", "thresholds", "optional", "bucket_by", "native", "library", "symbol"});
+               {"name", "threshold", "thresholds", "optional", "bucket_by", "native", "library", "symbol", "measure",
+                "calls"});
     parse_native_function(c, f, spec);
     if (!spec.native && !f["name"])
       throw c.err(f, "functions[].name", "is missing",
@@ -361,6 +410,11 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
     if (f["threshold"]) spec.threshold = threshold(c, f["threshold"], spec.pattern + ".threshold");
     if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
     if (f["optional"]) spec.optional = boolean(c, f["optional"], spec.pattern + ".optional");
+    if (f["measure"]) spec.measure = one_of(c, f["measure"], spec.pattern + ".measure", {"auto", "probes", "samples"});
+    if (f["calls"]) spec.calls = one_of(c, f["calls"], spec.pattern + ".calls", {"exact", "entry"});
+    if (spec.native && (!spec.measure.empty() || !spec.calls.empty()))
+      throw c.err(f, spec.pattern, "sets measure or calls on a native function",
+                  "leave them out: native functions are measured by their probes");
     if (f["bucket_by"] && spec.native)
       throw c.err(f["bucket_by"], spec.pattern + ".bucket_by", "is for Go functions", "remove it from the native entry");
     if (f["bucket_by"]) {
@@ -461,7 +515,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
               "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
-              "native_returns", "profile", "min_unit_seconds", "layouts"});
+              "native_returns", "profile", "min_unit_seconds", "layouts", "measure", "calls", "sampling"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();

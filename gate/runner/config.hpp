@@ -28,7 +28,16 @@ struct FunctionSpec {
   bool native = false;
   std::string library;
   std::string symbol;
+  // How its time is measured (issue 39): "auto", "probes" or "samples"; "" = the config's `measure`.
+  std::string measure;
+  // How its calls are counted: "exact" (entry and return probes) or "entry" (the entry probe alone,
+  // counting calls; its time then comes from samples); "" = the config's `calls`.
+  std::string calls;
 };
+
+// The sampled instrument's default rate per CPU (sampling: {hz: N}). A prime, so as not to beat in
+// step with periodic work; docs/how-it-measures.md has its measured cost and sampling error.
+inline constexpr int kDefaultSamplingHz = 4999;
 
 // In command, ready_tcp and load, `{port}` stands for a free TCP port gate picks for each run.
 inline constexpr const char* kPortPlaceholder = "{port}";
@@ -93,6 +102,19 @@ struct Config {
   // function latencies; "none" (default): its stdout is not read.
   std::string benchmarks = "none";
   int profile_hz = 0;  // profile: {hz: N}: sample CPU profiles at N Hz per CPU; 0: off
+  // The instrument (issue 39, stats/instrument.hpp): "auto" chooses per function from the first
+  // pair's probe share; "probes" times each call; "samples" takes its CPU time from cpu-clock samples.
+  std::string measure = "auto";
+  std::string calls = "exact";  // "entry": every function's calls counted by its entry probe alone
+  // sampling: {hz: N, probe_share: F}: the sampled instrument's rate, and the probe share above
+  // which auto measures a function by samples.
+  int sampling_hz = kDefaultSamplingHz;
+  double auto_probe_share = 0.2;
+  // The instrument and call counting of one function: its entry's setting, else the config's.
+  std::string measure_of(const std::string& function) const;
+  std::string calls_of(const std::string& function) const;
+  // Whether a run needs CPU samples: some function may be measured by samples.
+  bool samples_needed() const;
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // config_fingerprint of the file's bytes
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "runner/coverage.hpp"
 #include "runner/benchmarks.hpp"
@@ -72,12 +73,23 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   const auto& log = opts_.session.log;
   target_ = plan::make_mixed_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
                                   opts.entry, cfg.bucket_requests(), cfg.native_requests(), native_options(cfg));
+  {  // calls: entry: those functions' calls are counted by their entry probe alone (issue 39)
+    std::set<uint32_t> entry_only;
+    for (const auto& f : target_.functions)
+      if (cfg.calls_of(f.name) == "entry") entry_only.insert(f.id);
+    if (!entry_only.empty()) plan::count_calls_only(target_, entry_only);
+  }
   const plan::ProbePlan& target = target_;
   original_binary_ = target_.binary;
   // For workload scripts: the file gate was given (GATE_BINARY is the copy that is probed), and
   // which side of gate ab this is.
   opts_.session.extra_env["GATE_BINARY_ORIGINAL"] = original_binary_;
   opts_.session.extra_env["GATE_SIDE"] = opts_.variant;
+  // A layout variant's processes are sampled as a side of their own (its code lies elsewhere).
+  if (opts_.layout >= 0 && opts_.session.on_tracked)
+    opts_.session.on_tracked = [f = opts_.session.on_tracked, l = opts_.layout](pid_t pid, const std::string& v) {
+      f(pid, sample_label(v, l));
+    };
   // A binary that finds its libraries through $ORIGIN would not start as a copy elsewhere.
   const bool origin = plan::loads_from_origin(original_binary_);
   if (origin && opts_.fresh_copy_each_run && log)
@@ -163,6 +175,8 @@ bool Measurer::execute(SignalWatch* signals) {
     if (e == 1 && i > 1) reattach(i);
     if (log && !units) log(name + " ...");
     RunResult r = session_->run_once(i, opts_.variant, signals);
+    r.layout = opts_.layout;
+    if (opts_.session.on_collected) opts_.session.on_collected(r);
     if (!target_.libraries.empty() && log)
       for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
         log("warning: " + name + ": " + w);
@@ -201,9 +215,24 @@ bool Measurer::close_unit() {
   return true;
 }
 
+void Measurer::count_calls_only(const std::set<std::string>& functions) {
+  std::set<uint32_t> ids;
+  for (const auto& f : target_.functions)
+    if (functions.count(f.name)) ids.insert(f.id);
+  if (ids.empty()) return;
+  const size_t removed = plan::count_calls_only(target_, ids);
+  replanned_ = true;
+  if (opts_.session.log)
+    opts_.session.log("calls: entry" + who() + ": " + std::to_string(ids.size()) +
+                      " sampled functions keep an entry probe that counts calls; " + std::to_string(removed) +
+                      " return probes removed");
+}
+
 // A new attach (and copy of the binary) for the next run: see reattach_each_run.
 void Measurer::reattach(int copy_index) {
-  if (!opts_.reattach_each_run || session_->engine().attach_mode() != probe::AttachMode::kMulti) return;
+  const bool replanned = std::exchange(replanned_, false);
+  if (!replanned && (!opts_.reattach_each_run || session_->engine().attach_mode() != probe::AttachMode::kMulti))
+    return;
   session_->engine().detach();
   session_.reset();
   if (!copy_dir_.empty()) use_fresh_copy(copy_index);
@@ -231,7 +260,9 @@ bool Measurer::warm_up(int count, SignalWatch* signals) {
     if (opts_.session.log) opts_.session.log("warm-up run " + std::to_string(k) + "/" + std::to_string(count));
     try {
       // Measured and discarded, but a warm-up that reached none of the functions says the runs won't.
-      const RunResult r = session_->run_once(k, "warmup", signals);
+      RunResult r = session_->run_once(k, "warmup", signals);
+      r.layout = opts_.layout;
+      if (opts_.session.on_collected) opts_.session.on_collected(r);  // drains the warm-up's samples
       require_some_call(r, target_.functions, "warm-up run " + std::to_string(k), cfg_.service.has_value());
     } catch (const Error& e) {
       m_.failure = e;
@@ -268,6 +299,10 @@ Measurement measure(const Config& cfg, const MeasureOptions& opts, SignalWatch* 
   Measurer m(cfg, o);
   if (m.warm_up(cfg.warmup_runs, signals)) m.run(opts.runs > 0 ? opts.runs : cfg.runs, signals);
   return m.finish();
+}
+
+std::string sample_label(const std::string& variant, int layout) {
+  return layout < 0 ? variant : variant + "@" + std::to_string(layout);
 }
 
 }  // namespace gate::runner

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "common/error.hpp"
 #include "runner/config.hpp"
@@ -83,6 +84,9 @@ class Measurer {
   int executions_in_unit() const { return static_cast<int>(open_unit_.size()); }
   // The duration of the last execution (0 before the first).
   double last_execution_seconds() const { return last_execution_s_; }
+  // `calls: entry` from the next unit on (issue 39): these functions keep an entry probe that counts
+  // calls and lose their return probes; their time is sampled. Re-attaches before the next unit.
+  void count_calls_only(const std::set<std::string>& functions);
   void set_executions_per_unit(int k) { opts_.executions_per_unit = k < 1 ? 1 : k; }
   int executions_per_unit() const { return opts_.executions_per_unit; }
   // Runs that are measured and thrown away (caches, JIT-like warm-up of the service).
@@ -108,6 +112,7 @@ class Measurer {
  private:
   void reattach(int copy_index);
   int rounds_ = 0;
+  bool replanned_ = false;  // count_calls_only changed the plan: re-attach before the next unit
   const Config& cfg_;
   MeasureOptions opts_;
   plan::ProbePlan target_;
@@ -120,6 +125,10 @@ class Measurer {
   std::vector<RunResult> open_unit_;  // executions of the unit being measured
   double last_execution_s_ = 0;
 };
+
+// The side a run's CPU samples belong to (profile::ProfileRecorder): its variant ("", "base",
+// "head", "warmup"), and "@K" for layout variant K of gate ab.
+std::string sample_label(const std::string& variant, int layout);
 
 // Build + Measurer + runs + finish.
 Measurement measure(const Config& cfg, const MeasureOptions& opts, SignalWatch* signals);

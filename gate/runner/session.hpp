@@ -24,6 +24,10 @@ struct SessionOptions {
   // Called with every process the probes track, before it runs, and the run's variant ("",
   // "base", "head"): the CPU profiler (gate/profile) follows the same processes.
   std::function<void(pid_t, const std::string&)> on_tracked;
+  // Called with every execution's RunResult as the Measurer collects it (warm-ups included), before
+  // it joins a unit: the sampled instrument (gate/profile) adds each function's CPU samples of the
+  // execution (FunctionRun::cpu_samples), and drains its maps, here.
+  std::function<void(RunResult&)> on_collected;
 };
 
 class RunSession {

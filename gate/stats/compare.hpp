@@ -141,6 +141,13 @@ struct CompareOptions {
   // the lost calls are not a random sample, so the latencies may be biased.
   double max_lost_fraction = 0.01;
 
+  // How each function is measured (issue 39, stats/instrument.hpp): the config's `measure:` per
+  // function, else measure_default; auto chooses from the first pair by auto_rule. Applied after
+  // compare() by verdict::judge_instruments (compare() itself compares the probes' latencies).
+  std::map<std::string, uint8_t> measure;  // function -> MeasureSetting (0 auto, 1 probes, 2 samples)
+  uint8_t measure_default = 0;             // MeasureSetting::kAuto
+  double auto_max_probe_share = 0.2;       // InstrumentRule::max_probe_share
+
   // Threads for the per-function work (0: one per hardware thread). The result is identical for
   // any value: each test's resamples depend on its seed only.
   unsigned threads = 0;
@@ -162,6 +169,7 @@ struct Why {
     kTooFewMetricRuns,   // a benchmark metric: `side` has `have` runs with it
     kTooFewMetricPairs,  // a benchmark metric: `have` pairs of runs with it
     kSameConstant,       // a benchmark metric: the same value in every run of both sides
+    kTooFewSampledRuns,  // the sampled instrument: `side` has `have` runs with samples of it, need_runs needed
     kSuspect,            // past its threshold by its own test (own_low/own_high), not after the family's
     kAboveButWide,       // estimate above +band, its interval reaches below the threshold
     kBelowButWide,       // estimate below -band, its interval reaches above it
@@ -273,6 +281,13 @@ struct FunctionComparison {
   bool calls_failed = false;                     // calls_changed and the policy makes it fail
   CallCounters base_counters;
   CallCounters head_counters;
+  // The instrument its verdict rests on (stats/instrument.hpp; verdict::judge_instruments): 0 its
+  // probes' latency quantiles, 1 CPU samples (quantiles then holds the one "cpu/call" test). With
+  // the first pair's probe share (probe samples over all samples whose stack holds it; -1 when the
+  // runs were not sampled) and the sampled CPU time per call on each side (0: not sampled).
+  uint8_t instrument = 0;
+  double probe_share = -1;
+  double base_cpu_ns = 0, head_cpu_ns = 0;
   const QuantileComparison* find(std::string_view quantile) const;
 };
 

@@ -9,6 +9,7 @@
 #include "explain/explain.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/family.hpp"
+#include "verdict/instruments.hpp"
 
 namespace gate::verdict {
 namespace {
@@ -101,6 +102,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
                                           const std::vector<RunResult>& head_runs, const ResultFile& base_meta,
                                           const ResultFile& head_meta, const stats::CompareOptions& o) {
   stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
+  judge_instruments(c, base_runs, head_runs, o);
   judge_benchmarks(c, base_runs, head_runs, o);
   explain::explain(c, o);
   return c;

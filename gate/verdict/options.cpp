@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/functions.hpp"
+#include "stats/instrument.hpp"
 
 namespace gate::verdict {
 
@@ -36,6 +37,12 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   o.normalize_speed = cfg->speed_normalization;
   o.fit_speed_elasticity = cfg->fit_speed_elasticity;
   o.pairing = cfg->pairing == "off" ? stats::Pairing::kOff : stats::Pairing::kAuto;
+  o.measure_default = static_cast<uint8_t>(stats::parse_measure_setting(cfg->measure));
+  for (const auto& f : functions) {
+    const std::string m = cfg->measure_of(f.name);
+    if (m != cfg->measure) o.measure[f.name] = static_cast<uint8_t>(stats::parse_measure_setting(m));
+  }
+  o.auto_max_probe_share = cfg->auto_probe_share;
   o.validate();
   return o;
 }

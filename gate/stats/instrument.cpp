@@ -1,0 +1,124 @@
+// The instrument of each function and the sampled instrument's test (stats/instrument.hpp).
+#include "stats/instrument.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.hpp"
+#include "stats/benchmarks.hpp"
+#include "stats/rng.hpp"
+
+namespace gate::stats {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const RunResult* first_unit(const std::vector<RunResult>& runs) { return runs.empty() ? nullptr : &runs.front(); }
+
+}  // namespace
+
+std::string_view to_string(Instrument i) { return i == Instrument::kSamples ? "samples" : "probes"; }
+
+std::string_view to_string(MeasureSetting m) {
+  switch (m) {
+    case MeasureSetting::kProbes: return "probes";
+    case MeasureSetting::kSamples: return "samples";
+    default: return "auto";
+  }
+}
+
+MeasureSetting parse_measure_setting(const std::string& s) {
+  if (s == "auto") return MeasureSetting::kAuto;
+  if (s == "probes") return MeasureSetting::kProbes;
+  if (s == "samples") return MeasureSetting::kSamples;
+  throw Error::make("measure: " + s, "is not an instrument", "write measure: auto, probes or samples", ExitCode::kUsage);
+}
+
+InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                                 const std::string& function) {
+  InstrumentFacts f;
+  uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0;
+  double sampled_ns = 0;
+  f.sampled = true;
+  for (const RunResult* r : {first_unit(base_runs), first_unit(head_runs)}) {
+    if (!r || r->sample_period_ns == 0) {
+      f.sampled = false;
+      continue;
+    }
+    const FunctionRun* fr = r->find(function);
+    if (!fr) continue;
+    ++units;
+    cpu += fr->self_samples;
+    probe += fr->probe_samples;
+    inclusive += fr->cpu_samples;
+    sampled_ns += static_cast<double>(fr->cpu_samples + fr->probe_samples) * static_cast<double>(r->sample_period_ns);
+    probed_ns += fr->sum_ns;
+    f.latency_timed = f.latency_timed || fr->histogram.count() > 0;
+  }
+  if (!f.sampled || units == 0) return f;
+  f.probe_share = inclusive + probe ? static_cast<double>(probe) / static_cast<double>(inclusive + probe) : 0;
+  f.on_cpu = probed_ns ? sampled_ns / static_cast<double>(probed_ns) : 0;
+  f.samples_per_unit = static_cast<double>(cpu) / static_cast<double>(units);
+  return f;
+}
+
+Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule) {
+  if (setting == MeasureSetting::kProbes) return Instrument::kProbes;
+  if (setting == MeasureSetting::kSamples) return Instrument::kSamples;
+  if (!f.sampled) return Instrument::kProbes;
+  if (!f.latency_timed) return Instrument::kSamples;  // calls: entry: the probes time nothing
+  if (f.samples_per_unit < rule.min_samples_per_unit) return Instrument::kProbes;
+  if (f.on_cpu < rule.min_on_cpu) return Instrument::kProbes;
+  return f.probe_share > rule.max_probe_share ? Instrument::kSamples : Instrument::kProbes;
+}
+
+double sampled_ns_per_call(const RunResult& run, const FunctionRun& f) {
+  if (run.sample_period_ns == 0 || f.calls == 0 || f.self_samples == 0) return kNaN;
+  return static_cast<double>(f.self_samples) * static_cast<double>(run.sample_period_ns) / static_cast<double>(f.calls);
+}
+
+QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                                const std::string& function, const CompareOptions& o, bool paired,
+                                const SpeedFactors& speed) {
+  QuantileComparison qc;
+  qc.name = kSampledTestName;
+  qc.band = o.thresholds.lookup(function, kSampledTestName);
+  qc.ratio = qc.ci_low = qc.ci_high = kNaN;
+  qc.p_regression = qc.p_regression_adjusted = qc.p_improvement = qc.p_improvement_adjusted = kNaN;
+  RunSamples samples[2];
+  const std::vector<RunResult>* sides[2] = {&base_runs, &head_runs};
+  for (int i = 0; i < 2; ++i) {
+    for (size_t r = 0; r < sides[i]->size(); ++r) {
+      const RunResult& run = (*sides[i])[r];
+      const FunctionRun* fr = run.find(function);
+      const double v = fr ? sampled_ns_per_call(run, *fr) : kNaN;
+      if (!std::isfinite(v) || v <= 0) continue;
+      const double factor = speed.usable && r < speed.all[i].size() ? speed.all[i][r] : 0.0;
+      samples[i].add_point_run(v, r, factor);
+    }
+    (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
+    if (static_cast<int>(samples[i].runs()) < o.min_runs) {
+      qc.why.kind = Why::Kind::kTooFewSampledRuns;
+      qc.why.side = i == 0 ? "base" : "head";
+      qc.why.need_runs = o.min_runs;
+      qc.why.have = static_cast<int>(samples[i].runs());
+      qc.more_runs_would_help = true;
+      return qc;
+    }
+  }
+  uint64_t state = o.seed ^ stable_hash(function, stable_hash("sampled cpu/call"));
+  const RatioInterval r =
+      ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
+  if (paired && qc.units < o.min_runs) {
+    qc.why.kind = Why::Kind::kTooFewPairs;
+    qc.why.need_runs = o.min_runs;
+    qc.why.have = qc.units;
+    qc.more_runs_would_help = true;
+    return qc;
+  }
+  fill_interval(qc, r, paired);
+  return qc;
+}
+
+}  // namespace gate::stats

@@ -1,0 +1,53 @@
+// judge_instruments: per function the instrument, then the sampled test in place of the latency tests.
+#include "verdict/instruments.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "stats/benchmarks.hpp"
+#include "stats/instrument.hpp"
+#include "verdict/benchmarks.hpp"
+
+namespace gate::verdict {
+namespace {
+
+double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& function) {
+  std::vector<double> v;
+  for (const auto& r : runs)
+    if (const FunctionRun* f = r.find(function)) {
+      const double x = stats::sampled_ns_per_call(r, *f);
+      if (std::isfinite(x)) v.push_back(x);
+    }
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
+                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o) {
+  stats::InstrumentRule rule;
+  rule.max_probe_share = o.auto_max_probe_share;
+  bool replaced = false;
+  std::optional<stats::SpeedFactors> speed;
+  for (auto& f : c.functions) {
+    const auto it = o.measure.find(f.name);
+    const auto setting = static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
+    const stats::InstrumentFacts facts = stats::instrument_facts(base_runs, head_runs, f.name);
+    if (facts.sampled) {
+      f.probe_share = facts.probe_share;
+      f.base_cpu_ns = median_cpu_ns(base_runs, f.name);
+      f.head_cpu_ns = median_cpu_ns(head_runs, f.name);
+    }
+    if (stats::choose_instrument(setting, facts, rule) != stats::Instrument::kSamples) continue;
+    if (!speed) speed = stats::speed_factors(base_runs, head_runs, o);
+    f.instrument = static_cast<uint8_t>(stats::Instrument::kSamples);
+    f.quantiles = {stats::sampled_test(base_runs, head_runs, f.name, o, c.paired, *speed)};
+    replaced = true;
+  }
+  if (replaced) redecide(c, o);
+}
+
+}  // namespace gate::verdict

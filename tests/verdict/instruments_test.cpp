@@ -1,0 +1,193 @@
+// The sampled instrument in the verdict (issue 39), without a kernel: synthetic runs whose probed
+// latencies are the probes' (unchanged by a change to the function's own work) and whose CPU samples
+// carry the function's own time. The choice of instrument, the cpu/call test and its verdicts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "profile/function_samples.hpp"
+#include "stats/instrument.hpp"
+#include "synthetic.hpp"
+#include "verdict/benchmarks.hpp"
+
+namespace gate {
+namespace {
+
+constexpr uint64_t kPeriodNs = 200'000;  // 4999 Hz, rounded
+
+// Adds CPU samples to `fn` in each run: its own time per call `own_ns` (times `scale`, times the
+// run's machine-speed factor `speed[r]`) over its calls, Poisson-drawn; the probes' samples are
+// `probe_share` of the whole.
+void add_samples(std::vector<RunResult>& runs, const std::string& fn, double own_ns, double scale,
+                 double probe_share, const std::vector<double>& speed, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    runs[r].sample_period_ns = kPeriodNs;
+    for (auto& f : runs[r].functions) {
+      if (f.name != fn) continue;
+      const double expected = static_cast<double>(f.calls) * own_ns * scale * speed[r] / kPeriodNs;
+      f.cpu_samples = f.self_samples = std::poisson_distribution<uint64_t>(expected)(rng);
+      f.probe_samples = std::poisson_distribution<uint64_t>(expected * probe_share / (1 - probe_share))(rng);
+    }
+  }
+}
+
+struct Sides {
+  std::vector<RunResult> base, head;
+  ResultFile meta;
+};
+
+// 20 pairs of 6 functions; "main.hot" is called 100,000 times a run with 2 us of its own work and
+// reads 25 us a call through its probes; head does `scale` times its own work. Both sides meet the
+// same machine state in pair r (1.4x slow spells), as gate ab's pairs do.
+Sides make_sides(double scale, uint64_t seed, int pairs = 20) {
+  auto fns = testing::synthetic_functions(5);
+  fns.push_back({"main.hot", 25'000, 0.2, 100'000, 1.0});
+  testing::SyntheticNoise noise;
+  noise.shared_per_run = true;
+  noise.slow_fraction = 0.3;
+  noise.machine_seed = seed * 7 + 1;
+  Sides s;
+  s.base = testing::synthetic_runs(fns, pairs, noise, seed, "base");
+  s.head = testing::synthetic_runs(fns, pairs, noise, seed + 1000, "head");
+  std::mt19937_64 rng(noise.machine_seed);
+  std::vector<double> speed(pairs);
+  for (auto& x : speed) x = std::uniform_real_distribution<double>(0, 1)(rng) < 0.3 ? 1.4 : 1.0;
+  add_samples(s.base, "main.hot", 2000, 1.0, 0.8, speed, seed + 1);
+  add_samples(s.head, "main.hot", 2000, scale, 0.8, speed, seed + 2);
+  s.meta = testing::synthetic_meta(fns);
+  return s;
+}
+
+stats::CompareOptions options() {
+  stats::CompareOptions o;
+  o.thresholds.defaults = {0.05, 0.05};
+  return o;
+}
+
+const stats::FunctionComparison& hot(const stats::Comparison& c) {
+  for (const auto& f : c.functions)
+    if (f.name == "main.hot") return f;
+  throw std::runtime_error("main.hot not compared");
+}
+
+TEST(Instrument, AutoChoosesSamplesWhereProbesDominateAndCatchesAChangeTheProbesHide) {
+  int caught = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const Sides s = make_sides(1.15, seed);
+    const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+    const auto& f = hot(c);
+    ASSERT_EQ(f.instrument, 1) << "auto should measure a function whose probes are 80% of its samples by samples";
+    ASSERT_EQ(f.quantiles.size(), 1u);
+    EXPECT_EQ(f.quantiles[0].name, stats::kSampledTestName);
+    EXPECT_NEAR(f.probe_share, 0.8, 0.05);
+    EXPECT_NEAR(f.quantiles[0].ratio, 1.15, 0.05) << "seed " << seed;
+    caught += f.verdict == stats::Verdict::kRegression;
+  }
+  // 20 pairs, ~1,000 samples a unit (3% sampling error), a 15% change against a 5% band.
+  EXPECT_EQ(caught, 10);
+}
+
+TEST(Instrument, AutoAaFlagsNothing) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const Sides s = make_sides(1.0, seed);
+    const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+    EXPECT_EQ(c.counts.regression, 0) << "seed " << seed;
+    EXPECT_EQ(c.counts.suspect, 0) << "seed " << seed;
+    const auto& q = hot(c).quantiles.at(0);
+    EXPECT_TRUE(q.ci_low <= 1.0 && q.ci_high >= 1.0) << "seed " << seed << ": [" << q.ci_low << ", " << q.ci_high << "]";
+  }
+}
+
+TEST(Instrument, ProbesSettingKeepsTheLatencyTests) {
+  const Sides s = make_sides(1.15, 3);
+  auto o = options();
+  o.measure["main.hot"] = static_cast<uint8_t>(stats::MeasureSetting::kProbes);
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, o);
+  const auto& f = hot(c);
+  EXPECT_EQ(f.instrument, 0);
+  ASSERT_NE(f.find("p50"), nullptr);
+  EXPECT_NE(f.verdict, stats::Verdict::kRegression) << "the probes' latencies did not move";
+}
+
+TEST(Instrument, UnsampledRunsStayOnProbes) {
+  Sides s = make_sides(1.15, 4);
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side) r.sample_period_ns = 0;
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+  EXPECT_EQ(hot(c).instrument, 0);
+  EXPECT_LT(hot(c).probe_share, 0) << "no probe share without samples";
+}
+
+TEST(Instrument, ChoiceRules) {
+  const stats::InstrumentRule rule;
+  stats::InstrumentFacts f;
+  f.sampled = true;
+  f.latency_timed = true;
+  f.probe_share = 0.5;
+  f.on_cpu = 0.9;
+  f.samples_per_unit = 500;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kSamples);
+  f.probe_share = 0.1;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  f.probe_share = 0.5;
+  f.on_cpu = 0.2;  // waits: only probes see that time
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  f.on_cpu = 0.9;
+  f.samples_per_unit = 3;  // too few samples to measure it
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kSamples, f, rule), stats::Instrument::kSamples);
+  f.latency_timed = false;  // calls: entry
+  f.samples_per_unit = 500;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kSamples);
+  f.sampled = false;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  EXPECT_THROW(stats::parse_measure_setting("sampled"), Error);
+}
+
+TEST(Instrument, TooFewSampledRunsIsInsufficientData) {
+  Sides s = make_sides(1.15, 5);
+  for (size_t r = 2; r < s.head.size(); ++r)
+    for (auto& f : s.head[r].functions) f.cpu_samples = f.self_samples = 0;
+  auto o = options();
+  o.measure["main.hot"] = static_cast<uint8_t>(stats::MeasureSetting::kSamples);
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, o);
+  const auto& q = hot(c).quantiles.at(0);
+  EXPECT_EQ(q.verdict, stats::Verdict::kInsufficientData);
+  EXPECT_EQ(q.why.kind, stats::Why::Kind::kTooFewSampledRuns);
+  EXPECT_NE(q.reason.find("sampled runs"), std::string::npos) << q.reason;
+}
+
+// samples_by_function over a hand-made profile: inclusive, once per sample, probes apart.
+TEST(FunctionSamples, InclusiveOncePerSampleProbesApart) {
+  profile::Profile p;
+  auto loc = [&](std::vector<std::pair<std::string, bool>> frames) {
+    profile::Location l;
+    for (auto& [name, inl] : frames) l.frames.push_back({name, "", 0, 0, inl});
+    p.locations.push_back(l);
+    return static_cast<uint32_t>(p.locations.size() - 1);
+  };
+  const uint32_t probe = loc({{profile::kGateProbeFrame, false}});
+  const uint32_t leaf = loc({{"main.leaf", true}, {"main.mid", false}});  // leaf inlined into mid
+  const uint32_t mid = loc({{"main.mid", false}});
+  const uint32_t top = loc({{"main.top", false}});
+  p.samples.push_back({{leaf, top}, 7});
+  p.samples.push_back({{mid, mid, top}, 5});  // recursion: counts once
+  p.samples.push_back({{probe, mid, top}, 11});
+  p.samples.push_back({{top}, 2});
+  const auto s = profile::samples_by_function(p, {"main.top", "main.mid", "main.leaf", "main.absent"});
+  EXPECT_EQ(s[0].cpu, 14u);
+  EXPECT_EQ(s[0].probe, 11u);
+  EXPECT_EQ(s[0].self, 2u) << "top's own sample only: mid and leaf are asked for too";
+  EXPECT_EQ(s[1].cpu, 12u);
+  EXPECT_EQ(s[1].probe, 11u);
+  EXPECT_EQ(s[1].self, 5u) << "mid's own (recursive) samples; the one with leaf inlined is leaf's";
+  EXPECT_EQ(s[2].cpu, 7u);
+  EXPECT_EQ(s[2].self, 7u);
+  EXPECT_EQ(s[2].probe, 0u);
+  EXPECT_EQ(s[3].cpu + s[3].probe, 0u);
+}
+
+}  // namespace
+}  // namespace gate
