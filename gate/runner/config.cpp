@@ -309,7 +309,7 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
     cfg.profile_hz = n["hz"] ? static_cast<int>(number(c, n["hz"], "profile.hz", 1, 10000)) : 199;
   }
   if (root["measure"]) cfg.measure = one_of(c, root["measure"], "measure", {"auto", "probes", "samples"});
-  if (root["calls"]) cfg.calls = one_of(c, root["calls"], "calls", {"exact", "entry"});
+  if (root["calls"]) cfg.calls = one_of(c, root["calls"], "calls", {"auto", "exact", "entry"});
   // sampling: {hz: N, probe_share: F}: the sampled instrument (docs/how-it-measures.md).
   if (const YAML::Node n = root["sampling"]) {
     if (!n.IsMap()) throw c.err(n, "sampling", "must be a map", "write sampling: {hz: 4999, probe_share: 0.2}");
@@ -411,7 +411,7 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
     if (f["thresholds"]) spec.quantile_thresholds = quantile_map(c, f["thresholds"], spec.pattern + ".thresholds");
     if (f["optional"]) spec.optional = boolean(c, f["optional"], spec.pattern + ".optional");
     if (f["measure"]) spec.measure = one_of(c, f["measure"], spec.pattern + ".measure", {"auto", "probes", "samples"});
-    if (f["calls"]) spec.calls = one_of(c, f["calls"], spec.pattern + ".calls", {"exact", "entry"});
+    if (f["calls"]) spec.calls = one_of(c, f["calls"], spec.pattern + ".calls", {"auto", "exact", "entry"});
     if (spec.native && (!spec.measure.empty() || !spec.calls.empty()))
       throw c.err(f, spec.pattern, "sets measure or calls on a native function",
                   "leave them out: native functions are measured by their probes");

@@ -30,8 +30,8 @@ struct FunctionSpec {
   std::string symbol;
   // How its time is measured (issue 39): "auto", "probes" or "samples"; "" = the config's `measure`.
   std::string measure;
-  // How its calls are counted: "exact" (entry and return probes) or "entry" (the entry probe alone,
-  // counting calls; its time then comes from samples); "" = the config's `calls`.
+  // How its calls are counted: "auto", "exact" (entry and return probes) or "entry" (the entry probe
+  // alone, counting calls; its time then comes from samples); "" = the config's `calls`.
   std::string calls;
 };
 
@@ -105,7 +105,10 @@ struct Config {
   // The instrument (issue 39, stats/instrument.hpp): "auto" chooses per function from the first
   // pair's probe share; "probes" times each call; "samples" takes its CPU time from cpu-clock samples.
   std::string measure = "auto";
-  std::string calls = "exact";  // "entry": every function's calls counted by its entry probe alone
+  // "auto": exact (entry and return probes) until gate ab's first pair, then "entry" for the functions
+  // measure: auto gives to samples; "exact": always; "entry": every function's calls counted by its
+  // entry probe alone (no return probes), its time from samples.
+  std::string calls = "auto";
   // sampling: {hz: N, probe_share: F}: the sampled instrument's rate, and the probe share above
   // which auto measures a function by samples.
   int sampling_hz = kDefaultSamplingHz;

@@ -172,7 +172,7 @@ bool Measurer::execute(SignalWatch* signals) {
   // "run 3 (base)", or with units "unit 3 execution 2 (base)".
   const std::string name = (units ? "unit " + std::to_string(i) + " execution " + std::to_string(e) : "run " + std::to_string(i)) + who();
   try {
-    if (e == 1 && i > 1) reattach(i);
+    if (e == 1 && (i > 1 || replanned_)) reattach(i > 1 ? i : 0);  // 0: a copy apart from run 1's
     if (log && !units) log(name + " ...");
     RunResult r = session_->run_once(i, opts_.variant, signals);
     r.layout = opts_.layout;

@@ -50,4 +50,33 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
   if (replaced) redecide(c, o);
 }
 
+std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
+                                                        const std::vector<RunResult>& head_runs,
+                                                        const stats::CompareOptions& o) {
+  std::vector<std::string> out;
+  if (base_runs.empty() || head_runs.empty()) return out;
+  stats::InstrumentRule rule;
+  rule.max_probe_share = o.auto_max_probe_share;
+  for (const auto& f : head_runs.front().functions) {
+    const std::string name = f.name;
+    if (cfg.calls_of(name) != "auto") continue;
+    const auto it = o.measure.find(name);
+    const auto setting = static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
+    const auto facts = stats::instrument_facts(base_runs, head_runs, name);
+    if (facts.latency_timed && stats::choose_instrument(setting, facts, rule) == stats::Instrument::kSamples)
+      out.push_back(name);
+  }
+  return out;
+}
+
+bool AfterFirstRound::add_rounds(int rounds) {
+  if (!done_ && rounds > 0 && inner_.rounds_done() == 0) {
+    if (!inner_.add_rounds(1)) return false;
+    done_ = true;
+    after_first_();
+    --rounds;
+  }
+  return rounds == 0 ? !failed() : inner_.add_rounds(rounds);
+}
+
 }  // namespace gate::verdict

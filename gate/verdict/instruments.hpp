@@ -3,10 +3,14 @@
 // is decided again over the tests that remain.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "results/result.hpp"
+#include "runner/config.hpp"
 #include "stats/compare.hpp"
+#include "verdict/until_decided.hpp"
 
 namespace gate::verdict {
 
@@ -16,5 +20,30 @@ namespace gate::verdict {
 // and no function is set to samples.
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
                        const std::vector<RunResult>& head_runs, const stats::CompareOptions& o);
+
+// The functions `calls: auto` switches to counting calls only (runner::Measurer::count_calls_only)
+// after gate ab's first pair: those the sampled instrument measures, chosen from that pair, whose
+// probes still time them. Why: their return probes are the costly ones (single-stepped) and are no
+// longer read once samples measure them; dropping them makes the run shorter and takes their cost
+// out of every traced caller's window.
+std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
+                                                        const std::vector<RunResult>& head_runs,
+                                                        const stats::CompareOptions& o);
+
+// A schedule that calls `after_first` once, when its first round (pair) is done.
+class AfterFirstRound : public Schedule {
+ public:
+  AfterFirstRound(Schedule& inner, std::function<void()> after_first)
+      : inner_(inner), after_first_(std::move(after_first)) {}
+  bool add_rounds(int rounds) override;
+  int rounds_done() const override { return inner_.rounds_done(); }
+  bool failed() const override { return inner_.failed(); }
+  std::string round_name() const override { return inner_.round_name(); }
+
+ private:
+  Schedule& inner_;
+  std::function<void()> after_first_;
+  bool done_ = false;
+};
 
 }  // namespace gate::verdict

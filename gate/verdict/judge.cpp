@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 
 #include "baselines/store.hpp"
 #include "runner/coverage.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
 #include "verdict/benchmarks.hpp"
+#include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 #include "verdict/until_decided.hpp"
@@ -169,9 +171,18 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   // Time slices are their own units; whole runs are units of min_unit_seconds.
   InterleavedPairs whole_runs(base_side, head_side, seed, runner::min_unit_seconds(cfg, runner::UnitCommand::kAb));
   SlicedPairs slices(*base.front(), *head.front(), slice_ms, seed, signals);
-  Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : whole_runs;
   AbJudged out;
   const Budget plan = budget(cfg, opts, max_runs);
+  // calls: auto (issue 39): the functions the samples measure stop paying for return probes.
+  AfterFirstRound switching(whole_runs, [&] {
+    const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(),
+                                                      loop_options(cfg, head.front()->result().functions, plan));
+    if (names.empty()) return;
+    const std::set<std::string> set(names.begin(), names.end());
+    for (auto* side : {&base, &head})
+      for (auto& m : *side) m->count_calls_only(set);
+  });
+  Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);
   auto base_runs = [&]() -> const std::vector<RunResult>& {
     return slice_ms > 0 ? base.front()->result().runs : base_side.runs();
   };
