@@ -1,0 +1,239 @@
+// hotloop: the acceptance workload of issue 39 ("measure the code, not the probes").
+//
+// One hot function, hot, of ~2 us own CPU time (a dependent multiply-xorshift chain over a 2 KiB
+// buffer: no allocation, no syscall, not inlined), called -calls times (default 100,000) per
+// execution, and six other non-inlined CPU functions called -others times each (default 200), so
+// that gate's speed normalization has >= 5 functions with calls in every run. A fixed amount of
+// work (counts, not a duration). bench_test.go has BenchmarkHot (hot alone) and BenchmarkRound.
+//
+// The head: `go build -tags gateslow8` (work_slow8.go) makes hot's loop run 1080 rounds instead of
+// 1000; nothing else changes. Measured by the program's own clock (-selftime: hot's time per call,
+// the fastest of 20 batches of 20,000 calls), 5 runs of each binary side by side, medians:
+//   HOTLOOP_RATIO_MEASUREMENT
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"time"
+)
+
+var buf [256]uint64 // hot's input: 2 KiB, in L1
+
+func init() {
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range buf {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		buf[i] = x
+	}
+}
+
+var sink uint64
+
+// hot mixes hotRounds words of buf into a 64-bit state: a dependent chain, so its time is its own
+// work (hotRounds) and not the memory system's.
+//
+//go:noinline
+func hot(seed uint64) uint64 {
+	h := seed | 1
+	for i := 0; i < hotRounds; i++ {
+		h ^= buf[i&255]
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 29
+	}
+	return h
+}
+
+// The others: stable CPU loops of ~50-300 us, no allocation.
+
+//go:noinline
+func fnvLoop(seed uint64) uint64 {
+	h := uint64(14695981039346656037) ^ seed
+	for r := 0; r < 32; r++ {
+		for i := 0; i < 256; i++ {
+			h ^= buf[i] & 0xff
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+//go:noinline
+func floatMix(seed float64) float64 {
+	a, b := seed*1e-9+0.5, 0.25
+	for i := 0; i < 4_000; i++ {
+		a = a*0.999 + b*0.001
+		b = math.Sqrt(a*a+b*b) * 0.7071
+	}
+	return a + b
+}
+
+var primes [65536]bool
+
+//go:noinline
+func sieve(n int) int {
+	if n > len(primes) {
+		n = len(primes)
+	}
+	for i := range primes[:n] {
+		primes[i] = true
+	}
+	c := 0
+	for i := 2; i < n; i++ {
+		if !primes[i] {
+			continue
+		}
+		c++
+		for j := i * i; j < n; j += i {
+			primes[j] = false
+		}
+	}
+	return c
+}
+
+var ma, mb, mc [24][24]float64
+
+//go:noinline
+func matMul(seed float64) float64 {
+	for i := 0; i < 24; i++ {
+		for j := 0; j < 24; j++ {
+			ma[i][j] = seed + float64(i-j)*0.01
+			mb[i][j] = float64(i+j) * 0.02
+		}
+	}
+	for i := 0; i < 24; i++ {
+		for j := 0; j < 24; j++ {
+			s := 0.0
+			for k := 0; k < 24; k++ {
+				s += ma[i][k] * mb[k][j]
+			}
+			mc[i][j] = s
+		}
+	}
+	return mc[seed2i(seed)][3]
+}
+
+func seed2i(s float64) int { return int(math.Abs(s)) % 24 }
+
+//go:noinline
+func popLoop(seed uint64) int {
+	c := 0
+	x := seed | 1
+	for i := 0; i < 3_000; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+		for y := x; y != 0; y &= y - 1 {
+			c++
+		}
+	}
+	return c
+}
+
+var words [4096]uint32
+
+//go:noinline
+func insertionSort(seed uint32) uint32 {
+	w := words[:256]
+	x := seed | 1
+	for i := range w {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		w[i] = x
+	}
+	for i := 1; i < len(w); i++ {
+		v := w[i]
+		j := i - 1
+		for j >= 0 && w[j] > v {
+			w[j+1] = w[j]
+			j--
+		}
+		w[j+1] = v
+	}
+	return w[len(w)/2]
+}
+
+// round: one call of every other function (BenchmarkRound, and main's rounds).
+func round(r int) {
+	s := uint64(r)
+	sink += fnvLoop(s)
+	sink += uint64(floatMix(float64(r)))
+	sink += uint64(sieve(40_000))
+	sink += uint64(matMul(float64(r)))
+	sink += uint64(popLoop(s))
+	sink += uint64(insertionSort(uint32(r)))
+}
+
+// selftime: hot's own time per call by this program's clock, the fastest of `batches` batches of
+// `n` calls (the fastest: the host's slow phases and preemptions only ever add time).
+func selftime(batches, n int) float64 {
+	best := math.Inf(1)
+	for b := 0; b < batches; b++ {
+		t := time.Now()
+		for i := 0; i < n; i++ {
+			sink += hot(uint64(i))
+		}
+		if d := float64(time.Since(t).Nanoseconds()) / float64(n); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+func main() {
+	calls := flag.Int("calls", 100_000, "calls of hot per execution")
+	others := flag.Int("others", 200, "calls of each other function per execution")
+	self := flag.Bool("selftime", false, "print hot's ns per call by this program's clock (fastest of 20 batches of 20,000 calls) and exit")
+	times := flag.Bool("times", false, "print each part's total time on stderr (tuning aid)")
+	flag.Parse()
+	if *calls < 0 || *others < 0 {
+		fmt.Fprintln(os.Stderr, "hotloop: -calls and -others must be >= 0")
+		os.Exit(2)
+	}
+	if *self {
+		fmt.Printf("hot %.1f ns/call (rounds %d)\n", selftime(20, 20_000), hotRounds)
+		return
+	}
+	// Interleaved: every `every` calls of hot, one round of the others, so that every part of the
+	// execution sees the same machine.
+	t0 := time.Now()
+	var tHot, tOthers time.Duration
+	every := 1
+	if *others > 0 {
+		every = int(math.Max(1, float64(*calls)/float64(*others)))
+	}
+	done := 0
+	for r := 0; r < *others || done < *calls; r++ {
+		t := time.Now()
+		for i := 0; i < every && done < *calls; i++ {
+			sink += hot(uint64(done))
+			done++
+		}
+		tHot += time.Since(t)
+		if r < *others {
+			t = time.Now()
+			round(r)
+			tOthers += time.Since(t)
+		}
+	}
+	if *times {
+		ts := []string{fmt.Sprintf("hot %.0f ms (%.0f ns a call)", float64(tHot)/1e6, float64(tHot)/float64(max1(*calls))),
+			fmt.Sprintf("others %.0f ms", float64(tOthers)/1e6), fmt.Sprintf("total %.0f ms", float64(time.Since(t0))/1e6)}
+		sort.Strings(ts)
+		fmt.Fprintln(os.Stderr, ts)
+	}
+	if sink == 42 {
+		fmt.Println("unlikely")
+	}
+}
+
+func max1(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
