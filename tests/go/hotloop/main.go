@@ -9,7 +9,8 @@
 // The head: `go build -tags gateslow8` (work_slow8.go) makes hot's loop run 1080 rounds instead of
 // 1000; nothing else changes. Measured by the program's own clock (-selftime: hot's time per call,
 // the fastest of 20 batches of 20,000 calls), 5 runs of each binary side by side, medians:
-//   HOTLOOP_RATIO_MEASUREMENT
+//
+//	HOTLOOP_RATIO_MEASUREMENT
 package main
 
 import (
