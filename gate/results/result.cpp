@@ -302,6 +302,11 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
+  if (r.clean_executions > 0) {  // optional: absent means the benchmark figures (if any) came from probed executions
+    j["clean_executions"] = r.clean_executions;
+    j["clean_duration_s"] = r.clean_duration_s;
+    j["probed_executions"] = r.probed_executions;
+  }
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -456,6 +461,10 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
   if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
   if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
+  if (!j["clean_executions"].get(i) && i >= 0) r.clean_executions = static_cast<int>(i);
+  if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
+  r.probed_executions = r.clean_executions == 0 ? r.executions : 0;
+  if (!j["probed_executions"].get(i) && i >= 0) r.probed_executions = static_cast<int>(i);
   return r;
 }
 

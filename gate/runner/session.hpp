@@ -24,6 +24,9 @@ struct SessionOptions {
   // Called with every process the probes track, before it runs, and the run's variant ("",
   // "base", "head"): the CPU profiler (gate/profile) follows the same processes.
   std::function<void(pid_t, const std::string&)> on_tracked;
+  // A clean session: no probe engine (no BPF loaded, nothing attached or tracked); its runs have
+  // no function figures. Go benchmarks are read from such runs (runner/measure.hpp).
+  bool clean = false;
 };
 
 class RunSession {
@@ -49,7 +52,8 @@ class RunSession {
   RunResult run_to_end(int index, SignalWatch* signals);
   void stop_sliced();  // kills a sliced workload still running (an error elsewhere)
 
-  probe::ProbeEngine& engine() { return *engine_; }
+  probe::ProbeEngine& engine() { return *engine_; }  // only when probed()
+  bool probed() const { return engine_ != nullptr; }
   const plan::ProbePlan& target() const { return target_; }
   // Path of the last run's stdout file (valid until the next run).
   const std::string& last_stdout() const { return last_stdout_; }
