@@ -8,7 +8,7 @@
 //
 // The head: `go build -tags gateslow8` (work_slow8.go) makes hot's loop run 1080 rounds instead of
 // 1000; nothing else changes. Measured by the program's own clock (-selftime: hot's time per call,
-// the fastest of 20 batches of 20,000 calls), 5 runs of each binary side by side, medians:
+// the fastest of 100 batches of 5,000 calls), 5 runs of each binary side by side, medians:
 //
 //	HOTLOOP_RATIO_MEASUREMENT
 package main
@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -185,18 +186,65 @@ func selftime(batches, n int) float64 {
 	return best
 }
 
+// selftimePaired: as selftime, but taking turns with another process (the other side's binary)
+// through two FIFOs: wait for a byte on in, time one batch, write a byte to out. Consecutive
+// batches of the two binaries then meet the same machine (its speed swings last 0.1-1 s); prints
+// each batch's ns per call, one a line.
+func selftimePaired(in, out string, batches, n int) error {
+	r, err := os.OpenFile(in, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	w, err := os.OpenFile(out, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	times := make([]float64, 0, batches)
+	one := []byte{1}
+	for b := 0; b < batches; b++ {
+		if _, err := r.Read(one); err != nil {
+			return err
+		}
+		t := time.Now()
+		for i := 0; i < n; i++ {
+			sink += hot(uint64(i))
+		}
+		times = append(times, float64(time.Since(t).Nanoseconds())/float64(n))
+		if _, err := w.Write(one); err != nil {
+			return err
+		}
+	}
+	for _, t := range times {
+		fmt.Printf("%.1f\n", t)
+	}
+	return nil
+}
+
 func main() {
 	calls := flag.Int("calls", 100_000, "calls of hot per execution")
 	others := flag.Int("others", 200, "calls of each other function per execution")
-	self := flag.Bool("selftime", false, "print hot's ns per call by this program's clock (fastest of 20 batches of 20,000 calls) and exit")
+	self := flag.Bool("selftime", false, "print hot's ns per call by this program's clock (fastest of 100 batches of 5,000 calls) and exit")
+	paired := flag.String("selftime-paired", "", "IN:OUT: -selftime taking turns with another process through two FIFOs (ratio.sh); prints every batch's ns per call")
 	times := flag.Bool("times", false, "print each part's total time on stderr (tuning aid)")
 	flag.Parse()
 	if *calls < 0 || *others < 0 {
 		fmt.Fprintln(os.Stderr, "hotloop: -calls and -others must be >= 0")
 		os.Exit(2)
 	}
+	if *paired != "" {
+		in, out, ok := strings.Cut(*paired, ":")
+		if !ok {
+			fmt.Fprintln(os.Stderr, "hotloop: -selftime-paired takes IN:OUT (two FIFO paths)")
+			os.Exit(2)
+		}
+		if err := selftimePaired(in, out, 200, 5_000); err != nil {
+			fmt.Fprintln(os.Stderr, "hotloop: -selftime-paired:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *self {
-		fmt.Printf("hot %.1f ns/call (rounds %d)\n", selftime(20, 20_000), hotRounds)
+		fmt.Printf("hot %.1f ns/call (rounds %d)\n", selftime(100, 5_000), hotRounds)
 		return
 	}
 	// Interleaved: every `every` calls of hot, one round of the others, so that every part of the
