@@ -40,7 +40,7 @@ TEST(BenchmarksConfig, FunctionsOptionalOnlyWithGoBenchmarks) {
   EXPECT_FALSE(both.benchmarks_only());
   EXPECT_TRUE(both.clean_benchmarks());
   EXPECT_FALSE(parse_config(kBase, "/tmp/g.yaml").clean_benchmarks());
-  for (const std::string text : {head, head + "benchmarks: none\n"}) {
+  for (const std::string& text : {head, head + "benchmarks: none\n"}) {
     try {
       parse_config(text, "/tmp/g.yaml");
       FAIL() << "no error for:\n" << text;
