@@ -7,10 +7,21 @@
 // work (counts, not a duration). bench_test.go has BenchmarkHot (hot alone) and BenchmarkRound.
 //
 // The head: `go build -tags gateslow8` (work_slow8.go) makes hot's loop run 1080 rounds instead of
-// 1000; nothing else changes. Measured by the program's own clock (-selftime: hot's time per call,
-// the fastest of 100 batches of 5,000 calls), 5 runs of each binary side by side, medians:
+// 1000; nothing else changes. Measured by the program's own clock: ratio.sh (both binaries built
+// by Go 1.27.4, on one CPU, taking turns batch by batch, -selftime-paired: 500 batches of 2,000
+// calls each by the thread's CPU clock), 5 runs side by side, medians; on the 2-vCPU KVM guest with
+// a build running beside it (load average 6):
 //
-//	HOTLOOP_RATIO_MEASUREMENT
+//	$ tests/go/hotloop/ratio.sh
+//	run 1: base 2148.2 ns/call, head 2313.7 ns/call (medians of 500 batches), head/base 1.0758
+//	run 2: base 2100.8 ns/call, head 2264.4 ns/call (medians of 500 batches), head/base 1.0760
+//	run 3: base 2118.9 ns/call, head 2277.3 ns/call (medians of 500 batches), head/base 1.0808
+//	run 4: base 2125.2 ns/call, head 2305.6 ns/call (medians of 500 batches), head/base 1.0776
+//	run 5: base 2104.1 ns/call, head 2280.6 ns/call (medians of 500 batches), head/base 1.0903
+//	head/base, median of 5 runs: 1.0776
+//
+// (Timed by the wall clock instead, and not taking turns, 5 runs each under the same load read
+// 0.99-1.11 between runs: the host's speed swings, not the code.)
 package main
 
 import (
@@ -18,9 +29,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 var buf [256]uint64 // hot's input: 2 KiB, in L1
@@ -186,11 +200,23 @@ func selftime(batches, n int) float64 {
 	return best
 }
 
-// selftimePaired: as selftime, but taking turns with another process (the other side's binary)
-// through two FIFOs: wait for a byte on in, time one batch, write a byte to out. Consecutive
-// batches of the two binaries then meet the same machine (its speed swings last 0.1-1 s); prints
-// each batch's ns per call, one a line.
+// threadCPU: this thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID): the time other processes
+// hold the CPU is not in it.
+func threadCPU() int64 {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		panic(e)
+	}
+	return ts.Nano()
+}
+
+// selftimePaired: hot's CPU time per call, taking turns with another process (the other side's
+// binary) through two FIFOs: wait for a byte on in, time one batch by this thread's CPU clock,
+// write a byte to out. Consecutive batches of the two binaries then meet the same machine (its
+// speed swings last 0.1-1 s), and neither counts the time the other processes hold the CPU;
+// prints each batch's ns per call, one a line.
 func selftimePaired(in, out string, batches, n int) error {
+	runtime.LockOSThread() // threadCPU reads this thread's clock
 	r, err := os.OpenFile(in, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -205,11 +231,11 @@ func selftimePaired(in, out string, batches, n int) error {
 		if _, err := r.Read(one); err != nil {
 			return err
 		}
-		t := time.Now()
+		t := threadCPU()
 		for i := 0; i < n; i++ {
 			sink += hot(uint64(i))
 		}
-		times = append(times, float64(time.Since(t).Nanoseconds())/float64(n))
+		times = append(times, float64(threadCPU()-t)/float64(n))
 		if _, err := w.Write(one); err != nil {
 			return err
 		}
@@ -237,7 +263,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "hotloop: -selftime-paired takes IN:OUT (two FIFO paths)")
 			os.Exit(2)
 		}
-		if err := selftimePaired(in, out, 200, 5_000); err != nil {
+		if err := selftimePaired(in, out, 500, 2_000); err != nil {
 			fmt.Fprintln(os.Stderr, "hotloop: -selftime-paired:", err)
 			os.Exit(1)
 		}

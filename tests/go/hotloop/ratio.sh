@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hot's own time per call in the head (-tags gateslow8) over the base's, by the program's own clock.
-# 5 runs, each the two binaries side by side taking turns batch by batch (-selftime-paired: 200
-# batches of 5,000 calls each, alternating through two FIFOs, so that both meet the same machine);
+# 5 runs, each the two binaries side by side on one CPU, taking turns batch by batch
+# (-selftime-paired: 500 batches of 2,000 calls each, timed by the thread's CPU clock, alternating
+# through two FIFOs, so that both meet the same machine and neither counts the other's time);
 # a run's figure is the median of its per-batch head/base ratios (batch k of the head over batch k
 # of the base); prints each run's median base and head ns/call and ratio, and the median of the 5.
 # Usage: tests/go/hotloop/ratio.sh [GO]   (GO: the go command, default the newest in /opt/gate-go)
@@ -29,7 +30,7 @@ for i in 1 2 3 4 5; do
       return n%2 ? s[(n+1)/2] : (s[n/2]+s[n/2+1])/2 }
     END {printf "%.1f %.1f %.4f", med(b,NR), med(h,NR), med(q,NR)}')
   read -r mb mh q <<<"$r"
-  echo "run $i: base $mb ns/call, head $mh ns/call (medians of 200 batches), head/base $q (median of the batch ratios)"
+  echo "run $i: base $mb ns/call, head $mh ns/call (medians of 500 batches), head/base $q (median of the batch ratios)"
   ratios+=("$q")
 done
 printf '%s\n' "${ratios[@]}" | sort -g | awk '{v[NR]=$1} END {printf "head/base, median of 5 runs: %.4f\n", v[3]}'
