@@ -2,6 +2,7 @@
 #include "runner/benchmarks.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "common/error.hpp"
@@ -72,6 +73,15 @@ void mark_all_clean(RunResult& unit) {
   unit.probed_executions = 0;
   unit.clean_executions = unit.executions;
   unit.clean_duration_s = unit.duration_s;
+}
+
+std::string clean_note(const RunResult& unit) {
+  if (unit.clean_executions == 0) return "";
+  if (unit.probed_executions == 0) return " (clean: no probes)";
+  char b[120];
+  snprintf(b, sizeof b, "; benchmarks from %d clean execution%s, %.2f s", unit.clean_executions,
+           unit.clean_executions == 1 ? "" : "s", unit.clean_duration_s);
+  return b;
 }
 
 }  // namespace gate::runner

@@ -29,5 +29,8 @@ plan::ProbePlan clean_plan(const std::string& binary);
 void take_clean_benchmarks(RunResult& unit, const RunResult& clean);
 // A benchmarks-only unit: every execution was clean.
 void mark_all_clean(RunResult& unit);
+// For a unit's progress line: "" without clean executions, " (clean: no probes)" for a
+// benchmarks-only unit, else "; benchmarks from N clean executions, S s".
+std::string clean_note(const RunResult& unit);
 
 }  // namespace gate::runner

@@ -213,7 +213,7 @@ bool Measurer::close_unit() {
     else
       snprintf(b, sizeof b, "run %d%s done: %.2f s, %llu traced calls", r.index, who().c_str(), r.duration_s,
                static_cast<unsigned long long>(calls));
-    log(b);
+    log(std::string(b) + clean_note(r));
   }
   m_.result.runs.push_back(std::move(r));
   return true;

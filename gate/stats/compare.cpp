@@ -564,7 +564,9 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     base_calls += f.base_counters.calls;
     head_calls += f.head_counters.calls;
   }
-  if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
+  // No function compared at all (a benchmarks-only config): no call was expected.
+  if ((!c.functions.empty() && (base_calls == 0 || head_calls == 0)) ||
+      (o.require_sufficient_data && c.counts.insufficient_data > 0))
     c.exit_code = ExitCode::kMeasure;
   c.exit_code = verdict_exit_code(c, o.fail_on_suspect);
   return c;
