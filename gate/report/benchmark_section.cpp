@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "gobench/source.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -44,6 +45,11 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows, const std
     if (k < notes.size() && !notes[k].empty()) out += notes[k];
   }
   return out;
+}
+
+// The one line that says which executions the figures came from ("" when unknown).
+std::string source_line(const stats::BenchmarkComparison& b, const std::string& before, const std::string& after) {
+  return b.source.empty() ? "" : before + b.source + after;
 }
 
 std::string metric_details(const stats::BenchmarkMetricComparison& m) {
@@ -93,7 +99,7 @@ std::string benchmark_text(const stats::Comparison& c, bool quiet) {
     const bool why = !m->test.reason.empty() && m->test.verdict != stats::Verdict::kUnchanged;
     notes.push_back(why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + m->test.reason + "\n" : "");
   }
-  return "\n" + aligned(rows, notes) + benchmark_summary(c.benchmarks) + "\n";
+  return "\n" + aligned(rows, notes) + benchmark_summary(c.benchmarks) + "\n" + source_line(c.benchmarks, "", "\n");
 }
 
 std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
@@ -109,12 +115,13 @@ std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
            md_escape(benchmark_value(m->base_value, m->unit)) + arrow + md_escape(benchmark_value(m->head_value, m->unit)) +
            " | " + change + " |\n";
   }
-  return out + "\n";
+  return out + source_line(c.benchmarks, "\n", "\n") + "\n";
 }
 
 std::string benchmark_html(const stats::Comparison& c) {
   if (!c.benchmarks.present()) return "";
   std::string out = "<h2>Benchmarks</h2>\n<p>" + xml_escape(benchmark_summary(c.benchmarks)) + "</p>\n";
+  if (!c.benchmarks.source.empty()) out += "<p>" + xml_escape(c.benchmarks.source) + "</p>\n";
   out += "<table class=\"benchmarks\">\n<tr><th>verdict</th><th>benchmark</th><th>unit</th><th>base &#8594; head</th>"
          "<th>head/base [CI]</th><th>why</th></tr>\n";
   for (const auto& m : c.benchmarks.metrics) {
@@ -159,6 +166,7 @@ Json benchmark_json(const stats::Comparison& c) {
                               {"unchanged", b.counts.unchanged},
                               {"inconclusive", b.counts.inconclusive},
                               {"insufficient_data", b.counts.insufficient_data}}},
+              {"source", b.source},
               {"metrics", metrics},
               {"only_in_base", b.only_in_base},
               {"only_in_head", b.only_in_head},
@@ -176,6 +184,7 @@ std::string benchmark_run_table(const ResultFile& r) {
         vs.push_back(v);
       }
   if (order.empty()) return "";
+  const std::string source = gobench::benchmark_source(r.runs);
   std::vector<std::vector<std::string>> rows = {{"benchmark", "unit", "median", "min", "max", "results"}};
   for (const auto& key : order) {
     auto vs = values[key];
@@ -184,7 +193,7 @@ std::string benchmark_run_table(const ResultFile& r) {
     rows.push_back({key.first, key.second, benchmark_value(median, key.second), benchmark_value(vs.front(), key.second),
                     benchmark_value(vs.back(), key.second), std::to_string(vs.size())});
   }
-  return "\n" + aligned(rows);
+  return "\n" + aligned(rows) + (source.empty() ? "" : source + "\n");
 }
 
 std::string benchmark_junit(const stats::Comparison& c, int* tests, int* failures) {

@@ -306,6 +306,11 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
   if (r.sample_period_ns) j["sample_period_ns"] = r.sample_period_ns;
+  if (r.clean_executions > 0) {  // optional: absent means the benchmark figures (if any) came from probed executions
+    j["clean_executions"] = r.clean_executions;
+    j["clean_duration_s"] = r.clean_duration_s;
+    j["probed_executions"] = r.probed_executions;
+  }
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -461,6 +466,10 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
   if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
   if (!j["sample_period_ns"].get(n)) r.sample_period_ns = n;
+  if (!j["clean_executions"].get(i) && i >= 0) r.clean_executions = static_cast<int>(i);
+  if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
+  r.probed_executions = r.clean_executions == 0 ? r.executions : 0;
+  if (!j["probed_executions"].get(i) && i >= 0) r.probed_executions = static_cast<int>(i);
   return r;
 }
 

@@ -139,6 +139,16 @@ struct RunResult {
   // The cpu-clock sampling period of the run's sampled figures (FunctionRun::cpu_samples), in ns;
   // 0: the run was not sampled. JSON "sample_period_ns", absent: 0.
   uint64_t sample_period_ns = 0;
+  // Executions of this run made with no probe attached (runner/measure.hpp, benchmarks: go): the
+  // benchmark figures come from them only, the function figures from the probed ones. With
+  // functions declared a unit alternates the two (probed = clean = executions); a benchmarks-only
+  // config runs clean ones only (probed 0). duration_s is the probed executions' wall time (a
+  // benchmarks-only run's: the clean ones'), clean_duration_s the clean ones'. JSON
+  // "clean_executions", "clean_duration_s", "probed_executions", written when clean_executions > 0;
+  // absent: every execution was probed, benchmark figures included (results before issue 39).
+  int clean_executions = 0;
+  double clean_duration_s = 0;
+  int probed_executions = 1;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

@@ -2,9 +2,12 @@
 #include "runner/benchmarks.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "elf/elf_file.hpp"
 #include "gobench/benchfmt.hpp"
 
 namespace gate::runner {
@@ -37,6 +40,48 @@ void read_benchmarks(const Config& cfg, const std::string& stdout_path, const st
   run.benchmark_config = std::move(parsed.config);
   run.benchmark_higher_better = std::move(higher);
   run.benchmark_warnings = std::move(parsed.warnings);
+}
+
+plan::ProbePlan clean_plan(const std::string& binary) {
+  namespace fs = std::filesystem;
+  plan::ProbePlan t;
+  t.binary = fs::absolute(binary).lexically_normal().string();
+  if (!fs::exists(t.binary))
+    throw Error::make(t.binary, "does not exist",
+                      "build it first (set build: in gate.yaml) or fix binary: in gate.yaml", ExitCode::kUsage);
+  try {  // identity only: a benchmarks-only gate attaches nothing, so any executable will do
+    const auto elf = elf::ElfFile::open(t.binary);
+    t.go_version = elf.go_version();
+    t.build_id = elf.go_build_id().empty() ? elf.gnu_build_id() : elf.go_build_id();
+  } catch (const Error&) {
+  }
+  t.symbol_source = "none";
+  return t;
+}
+
+void take_clean_benchmarks(RunResult& unit, const RunResult& clean) {
+  unit.benchmarks = clean.benchmarks;
+  unit.benchmark_config = clean.benchmark_config;
+  unit.benchmark_higher_better = clean.benchmark_higher_better;
+  unit.benchmark_warnings = clean.benchmark_warnings;
+  unit.probed_executions = unit.executions;
+  unit.clean_executions = clean.executions;
+  unit.clean_duration_s = clean.duration_s;
+}
+
+void mark_all_clean(RunResult& unit) {
+  unit.probed_executions = 0;
+  unit.clean_executions = unit.executions;
+  unit.clean_duration_s = unit.duration_s;
+}
+
+std::string clean_note(const RunResult& unit) {
+  if (unit.clean_executions == 0) return "";
+  if (unit.probed_executions == 0) return " (clean: no probes)";
+  char b[120];
+  snprintf(b, sizeof b, "; benchmarks from %d clean execution%s, %.2f s", unit.clean_executions,
+           unit.clean_executions == 1 ? "" : "s", unit.clean_duration_s);
+  return b;
 }
 
 }  // namespace gate::runner

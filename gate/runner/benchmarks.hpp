@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "plan/probe_plan.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
 
@@ -15,5 +16,21 @@ namespace gate::runner {
 // gate::Error (exit 3) when the output holds no result at all: the workload ran no benchmark.
 void read_benchmarks(const Config& cfg, const std::string& stdout_path, const std::string& label, RunResult& run,
                      const std::function<void(const std::string&)>& log);
+
+// Benchmarks without probes (issue 39): a probe hit costs microseconds on a VM, so a benchmark's
+// ns/op read from a probed execution measures the probes. With benchmarks: go, the benchmark
+// figures come only from clean executions (no probe attached, nothing tracked).
+//
+// The plan of a clean execution: `binary` (absolute) with its build id and Go version, no
+// function and no probe site. Throws gate::Error when the binary does not exist.
+plan::ProbePlan clean_plan(const std::string& binary);
+// A unit's figures: the function figures of its probed executions (`unit`, merged) and the
+// benchmark figures of its clean ones (`clean`, merged), recorded as such (clean_executions ...).
+void take_clean_benchmarks(RunResult& unit, const RunResult& clean);
+// A benchmarks-only unit: every execution was clean.
+void mark_all_clean(RunResult& unit);
+// For a unit's progress line: "" without clean executions, " (clean: no probes)" for a
+// benchmarks-only unit, else "; benchmarks from N clean executions, S s".
+std::string clean_note(const RunResult& unit);
 
 }  // namespace gate::runner

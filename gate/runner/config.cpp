@@ -195,6 +195,7 @@ std::string Config::calls_of(const std::string& function) const {
 }
 
 bool Config::samples_needed() const {
+  if (functions.empty()) return false;  // benchmarks only: nothing to sample, no BPF at all
   if (measure != "probes" || calls == "entry") return true;
   for (const auto& f : functions)
     if ((!f.measure.empty() && f.measure != "probes") || f.calls == "entry") return true;
@@ -489,6 +490,19 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
 }
 
+// `functions:` omitted with `benchmarks: go`: a benchmarks-only gate (no probe is attached; every
+// execution is clean). Anywhere else the list must name at least one function.
+bool benchmarks_only(const Ctx& c, const YAML::Node& root, const YAML::Node& fns) {
+  const bool go_benchmarks = root["benchmarks"] && root["benchmarks"].IsScalar() && root["benchmarks"].Scalar() == "go";
+  if (!fns && go_benchmarks) return true;
+  if (fns && fns.IsSequence() && fns.size() > 0) return false;
+  throw c.err(fns ? fns : root, "functions",
+              fns ? "must list at least one function (an empty list measures nothing)"
+                  : "is missing, and only a benchmarks-only config (benchmarks: go) may leave it out",
+              "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"] (`gate functions BINARY` lists "
+              "candidates), or, for a `go test -c` workload, set benchmarks: go and leave functions: out");
+}
+
 }  // namespace
 
 Config load_config(const std::string& path) {
@@ -524,11 +538,8 @@ Config parse_config(const std::string& text, const std::string& path, const std:
     cfg.name = root["name"] ? str(c, root["name"], "name") : fs::path(path).stem().string();
     parse_workload(c, root, cfg);
     const auto& fns = root["functions"];
-    if (!fns || !fns.IsSequence() || fns.size() == 0) {
-      throw c.err(fns ? fns : root, "functions", "must list at least one function",
-                  "add e.g. functions: [\"example.com/shop.(*Cart).Checkout\"]; `gate functions BINARY` lists candidates");
-    }
-    for (const auto& f : fns) cfg.functions.push_back(parse_function(c, f));
+    if (!benchmarks_only(c, root, fns))
+      for (const auto& f : fns) cfg.functions.push_back(parse_function(c, f));
     if (root["native_returns"]) {
       cfg.native_returns = str(c, root["native_returns"], "native_returns");
       try {

@@ -101,6 +101,11 @@ struct Config {
   // "go": the workload's stdout holds `go test -bench` results, stored per run and compared like
   // function latencies; "none" (default): its stdout is not read.
   std::string benchmarks = "none";
+  // benchmarks: go and no functions: a benchmarks-only gate: every execution runs with no probe
+  // attached and no BPF is loaded. With functions, the benchmark figures still come only from
+  // executions without probes (runner/measure.hpp: clean executions).
+  bool benchmarks_only() const { return functions.empty() && benchmarks == "go"; }
+  bool clean_benchmarks() const { return benchmarks == "go"; }
   int profile_hz = 0;  // profile: {hz: N}: sample CPU profiles at N Hz per CPU; 0: off
   // The instrument (issue 39, stats/instrument.hpp): "auto" chooses per function from the first
   // pair's probe share; "probes" times each call; "samples" takes its CPU time from cpu-clock samples.

@@ -71,8 +71,10 @@ void Measurer::use_fresh_copy(int run) {
 
 Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), opts_(opts) {
   const auto& log = opts_.session.log;
-  target_ = plan::make_mixed_plan(opts.binary_override.empty() ? cfg.binary : opts.binary_override, cfg.patterns(),
-                                  opts.entry, cfg.bucket_requests(), cfg.native_requests(), native_options(cfg));
+  const std::string& binary = opts.binary_override.empty() ? cfg.binary : opts.binary_override;
+  target_ = cfg.benchmarks_only() ? clean_plan(binary)
+                                  : plan::make_mixed_plan(binary, cfg.patterns(), opts.entry, cfg.bucket_requests(),
+                                                          cfg.native_requests(), native_options(cfg));
   {  // calls: entry: those functions' calls are counted by their entry probe alone (issue 39)
     std::set<uint32_t> entry_only;
     for (const auto& f : target_.functions)
@@ -108,8 +110,11 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   // a session without the costs would record raw times from run 2 on.
   opts_.session.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
   opts_.session.engine.exclude_preemption = exclude_preemption(cfg, opts_.exclude_preemption, opts_.preemption_default);
+  opts_.session.clean = cfg.benchmarks_only();  // no function: no BPF at all
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
-  if (log) {
+  if (log && !session_->probed())
+    log(who + "benchmarks only (no functions: declared): no probe attached, no BPF loaded, every execution clean");
+  if (log && session_->probed()) {
     char b[400];
     snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s: %s)", who.c_str(),
              target.sites.size(), target.measurable_count(), session_->engine().attach_seconds() * 1000,
@@ -124,12 +129,12 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.context.config_path = cfg.path;
   r.context.config_hash = cfg.hash;
   r.context.started_at = iso_now();
-  r.context.attach_mode = probe::to_string(session_->engine().attach_mode());
+  r.context.attach_mode = session_->probed() ? probe::to_string(session_->engine().attach_mode()) : "";
   r.context.calibration = opts_.calibration;
   r.context.preemption_excluded = opts_.session.engine.exclude_preemption;
   if (opts_.calibration.present)
     r.context.probe_cost_ns = opts_.calibration.entry_jcc_full.median_ns + opts_.calibration.return_full.median_ns;
-  r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
+  if (session_->probed()) r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
   r.functions = target.functions;
   r.extra["config_name"] = cfg.name;
   r.extra["symbol_source"] = target.symbol_source;
@@ -138,6 +143,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
 
 Measurer::~Measurer() {
   session_.reset();  // detach before the copy it probes goes
+  clean_.reset();
   if (!copy_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(copy_dir_, ec);
@@ -173,6 +179,10 @@ bool Measurer::execute(SignalWatch* signals) {
   const std::string name = (units ? "unit " + std::to_string(i) + " execution " + std::to_string(e) : "run " + std::to_string(i)) + who();
   try {
     if (e == 1 && (i > 1 || replanned_)) reattach(i > 1 ? i : 0);  // 0: a copy apart from run 1's
+    if (!session_) {  // detached for a clean one: attached afresh, with the plan as it is now
+      session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
+      replanned_ = false;
+    }
     if (log && !units) log(name + " ...");
     RunResult r = session_->run_once(i, opts_.variant, signals);
     r.layout = opts_.layout;
@@ -181,11 +191,18 @@ bool Measurer::execute(SignalWatch* signals) {
       for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
         log("warning: " + name + ": " + w);
     require_some_call(r, target_.functions, name, cfg_.service.has_value());
-    read_benchmarks(cfg_, session_->last_stdout(), name, r, log);
     last_execution_s_ = r.duration_s;
+    if (session_->probed() && cfg_.clean_benchmarks()) {
+      RunResult c = run_clean(i, name, signals);
+      last_execution_s_ += c.duration_s;  // a unit's planning counts both
+      open_clean_.push_back(std::move(c));
+    } else {
+      read_benchmarks(cfg_, session_->last_stdout(), name, r, log);
+    }
     open_unit_.push_back(std::move(r));
   } catch (const Error& ex) {
     open_unit_.clear();
+    open_clean_.clear();
     fail(ex);
     return false;
   }
@@ -197,6 +214,10 @@ bool Measurer::close_unit() {
   if (open_unit_.empty()) return true;
   RunResult r = merge_executions(open_unit_);
   open_unit_.clear();
+  r.probed_executions = r.executions;
+  if (!open_clean_.empty()) take_clean_benchmarks(r, merge_executions(open_clean_));
+  else if (!session_->probed()) mark_all_clean(r);
+  open_clean_.clear();
   r.index = runs_done() + 1;
   r.layout = opts_.layout;
   if (const auto& log = opts_.session.log) {
@@ -209,7 +230,7 @@ bool Measurer::close_unit() {
     else
       snprintf(b, sizeof b, "run %d%s done: %.2f s, %llu traced calls", r.index, who().c_str(), r.duration_s,
                static_cast<unsigned long long>(calls));
-    log(b);
+    log(std::string(b) + clean_note(r));
   }
   m_.result.runs.push_back(std::move(r));
   return true;
@@ -230,6 +251,14 @@ void Measurer::count_calls_only(const std::set<std::string>& functions) {
 
 // A new attach (and copy of the binary) for the next run: see reattach_each_run.
 void Measurer::reattach(int copy_index) {
+  if (!session_) return;  // detached for a clean execution: execute() attaches afresh
+  if (!session_->probed()) {  // benchmarks only: a fresh copy per unit all the same
+    if (copy_dir_.empty()) return;
+    session_.reset();
+    use_fresh_copy(copy_index);
+    session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
+    return;
+  }
   const bool replanned = std::exchange(replanned_, false);
   if (!replanned && (!opts_.reattach_each_run || session_->engine().attach_mode() != probe::AttachMode::kMulti))
     return;
@@ -237,6 +266,45 @@ void Measurer::reattach(int copy_index) {
   session_.reset();
   if (!copy_dir_.empty()) use_fresh_copy(copy_index);
   session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
+}
+
+// One clean execution of unit `unit` (see clean_): its benchmark figures, no function figure.
+RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* signals) {
+  namespace fs = std::filesystem;
+  const auto& log = opts_.session.log;
+  if (copy_dir_.empty()) {
+    // The workload runs the probed file itself: the probes go for the clean execution (they come
+    // back, attached afresh, before the next probed one).
+    if (session_ && log && !clean_) log("clean executions: the probes are detached for each (no copy of the binary)");
+    session_.reset();
+    clean_binary_ = target_.binary;
+  } else if (!clean_ || open_clean_.empty()) {  // a fresh copy per unit, as for the probed ones
+    const fs::path original(original_binary_);
+    const fs::path dir = fs::path(copy_dir_) / ("clean-" + std::to_string(unit)) / original.parent_path().filename();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!ec) fs::copy_file(original_binary_, dir / original.filename(), fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      throw Error::make("copy of " + original_binary_ + " in " + dir.string(), ec.message(),
+                        "free space in " + copy_dir_ + " (or set TMPDIR elsewhere)", ExitCode::kMeasure);
+    clean_.reset();
+    if (!clean_binary_.empty() && clean_binary_ != target_.binary)
+      fs::remove_all(fs::path(clean_binary_).parent_path().parent_path(), ec);
+    clean_binary_ = (dir / original.filename()).string();
+  }
+  if (!clean_ || clean_->target().binary != clean_binary_) {
+    SessionOptions so = opts_.session;
+    so.clean = true;
+    so.on_tracked = nullptr;  // the CPU sampler follows probed executions only: a clean one's
+    so.on_collected = nullptr;  // samples would land in the next probed execution's figures
+    so.extra_env["GATE_CLEAN"] = "1";  // workload scripts may tell a clean execution apart
+    clean_ = std::make_unique<RunSession>(cfg_, clean_plan(clean_binary_), so);
+  }
+  // Its own output files ("run-3-base-clean.stdout"): a kept output directory keeps both.
+  RunResult c = clean_->run_once(unit, opts_.variant.empty() ? "clean" : opts_.variant + "-clean", signals);
+  c.variant = opts_.variant;
+  read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log);
+  return c;
 }
 
 RunSession& Measurer::session_for_round() {
@@ -274,15 +342,16 @@ bool Measurer::warm_up(int count, SignalWatch* signals) {
 }
 
 Measurement Measurer::finish() {
-  if (session_) {
+  clean_.reset();
+  if (session_ && session_->probed()) {
     const double detach_s = session_->engine().detach();
     if (opts_.session.log && detach_s > 0.5) {
       char b[96];
       snprintf(b, sizeof b, "detached probes in %.1f s", detach_s);
       opts_.session.log(b);
     }
-    session_.reset();
   }
+  session_.reset();
   if (!copy_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(copy_dir_, ec);

@@ -124,6 +124,15 @@ class Measurer {
   Measurement m_;
   std::vector<RunResult> open_unit_;  // executions of the unit being measured
   double last_execution_s_ = 0;
+  // Clean executions (benchmarks: go with functions declared; runner/benchmarks.hpp): after each
+  // probed execution, one with no probe attached, whose benchmark figures the unit keeps. They run
+  // a copy of the binary no probe is attached to (a fresh one per unit); where gate cannot make
+  // the workload run a copy, the probes are detached for them instead. A benchmarks-only config
+  // has no probed execution: session_ itself is clean.
+  std::unique_ptr<RunSession> clean_;
+  std::string clean_binary_;
+  std::vector<RunResult> open_clean_;
+  RunResult run_clean(int unit, const std::string& name, SignalWatch* signals);
 };
 
 // The side a run's CPU samples belong to (profile::ProfileRecorder): its variant ("", "base",

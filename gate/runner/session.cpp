@@ -95,7 +95,8 @@ RunSession::RunSession(const Config& cfg, const plan::ProbePlan& target, const S
   if (cfg_.max_in_flight) engine_opts.max_in_flight = cfg_.max_in_flight;
   engine_opts.arg_buckets = target_.arg_buckets;  // bucket_by
   if (!engine_opts.progress && opts_.log) engine_opts.progress = opts_.log;
-  engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
+  if (!opts_.clean)
+    engine_ = std::make_unique<probe::ProbeEngine>(target_.binary, static_cast<uint32_t>(target_.functions.size()),
                                                  target_.sites, engine_opts);
 }
 
@@ -140,9 +141,11 @@ Error interrupted(int sig, const std::string& label) {
 RunResult RunSession::run_once(int index, const std::string& variant, SignalWatch* signals) {
   const double t0 = now_s();
   const std::string started_at = iso_now();
-  engine_->untrack_all();
-  engine_->collect_and_reset();  // nothing from before this run counts
-  engine_->set_run_start(monotonic_ns());
+  if (engine_) {
+    engine_->untrack_all();
+    engine_->collect_and_reset();  // nothing from before this run counts
+    engine_->set_run_start(monotonic_ns());
+  }
   RunFiles files{index, variant, output_path(index, variant, "stdout"), output_path(index, variant, "stderr"),
                  "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")")};
   last_stdout_ = files.out;
@@ -155,6 +158,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
 }
 
 void RunSession::track(pid_t pid, const std::string& variant) {
+  if (!engine_) return;  // a clean session tracks nothing
   engine_->track(pid);
   if (opts_.on_tracked) opts_.on_tracked(pid, variant);
 }
@@ -331,6 +335,7 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   r.variant = variant;
   r.started_at = started_at;
   r.duration_s = now_s() - started;
+  if (!engine_) return r;  // a clean session: no function figures
   const auto counters = end_of_run ? engine_->collect_and_reset() : engine_->collect_slice();
   if (end_of_run) engine_->untrack_all();
   if (!counters.empty()) r.lost_call_edges = counters[0].lost_edges;

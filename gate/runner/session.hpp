@@ -28,6 +28,9 @@ struct SessionOptions {
   // it joins a unit: the sampled instrument (gate/profile) adds each function's CPU samples of the
   // execution (FunctionRun::cpu_samples), and drains its maps, here.
   std::function<void(RunResult&)> on_collected;
+  // A clean session: no probe engine (no BPF loaded, nothing attached or tracked); its runs have
+  // no function figures. Go benchmarks are read from such runs (runner/measure.hpp).
+  bool clean = false;
 };
 
 class RunSession {
@@ -53,7 +56,8 @@ class RunSession {
   RunResult run_to_end(int index, SignalWatch* signals);
   void stop_sliced();  // kills a sliced workload still running (an error elsewhere)
 
-  probe::ProbeEngine& engine() { return *engine_; }
+  probe::ProbeEngine& engine() { return *engine_; }  // only when probed()
+  bool probed() const { return engine_ != nullptr; }
   const plan::ProbePlan& target() const { return target_; }
   // Path of the last run's stdout file (valid until the next run).
   const std::string& last_stdout() const { return last_stdout_; }

@@ -505,8 +505,9 @@ void whole_result_findings(Comparison& c, const ResultFile& base_meta, const Res
   context_findings(base_meta.context, head_meta.context, context);
   if (base_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "base", "", "", base_meta.partial_reason});
   if (head_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "head", "", "", head_meta.partial_reason});
-  if (base_calls == 0) context.push_back({Finding::Kind::kNoCalls, "", "", "base"});
-  if (head_calls == 0) context.push_back({Finding::Kind::kNoCalls, "", "", "head"});
+  // No function compared (a benchmarks-only config): no call was expected.
+  if (base_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, "", "", "base"});
+  if (head_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, "", "", "head"});
   const QuantileComparison& shift = c.common_shift;
   if (speed.usable && !c.common_shift_tested && shift.tested() &&
       (shift.ci_low > 1 + shift.band.regression || shift.ci_high < 1 - shift.band.improvement)) {
@@ -563,7 +564,9 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
     base_calls += f.base_counters.calls;
     head_calls += f.head_counters.calls;
   }
-  if (base_calls == 0 || head_calls == 0 || (o.require_sufficient_data && c.counts.insufficient_data > 0))
+  // No function compared at all (a benchmarks-only config): no call was expected.
+  if ((!c.functions.empty() && (base_calls == 0 || head_calls == 0)) ||
+      (o.require_sufficient_data && c.counts.insufficient_data > 0))
     c.exit_code = ExitCode::kMeasure;
   c.exit_code = verdict_exit_code(c, o.fail_on_suspect);
   return c;

@@ -322,6 +322,7 @@ struct BenchmarkComparison {
   std::vector<std::string> only_in_head;
   std::vector<std::string> warnings;               // malformed output lines, metrics missing on a side
   VerdictCounts counts;                            // per metric
+  std::string source;  // which executions the figures came from (runner::benchmark_source), for the reports
   bool present() const { return !metrics.empty() || !only_in_base.empty() || !only_in_head.empty(); }
 };
 

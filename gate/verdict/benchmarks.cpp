@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "explain/explain.hpp"
+#include "gobench/source.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/family.hpp"
 #include "verdict/instruments.hpp"
@@ -81,6 +82,10 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
   for (const auto& name : bm.only_in_head)
     c.warnings.push_back("benchmark " + name + " ran in head but not in base: not compared (new, or renamed?)");
   for (const auto& w : bm.warnings) c.warnings.push_back("benchmark output: " + w);
+  const std::string base_source = gobench::benchmark_source(base_runs), head_source = gobench::benchmark_source(head_runs);
+  bm.source = base_source == head_source || head_source.empty() ? base_source
+              : base_source.empty()                            ? head_source
+                                                               : "base: " + base_source + "; head: " + head_source;
   if (!has_benchmarks(base_runs) || !has_benchmarks(head_runs))
     c.warnings.push_back(std::string(has_benchmarks(base_runs) ? "head" : "base") +
                          " holds no benchmark results: benchmarks are not compared (was it recorded without "

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,145 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
   const auto j = nlohmann::json::parse(in);
   ASSERT_TRUE(j.contains("benchmarks"));
   EXPECT_GE(j["benchmarks"]["counts"]["regression"].get<int>(), 1);
+  fs::remove_all(dir);
+}
+
+// Benchmarks without probes (issue 39): tests/go/hotloop's test binary, whose BenchmarkUprobes
+// reports whether its process hit a single-stepped uprobe ("[uprobes]" in /proc/self/maps), and a
+// workload line that counts the BPF programs gate (the shell's parent) holds open.
+std::string build_hotloop_test(const fs::path& dir, const std::string& name, const std::vector<std::string>& tags = {}) {
+  const std::string out = (dir / name).string();
+  std::vector<std::string> argv = {default_go().go, "test", "-c", "-o", out};
+  argv.insert(argv.end(), tags.begin(), tags.end());
+  argv.push_back(".");
+  auto r = run_program(argv, std::string(GATE_SOURCE_DIR) + "/tests/go/hotloop",
+                       {{"GOTOOLCHAIN", "local"}, {"GOFLAGS", "-mod=mod"}});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  return out;
+}
+
+const char* kHotloopWorkload =
+    "workload: |\n"
+    "  \"$GATE_BINARY\" -test.run '^$' -test.bench '^Benchmark(Hot|Uprobes)$' -test.benchtime 20000x -test.count 1\n"
+    "  \"$GATE_BINARY\" -test.run '^$' -test.bench '^BenchmarkRound$' -test.benchtime 20x -test.count 1\n"
+    "  n=$(ls -l /proc/$PPID/fd 2>/dev/null | grep -c 'bpf-prog' || true)\n"
+    "  echo \"BenchmarkGateBPF 1 $n progs\"\n"
+    "benchmarks: go\n"
+    "timeout: 300s\n"
+    "env: {GOMAXPROCS: \"2\"}\n";
+
+// A metric of a benchmark in a run ("" when absent: NaN).
+double metric(const RunResult& run, const std::string& bench_prefix, const std::string& unit) {
+  for (const auto& b : run.benchmarks)
+    if (b.name.rfind(bench_prefix, 0) == 0)
+      for (const auto& [u, v] : b.metrics)
+        if (u == unit) return v;
+  return std::nan("");
+}
+
+// The value of UNIT on the first line of a kept stdout whose benchmark starts with PREFIX.
+double metric_in_output(const fs::path& file, const std::string& prefix, const std::string& unit) {
+  std::ifstream in(file);
+  const std::regex re("^" + prefix + R"(\S*\s+\d+\s.*?\s([0-9.]+) )" + unit + R"((\s|$))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, re)) return std::stod(m[1]);
+  }
+  return std::nan("");
+}
+
+// (a) With functions declared: every unit is a probed execution (function figures) and a clean
+// one (benchmark figures). The kept outputs show the probed execution hit uprobes and the clean
+// one did not; the run JSON says so, and its benchmark figures are the clean ones'.
+TEST(GoBenchmarks, RunTakesBenchmarkFiguresFromCleanExecutions) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = fs::temp_directory_path() / ("gate-gobench-clean-" + std::to_string(getpid()));
+  fs::create_directories(dir / "out");
+  const std::string bin = build_hotloop_test(dir, "hotloop.test");
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: hotloop-clean-e2e\nbinary: hotloop.test\n"
+                     << kHotloopWorkload << "runs: 2\n"
+                     << "functions:\n  - gate.test/hotloop.hot\n  - gate.test/hotloop.fnvLoop\n"
+                        "  - gate.test/hotloop.sieve\n";
+  const std::string json = (dir / "run.json").string();
+  auto r = run_gate({"run", "-c", cfg, "-o", json, "--keep-output", (dir / "out").string()});
+  std::printf("--- gate run, functions declared (exit %d):\n%s\n%s\n", r.code, r.out.c_str(), r.err.c_str());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto res = load_result_file(json);
+  EXPECT_FALSE(res.context.attach_mode.empty());
+  ASSERT_EQ(res.runs.size(), 2u);
+  for (const auto& run : res.runs) {
+    EXPECT_GE(run.clean_executions, 1) << "run " << run.index;
+    EXPECT_EQ(run.probed_executions, run.executions) << "run " << run.index;
+    EXPECT_GT(run.clean_duration_s, 0) << "run " << run.index;
+    const FunctionRun* hot = run.find("gate.test/hotloop.hot");
+    ASSERT_NE(hot, nullptr);
+    EXPECT_GT(hot->calls, 0u) << "the function figures come from the probed execution";
+    EXPECT_EQ(metric(run, "BenchmarkUprobes", "uprobes"), 0.0) << "the benchmark figures hit no uprobe";
+    EXPECT_GT(metric(run, "BenchmarkHot", "ns/op"), 0.0);
+    EXPECT_GE(metric(run, "BenchmarkGateBPF", "progs"), 1.0) << "gate held its probes meanwhile";
+  }
+  // The detector works: the probed execution's own output says it hit uprobes; the clean one's not.
+  EXPECT_EQ(metric_in_output(dir / "out" / "run-1.stdout", "BenchmarkUprobes", "uprobes"), 1.0);
+  EXPECT_EQ(metric_in_output(dir / "out" / "run-1-clean.stdout", "BenchmarkUprobes", "uprobes"), 0.0);
+  EXPECT_NE(r.out.find("benchmark figures from 2 clean executions"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// (b) A benchmarks-only config (no functions:): no BPF program loaded, no attach mode, no function
+// figures, every execution clean; gate ab on it compares the benchmarks, interleaved and paired.
+TEST(GoBenchmarks, BenchmarksOnlyLoadsNoBpfAndAbCompares) {
+  GATE_REQUIRE_ROOT();
+  const fs::path dir = fs::temp_directory_path() / ("gate-gobench-only-" + std::to_string(getpid()));
+  fs::create_directories(dir / "base");
+  fs::create_directories(dir / "head");
+  build_hotloop_test(dir / "base", "hotloop.test");
+  build_hotloop_test(dir / "head", "hotloop.test", {"-tags", "gateslow8"});
+  const std::string cfg = (dir / "gate.yaml").string();
+  std::ofstream(cfg) << "name: hotloop-bench-only-e2e\nbinary: base/hotloop.test\n"
+                     << kHotloopWorkload << "runs: 5\nmax_runs: 5\nmin_unit_seconds: 0.3\nthreshold: 5%\n";
+  const std::string json = (dir / "run.json").string();
+  auto r = run_gate({"run", "-c", cfg, "-o", json, "--runs", "2"});
+  std::printf("--- gate run, benchmarks only (exit %d):\n%s\n%s\n", r.code, r.out.c_str(), r.err.c_str());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto res = load_result_file(json);
+  EXPECT_EQ(res.context.attach_mode, "");
+  EXPECT_TRUE(res.functions.empty());
+  ASSERT_EQ(res.runs.size(), 2u);
+  for (const auto& run : res.runs) {
+    EXPECT_TRUE(run.functions.empty());
+    EXPECT_EQ(run.probed_executions, 0);
+    EXPECT_EQ(run.clean_executions, run.executions);
+    EXPECT_EQ(metric(run, "BenchmarkGateBPF", "progs"), 0.0) << "gate loaded no BPF program";
+    EXPECT_EQ(metric(run, "BenchmarkUprobes", "uprobes"), 0.0);
+    EXPECT_GT(metric(run, "BenchmarkHot", "ns/op"), 0.0);
+  }
+
+  const std::string report = (dir / "report.json").string(), head = (dir / "head.json").string();
+  auto ab = run_gate({"ab", "-c", cfg, "--base-binary", (dir / "base" / "hotloop.test").string(), "--head-binary",
+                      (dir / "head" / "hotloop.test").string(), "--out-head", head, "--format", "text", "--output", "-",
+                      "--format", "json", "--output", report});
+  std::printf("--- gate ab, benchmarks only, head 8%% more work in hot (exit %d):\n%s\n%s\n", ab.code, ab.out.c_str(),
+              ab.err.c_str());
+  EXPECT_TRUE(ab.code == 0 || ab.code == 1) << ab.out << ab.err;  // a verdict, whichever: no error
+  const auto h = load_result_file(head);
+  EXPECT_TRUE(h.functions.empty());
+  EXPECT_EQ(h.context.attach_mode, "");
+  EXPECT_GE(h.runs.size(), 5u);
+  for (const auto& run : h.runs) {
+    EXPECT_EQ(run.probed_executions, 0);
+    EXPECT_EQ(run.clean_executions, run.executions);
+    EXPECT_GT(metric(run, "BenchmarkHot", "ns/op"), 0.0);
+  }
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_TRUE(j.contains("benchmarks"));
+  EXPECT_NE(j["benchmarks"]["source"].get<std::string>().find("clean executions"), std::string::npos);
+  bool hot_compared = false;
+  for (const auto& m : j["benchmarks"]["metrics"])
+    if (m["benchmark"].get<std::string>().rfind("BenchmarkHot", 0) == 0 && m["unit"] == "ns/op")
+      hot_compared = m["base_runs_used"].get<int>() >= 5 && m["head_runs_used"].get<int>() >= 5;
+  EXPECT_TRUE(hot_compared) << j["benchmarks"].dump(1);
   fs::remove_all(dir);
 }
 

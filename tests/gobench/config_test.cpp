@@ -29,6 +29,36 @@ TEST(BenchmarksConfig, GoOrNoneOnlyWithAWorkload) {
   }
 }
 
+// functions: may be left out with benchmarks: go (a benchmarks-only gate), and only then.
+TEST(BenchmarksConfig, FunctionsOptionalOnlyWithGoBenchmarks) {
+  const std::string head = "binary: bin/x.test\nworkload: bin/x.test -test.run '^$' -test.bench .\n";
+  const Config only = parse_config(head + "benchmarks: go\n", "/tmp/g.yaml");
+  EXPECT_TRUE(only.functions.empty());
+  EXPECT_TRUE(only.benchmarks_only());
+  EXPECT_TRUE(only.clean_benchmarks());
+  const Config both = parse_config(kBase + "benchmarks: go\n", "/tmp/g.yaml");
+  EXPECT_FALSE(both.benchmarks_only());
+  EXPECT_TRUE(both.clean_benchmarks());
+  EXPECT_FALSE(parse_config(kBase, "/tmp/g.yaml").clean_benchmarks());
+  for (const std::string& text : {head, head + "benchmarks: none\n"}) {
+    try {
+      parse_config(text, "/tmp/g.yaml");
+      FAIL() << "no error for:\n" << text;
+    } catch (const Error& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("'functions'"), std::string::npos) << w;
+      EXPECT_NE(w.find("is missing"), std::string::npos) << w;
+      EXPECT_NE(w.find("benchmarks: go"), std::string::npos) << w;  // the fix names the way out
+    }
+  }
+  try {  // an empty list is a mistake, benchmarks or not
+    parse_config(head + "benchmarks: go\nfunctions: []\n", "/tmp/g.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at least one function"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BenchmarksConfig, TheExamplesBenchmarkConfigIsValid) {
   const Config c = load_config(std::string(GATE_SOURCE_DIR) + "/examples/shop/gate-bench.yaml");
   EXPECT_EQ(c.benchmarks, "go");

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "gobench/source.hpp"
+#include "results/result.hpp"
 #include "runner/benchmarks.hpp"
 
 namespace gate::runner {
@@ -61,6 +63,80 @@ TEST(ReadBenchmarks, NothingWithoutTheConfigKey) {
   RunResult r;
   read_benchmarks(c, out.path, "run 1", r, nullptr);
   EXPECT_TRUE(r.benchmarks.empty());
+}
+
+// A unit's function figures from its probed executions, its benchmark figures from its clean ones.
+TEST(CleanBenchmarks, TheUnitKeepsTheCleanExecutionsFigures) {
+  RunResult unit;
+  unit.executions = 3;
+  unit.duration_s = 9;
+  unit.functions.push_back(FunctionRun{});
+  unit.benchmarks.push_back(BenchmarkRun{"BenchmarkA-2", "x", 10, {{"ns/op", 900}}});  // probed: never kept
+  RunResult clean;
+  clean.executions = 3;
+  clean.duration_s = 3;
+  clean.benchmarks.push_back(BenchmarkRun{"BenchmarkA-2", "x", 10, {{"ns/op", 100}}});
+  clean.benchmark_config["pkg"] = "x";
+  take_clean_benchmarks(unit, clean);
+  ASSERT_EQ(unit.benchmarks.size(), 1u);
+  EXPECT_EQ(unit.benchmarks[0].metrics[0].second, 100);
+  EXPECT_EQ(unit.benchmark_config.at("pkg"), "x");
+  EXPECT_EQ(unit.functions.size(), 1u);
+  EXPECT_EQ(unit.clean_executions, 3);
+  EXPECT_EQ(unit.probed_executions, 3);
+  EXPECT_EQ(unit.clean_duration_s, 3);
+  EXPECT_EQ(unit.duration_s, 9);
+
+  RunResult only;
+  only.executions = 2;
+  only.duration_s = 4;
+  mark_all_clean(only);
+  EXPECT_EQ(only.clean_executions, 2);
+  EXPECT_EQ(only.probed_executions, 0);
+  EXPECT_EQ(only.clean_duration_s, 4);
+}
+
+// The run JSON keeps where the figures came from, and the reports' line says it.
+TEST(CleanBenchmarks, RecordedInTheRunJsonAndNamedInOneLine) {
+  ResultFile f;
+  for (int k = 1; k <= 2; ++k) {
+    RunResult r;
+    r.index = k;
+    r.executions = 2;
+    r.benchmarks.push_back(BenchmarkRun{"BenchmarkA-2", "x", 10, {{"ns/op", 100}}});
+    RunResult clean;
+    clean.executions = 2;
+    clean.duration_s = 0.5;
+    clean.benchmarks = r.benchmarks;
+    take_clean_benchmarks(r, clean);
+    f.runs.push_back(r);
+  }
+  const ResultFile back = result_from_json_text(result_to_json_text(f), "test");
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[0].clean_executions, 2);
+  EXPECT_EQ(back.runs[0].probed_executions, 2);
+  EXPECT_DOUBLE_EQ(back.runs[0].clean_duration_s, 0.5);
+  EXPECT_EQ(gobench::benchmark_source(back.runs),
+            "benchmark figures from 4 clean executions (no probe attached); function figures from 4 probed ones");
+
+  // A result written before: no clean execution recorded, so the figures came with the probes.
+  RunResult old;
+  old.executions = 3;
+  old.benchmarks = f.runs[0].benchmarks;
+  ResultFile before;
+  before.runs.push_back(old);
+  const ResultFile old_back = result_from_json_text(result_to_json_text(before), "test");
+  EXPECT_EQ(old_back.runs[0].clean_executions, 0);
+  EXPECT_EQ(old_back.runs[0].probed_executions, 3);
+  EXPECT_NE(gobench::benchmark_source(old_back.runs).find("from probed executions"), std::string::npos);
+
+  RunResult only;
+  only.executions = 1;
+  only.benchmarks = f.runs[0].benchmarks;
+  mark_all_clean(only);
+  EXPECT_EQ(gobench::benchmark_source({only}),
+            "benchmark figures from 1 clean execution (no probe attached); no function probed (benchmarks only)");
+  EXPECT_EQ(gobench::benchmark_source({RunResult{}}), "");  // no benchmark figures: nothing to say
 }
 
 }  // namespace

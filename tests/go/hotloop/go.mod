@@ -1,0 +1,3 @@
+module gate.test/hotloop
+
+go 1.19
