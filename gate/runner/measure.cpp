@@ -8,6 +8,7 @@
 
 #include "runner/coverage.hpp"
 #include "runner/benchmarks.hpp"
+#include "runner/rounds.hpp"
 #include "results/units.hpp"
 #include "runner/units.hpp"
 #include "truetime/true_time.hpp"
@@ -97,6 +98,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   opts_.session.engine.costs = truetime::costs_from(opts_.calibration);  // zero without: raw times
   opts_.session.engine.exclude_preemption = exclude_preemption(cfg, opts_.exclude_preemption, opts_.preemption_default);
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
+  if (cfg.service) opts_.executions_per_unit = cfg.service->rounds;  // a service's unit: one start, k rounds
   if (log) {
     char b[400];
     snprintf(b, sizeof b, "%sattached %zu probes on %zu functions in %.0f ms (%s: %s)", who.c_str(),
@@ -138,7 +140,7 @@ std::string Measurer::who() const {
 }
 
 bool Measurer::run(int count, SignalWatch* signals) {
-  if (opts_.min_unit_seconds > 0 && opts_.executions_per_unit == 1 && runs_done() == 0 && count > 0) {
+  if (!cfg_.service && opts_.min_unit_seconds > 0 && opts_.executions_per_unit == 1 && runs_done() == 0 && count > 0) {
     if (!execute(signals)) return false;
     set_executions_per_unit(runner::executions_per_unit(opts_.min_unit_seconds, last_execution_s_));
     if (opts_.session.log)
@@ -162,7 +164,8 @@ bool Measurer::execute(SignalWatch* signals) {
   try {
     if (e == 1 && i > 1) reattach(i);
     if (log && !units) log(name + " ...");
-    RunResult r = session_->run_once(i, opts_.variant, signals);
+    RunResult r = cfg_.service ? session_->run_round(i, e, opts_.executions_per_unit, opts_.variant, signals)
+                               : session_->run_once(i, opts_.variant, signals);
     if (!target_.libraries.empty() && log)
       for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
         log("warning: " + name + ": " + w);
@@ -181,6 +184,13 @@ bool Measurer::execute(SignalWatch* signals) {
 bool Measurer::close_unit() {
   if (failed()) return false;
   if (open_unit_.empty()) return true;
+  if (cfg_.service) {  // rounds/runner/rounds.hpp: stop the unit's service, check its calls per round
+    session_->end_rounds();
+    const auto notes = round_call_notes(open_unit_, cfg_.calls_change, runs_done() + 1, opts_.variant);
+    for (const auto& n : notes)
+      if (opts_.session.log) opts_.session.log("warning: calls per round: " + n);
+    add_round_call_notes(m_.result, notes);
+  }
   RunResult r = merge_executions(open_unit_);
   open_unit_.clear();
   r.index = runs_done() + 1;
