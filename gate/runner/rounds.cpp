@@ -51,6 +51,16 @@ std::string service_alternation(const ServiceSpec& sv) {
   return sv.ready_tcp.find(kPortPlaceholder) != std::string::npos ? "rounds" : "units";
 }
 
+std::string describe_service_units(const ServiceSpec& sv, bool ab) {
+  std::string out = "service units: one start, " + std::to_string(sv.warmup_rounds) + " warm-up round" +
+                    (sv.warmup_rounds == 1 ? "" : "s") + ", " + std::to_string(sv.rounds) + " measured round" +
+                    (sv.rounds == 1 ? "" : "s");
+  if (!ab) return out;
+  return out + (service_alternation(sv) == "rounds"
+                    ? "; the sides alternating round by round (both services up, each on its own port)"
+                    : "; the sides alternating unit by unit (one service up at a time)");
+}
+
 std::string round_label(int unit, int round, int rounds, const std::string& variant, bool warmup) {
   return "unit " + std::to_string(unit) + ", " + (warmup ? "warm-up round " : "round ") + std::to_string(round) +
          " of " + std::to_string(rounds) + (variant.empty() ? "" : " (" + variant + ")");

@@ -23,6 +23,10 @@ namespace gate::runner {
 // {port} (two services cannot share a fixed address), else units.
 std::string service_alternation(const ServiceSpec& sv);
 
+// One line for gate ab's log: "service units: one start, 1 warm-up round, 3 measured rounds; the
+// sides alternating round by round (both services up, each on its own port)".
+std::string describe_service_units(const ServiceSpec& sv, bool ab);
+
 // "unit 2, round 3 of 5 (base)", "unit 2, warm-up round 1 of 1 (base)": how errors and notes name a round.
 std::string round_label(int unit, int round, int rounds, const std::string& variant, bool warmup = false);
 

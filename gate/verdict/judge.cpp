@@ -173,6 +173,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   // A service's units are its rounds (runner/rounds.hpp): alternating round by round (both services
   // up) or unit by unit (InterleavedPairs' whole runs: min_unit_seconds 0).
   const bool service_units = cfg.service && runner::service_alternation(*cfg.service) == "units";
+  if (cfg.service && slice_ms == 0 && opts.session.log) opts.session.log(runner::describe_service_units(*cfg.service, true));
   InterleavedPairs whole_runs(base_side, head_side, seed,
                               cfg.service ? (service_units ? 0.0 : 1.0)
                                           : runner::min_unit_seconds(cfg, runner::UnitCommand::kAb),
