@@ -111,5 +111,28 @@ TEST(ServiceRoundsCalls, ARoundPastCallsChangeIsNamedAndOthersAreNot) {
   EXPECT_EQ(round_call_warnings(r, "head").size(), 1u);
 }
 
+// gate calibrate on a service: short rounds are told how many make a unit of the target length;
+// rounds already that long are told so.
+TEST(ServiceRoundsAdvice, RoundsForTheUnitTarget) {
+  ServiceSpec sv;
+  sv.rounds = 3;
+  sv.warmup_rounds = 1;
+  ResultFile short_rounds;
+  for (int i = 0; i < 4; ++i) {
+    RunResult r;
+    r.executions = 3;
+    r.duration_s = 0.3;  // 0.1 s a round
+    short_rounds.runs.push_back(r);
+  }
+  const std::string a = round_advice(short_rounds, sv, 1.0);
+  EXPECT_TRUE(has(a, "3 measured rounds per start after 1 warm-up round (one round: 0.10 s")) << a;
+  EXPECT_TRUE(has(a, "rounds: 10 would make a unit of at least 1.0 s")) << a;
+  ResultFile long_rounds = short_rounds;
+  for (auto& r : long_rounds.runs) r.duration_s = 4.5;  // 1.5 s a round
+  const std::string b = round_advice(long_rounds, sv, 1.0);
+  EXPECT_FALSE(has(b, "would make a unit")) << b;
+  EXPECT_TRUE(has(b, "enough rounds")) << b;
+}
+
 }  // namespace
 }  // namespace gate::runner
