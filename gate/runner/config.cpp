@@ -230,7 +230,8 @@ namespace {
 
 ServiceSpec parse_service(const Ctx& c, const YAML::Node& s) {
   if (!s.IsMap()) throw c.err(s, "service", "must be a map", "keys: command, ready_tcp, load");
-  check_keys(c, s, "service", {"command", "ready_tcp", "ready_timeout", "load", "stop_signal", "stop_timeout"});
+  check_keys(c, s, "service", {"command", "ready_tcp", "ready_timeout", "load", "stop_signal", "stop_timeout",
+                               "rounds", "warmup_rounds", "alternate"});
   ServiceSpec sv;
   if (!s["command"]) throw c.err(s, "service.command", "is missing", "the command that starts the service");
   if (!s["load"]) throw c.err(s, "service.load", "is missing", "the command that drives load against it");
@@ -244,6 +245,24 @@ ServiceSpec parse_service(const Ctx& c, const YAML::Node& s) {
     if (sv.stop_signal != "SIGTERM" && sv.stop_signal != "SIGINT" && sv.stop_signal != "SIGKILL")
       throw c.err(s["stop_signal"], "service.stop_signal", "must be SIGTERM, SIGINT or SIGKILL", "");
   }
+  if (s["rounds"]) sv.rounds = static_cast<int>(number(c, s["rounds"], "service.rounds", 1, 1000));
+  if (s["warmup_rounds"])
+    sv.warmup_rounds = static_cast<int>(number(c, s["warmup_rounds"], "service.warmup_rounds", 0, 100));
+  if (s["alternate"]) {
+    sv.alternate = str(c, s["alternate"], "service.alternate");
+    if (sv.alternate != "auto" && sv.alternate != "rounds" && sv.alternate != "units")
+      throw c.err(s["alternate"], "service.alternate", "must be auto, rounds or units",
+                  "rounds: both sides' services up at once, alternating round by round (needs {port}); units: "
+                  "one side's unit, then the other's");
+    if (sv.alternate == "rounds" && sv.ready_tcp.find(kPortPlaceholder) == std::string::npos)
+      throw c.err(s["alternate"], "service.alternate",
+                  "is rounds, which runs both sides' services at once, but ready_tcp has no {port}: they cannot "
+                  "both listen on one fixed address",
+                  "write {port} in service.command, ready_tcp and load, or say alternate: units");
+  }
+  if ((sv.load + sv.command).find(kUrlPlaceholder) != std::string::npos && sv.ready_tcp.empty())
+    throw c.err(s, "service.ready_tcp", "is missing, and {url} in service.load or command is made from it",
+                "set ready_tcp: 127.0.0.1:{port} (and {port} in service.command)");
   // A {port} only in the command or the load would start the service on a port nobody waits for.
   const bool port_in_cmd = sv.command.find(kPortPlaceholder) != std::string::npos ||
                            sv.load.find(kPortPlaceholder) != std::string::npos;

@@ -41,6 +41,14 @@ inline constexpr int kDefaultSamplingHz = 4999;
 
 // In command, ready_tcp and load, `{port}` stands for a free TCP port gate picks for each run.
 inline constexpr const char* kPortPlaceholder = "{port}";
+// In load (and command), `{url}` stands for http://<ready_tcp>, its {port} filled.
+inline constexpr const char* kUrlPlaceholder = "{url}";
+
+// A service's unit (runner/rounds.hpp): one start, warmup_rounds load rounds driven and not
+// measured, then `rounds` measured load rounds. Defaults measured on the shop example
+// (docs/how-it-measures.md#services).
+inline constexpr int kDefaultServiceRounds = 3;
+inline constexpr int kDefaultServiceWarmupRounds = 1;
 
 struct ServiceSpec {
   std::string command;        // the service; probed, stopped when the load ends
@@ -50,6 +58,12 @@ struct ServiceSpec {
   std::string load;           // the load driver; not probed; its exit status decides the run
   std::string stop_signal = "SIGTERM";
   double stop_timeout_s = 10;
+  int rounds = kDefaultServiceRounds;                // measured load rounds per start (a unit)
+  int warmup_rounds = kDefaultServiceWarmupRounds;   // load rounds after each start, not measured
+  // gate ab: "rounds" (both sides' services up at once on their own ports, the sides alternating
+  // round by round), "units" (one side's whole unit, then the other's, in a seeded order), or
+  // "auto" (rounds when ready_tcp uses {port}, else units). runner::service_alternation().
+  std::string alternate = "auto";
 };
 
 struct Config {

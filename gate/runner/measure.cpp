@@ -9,6 +9,7 @@
 
 #include "runner/coverage.hpp"
 #include "runner/benchmarks.hpp"
+#include "runner/rounds.hpp"
 #include "results/units.hpp"
 #include "runner/units.hpp"
 #include "truetime/true_time.hpp"
@@ -92,6 +93,10 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
     opts_.session.on_tracked = [f = opts_.session.on_tracked, l = opts_.layout](pid_t pid, const std::string& v) {
       f(pid, sample_label(v, l));
     };
+  if (opts_.layout >= 0 && opts_.session.on_measure_start)
+    opts_.session.on_measure_start = [f = opts_.session.on_measure_start, l = opts_.layout](const std::string& v) {
+      f(sample_label(v, l));
+    };
   // A binary that finds its libraries through $ORIGIN would not start as a copy elsewhere.
   const bool origin = plan::loads_from_origin(original_binary_);
   if (origin && opts_.fresh_copy_each_run && log)
@@ -112,6 +117,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   opts_.session.engine.exclude_preemption = exclude_preemption(cfg, opts_.exclude_preemption, opts_.preemption_default);
   opts_.session.clean = cfg.benchmarks_only();  // no function: no BPF at all
   session_ = std::make_unique<RunSession>(cfg, target, opts_.session);
+  if (cfg.service) opts_.executions_per_unit = cfg.service->rounds;  // a service's unit: one start, k rounds
   if (log && !session_->probed())
     log(who + "benchmarks only (no functions: declared): no probe attached, no BPF loaded, every execution clean");
   if (log && session_->probed()) {
@@ -156,7 +162,7 @@ std::string Measurer::who() const {
 }
 
 bool Measurer::run(int count, SignalWatch* signals) {
-  if (opts_.min_unit_seconds > 0 && opts_.executions_per_unit == 1 && runs_done() == 0 && count > 0) {
+  if (!cfg_.service && opts_.min_unit_seconds > 0 && opts_.executions_per_unit == 1 && runs_done() == 0 && count > 0) {
     if (!execute(signals)) return false;
     set_executions_per_unit(runner::executions_per_unit(opts_.min_unit_seconds, last_execution_s_));
     if (opts_.session.log)
@@ -184,7 +190,8 @@ bool Measurer::execute(SignalWatch* signals) {
       replanned_ = false;
     }
     if (log && !units) log(name + " ...");
-    RunResult r = session_->run_once(i, opts_.variant, signals);
+    RunResult r = cfg_.service ? session_->run_round(i, e, opts_.executions_per_unit, opts_.variant, signals)
+                               : session_->run_once(i, opts_.variant, signals);
     r.layout = opts_.layout;
     if (opts_.session.on_collected) opts_.session.on_collected(r);
     if (!target_.libraries.empty() && log)
@@ -212,6 +219,13 @@ bool Measurer::execute(SignalWatch* signals) {
 bool Measurer::close_unit() {
   if (failed()) return false;
   if (open_unit_.empty()) return true;
+  if (cfg_.service) {  // rounds/runner/rounds.hpp: stop the unit's service, check its calls per round
+    session_->end_rounds();
+    const auto notes = round_call_notes(open_unit_, cfg_.calls_change, runs_done() + 1, opts_.variant);
+    for (const auto& n : notes)
+      if (opts_.session.log) opts_.session.log("warning: calls per round: " + n);
+    add_round_call_notes(m_.result, notes);
+  }
   RunResult r = merge_executions(open_unit_);
   open_unit_.clear();
   r.probed_executions = r.executions;
@@ -297,6 +311,7 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
     so.clean = true;
     so.on_tracked = nullptr;  // the CPU sampler follows probed executions only: a clean one's
     so.on_collected = nullptr;  // samples would land in the next probed execution's figures
+    so.on_measure_start = nullptr;
     so.extra_env["GATE_CLEAN"] = "1";  // workload scripts may tell a clean execution apart
     clean_ = std::make_unique<RunSession>(cfg_, clean_plan(clean_binary_), so);
   }

@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "runner/listeners.hpp"
+#include "runner/rounds.hpp"
 #include "truetime/true_time.hpp"
 
 namespace gate::runner {
@@ -101,6 +102,7 @@ RunSession::RunSession(const Config& cfg, const plan::ProbePlan& target, const S
 }
 
 RunSession::~RunSession() {
+  if (live_ && live_->service) live_->service->stop(SIGKILL, 0);  // an error left a unit's service up
   std::error_code ec;
   fs::remove_all(tmp_dir_, ec);
 }
@@ -122,8 +124,7 @@ std::string RunSession::command_for(const std::string& cmd) const {
   return cmd.substr(0, start) + target_.binary + (end == std::string::npos ? "" : cmd.substr(end));
 }
 
-namespace {
-
+// run_failure and interrupted are shared with rounds.cpp (declared in runner/rounds.hpp).
 Error run_failure(const std::string& what, const std::string& label, const std::string& cause,
                   const std::string& stderr_path, const std::string& fix) {
   return Error::make(what + " (" + label + ")", cause + "; its stderr ends with:\n" + indent_tail(file_tail(stderr_path)),
@@ -135,8 +136,6 @@ Error interrupted(int sig, const std::string& label) {
                    "; the workload was stopped and the probes removed",
                ExitCode::kMeasure);
 }
-
-}  // namespace
 
 RunResult RunSession::run_once(int index, const std::string& variant, SignalWatch* signals) {
   const double t0 = now_s();
@@ -184,23 +183,28 @@ void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
   }
 }
 
-namespace {
-
-// The service form with {port} replaced by a port nothing listens on now, fresh for every run.
+// The service form with {port} replaced by a port nothing listens on now, fresh for every run,
+// and {url} by http://<ready_tcp>.
 ServiceSpec with_free_port(const ServiceSpec& sv) {
   const std::string ph = kPortPlaceholder;
-  if ((sv.command + sv.ready_tcp + sv.load).find(ph) == std::string::npos) return sv;
-  const std::string port = std::to_string(free_tcp_port());
-  auto fill = [&](std::string s) {
-    for (size_t at; (at = s.find(ph)) != std::string::npos;) s.replace(at, ph.size(), port);
+  auto fill = [](std::string s, const std::string& what, const std::string& by) {
+    for (size_t at; (at = s.find(what)) != std::string::npos;) s.replace(at, what.size(), by);
     return s;
   };
   ServiceSpec out = sv;
-  out.command = fill(sv.command);
-  out.ready_tcp = fill(sv.ready_tcp);
-  out.load = fill(sv.load);
+  if ((sv.command + sv.ready_tcp + sv.load).find(ph) != std::string::npos) {
+    const std::string port = std::to_string(free_tcp_port());
+    out.command = fill(sv.command, ph, port);
+    out.ready_tcp = fill(sv.ready_tcp, ph, port);
+    out.load = fill(sv.load, ph, port);
+  }
+  const std::string url = "http://" + out.ready_tcp;
+  out.command = fill(out.command, kUrlPlaceholder, url);
+  out.load = fill(out.load, kUrlPlaceholder, url);
   return out;
 }
+
+namespace {
 
 const char* kPortFix =
     "choose a free port in service.command, ready_tcp and load, or write {port} in all three: gate then "
@@ -289,7 +293,8 @@ std::unique_ptr<Child> RunSession::start_service(const RunFiles& f, const Servic
 // The service's death outranks the load's failure: a load fails when its service dies, and the
 // service's stderr says why.
 constexpr double kServiceDeathGraceS = 1.0;
-void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals) {
+void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals,
+                          bool keep_service) {
   const std::string load_err = output_path(f.index, f.variant, "load.stderr");
   SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"), load_err, true};
   Child load = Child::spawn(lo, nullptr);
@@ -302,7 +307,8 @@ void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& servi
   if (end != Child::WaitEnd::kSignal && (end == Child::WaitEnd::kTimeout || load.status() != 0) && service.running())
     service.wait(kServiceDeathGraceS, nullptr);
   const bool service_died = !service.running();
-  service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
+  if (!keep_service || service_died || end != Child::WaitEnd::kExited || load.status() != 0)
+    service.stop(signal_number(sv.stop_signal), sv.stop_timeout_s);
   if (end == Child::WaitEnd::kSignal) {
     load.stop(SIGTERM, 2);
     throw interrupted(signals->received(), f.label);

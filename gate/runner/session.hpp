@@ -28,6 +28,9 @@ struct SessionOptions {
   // it joins a unit: the sampled instrument (gate/profile) adds each function's CPU samples of the
   // execution (FunctionRun::cpu_samples), and drains its maps, here.
   std::function<void(RunResult&)> on_collected;
+  // Called with the variant when a service's measured load round is about to start (rounds.cpp):
+  // what was sampled before it (start-up, warm-up rounds, idle time) is dropped, as the probes' is.
+  std::function<void(const std::string&)> on_measure_start;
   // A clean session: no probe engine (no BPF loaded, nothing attached or tracked); its runs have
   // no function figures. Go benchmarks are read from such runs (runner/measure.hpp).
   bool clean = false;
@@ -56,6 +59,16 @@ class RunSession {
   RunResult run_to_end(int index, SignalWatch* signals);
   void stop_sliced();  // kills a sliced workload still running (an error elsewhere)
 
+  // Rounds of a service (runner/rounds.hpp; defined in rounds.cpp). run_round: round `round` of
+  // `rounds` of unit `unit`: the first round of a unit (or one after end_rounds) starts the service
+  // (tracked, ready_tcp checked) and drives service.warmup_rounds load rounds unmeasured; every
+  // round then drops the statistics so far (start-up, warm-up, the idle time between rounds), runs
+  // the load once, and returns only that round's statistics. The service stays up between rounds.
+  // Throws gate::Error (exit 3) naming the unit and round on a failure, the service then stopped.
+  RunResult run_round(int unit, int round, int rounds, const std::string& variant, SignalWatch* signals);
+  // Stops the unit's service (service.stop_signal) and drops its shut-down's statistics.
+  void end_rounds();
+
   probe::ProbeEngine& engine() { return *engine_; }  // only when probed()
   bool probed() const { return engine_ != nullptr; }
   const plan::ProbePlan& target() const { return target_; }
@@ -75,7 +88,11 @@ class RunSession {
   // Spawns the service (tracked) and waits for ready_tcp; stops it and throws on a failure.
   std::unique_ptr<Child> start_service(const RunFiles& f, const ServiceSpec& sv, SignalWatch* signals);
   bool end_sliced_service(Child::WaitEnd end, SignalWatch* signals);
-  void run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals);
+  // keep_service: a round of a unit; the service is stopped only when something failed.
+  void run_load(const RunFiles& f, const ServiceSpec& sv, Child& service, SignalWatch* signals,
+                bool keep_service = false);
+  struct LiveService;                  // a unit's service between its rounds (rounds.cpp)
+  std::unique_ptr<LiveService> live_;
   RunResult collect(int index, const std::string& variant, double started, const std::string& started_at,
                     bool end_of_run = true);
   struct Sliced {

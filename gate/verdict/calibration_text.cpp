@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "runner/rounds.hpp"
 #include "runner/units.hpp"
 #include "stats/sequential.hpp"
 #include "verdict/calibration.hpp"
@@ -115,7 +116,10 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
                 runs_text(r.pairs_for_target, Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
   advice_text(out, cal, max_runs);
   appendf(out, "\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
-  appendf(out, "units: %s\n", runner::unit_advice(j.head.result, runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate)).c_str());
+  const double unit_s = runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate);
+  appendf(out, "units: %s\n",
+          (cfg.service ? runner::round_advice(j.head.result, *cfg.service, unit_s)  // a service's rounds
+                       : runner::unit_advice(j.head.result, unit_s)).c_str());
   if (c.common_shift.tested())
     appendf(out, "run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
                 100 * c.common_shift.noise);

@@ -7,6 +7,7 @@
 
 #include "baselines/store.hpp"
 #include "runner/coverage.hpp"
+#include "runner/rounds.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
 #include "verdict/benchmarks.hpp"
@@ -24,6 +25,8 @@ namespace {
 void warn_uncalled(stats::Comparison& c, const ResultFile& base, const ResultFile& head) {
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
     for (auto& w : runner::uncalled_warnings(*r, side)) c.warnings.push_back(std::move(w));
+  for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
+    for (auto& w : runner::round_call_warnings(*r, side)) c.warnings.push_back(std::move(w));
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
@@ -169,7 +172,14 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   auto head = variants_of(cfg, head_binaries, opts, "head");
   MeasuredSide base_side(pointers(base), signals), head_side(pointers(head), signals);
   // Time slices are their own units; whole runs are units of min_unit_seconds.
-  InterleavedPairs whole_runs(base_side, head_side, seed, runner::min_unit_seconds(cfg, runner::UnitCommand::kAb));
+  // A service's units are its rounds (runner/rounds.hpp): alternating round by round (both services
+  // up) or unit by unit (InterleavedPairs' whole runs: min_unit_seconds 0).
+  const bool service_units = cfg.service && runner::service_alternation(*cfg.service) == "units";
+  if (cfg.service && slice_ms == 0 && opts.session.log) opts.session.log(runner::describe_service_units(*cfg.service, true));
+  InterleavedPairs whole_runs(base_side, head_side, seed,
+                              cfg.service ? (service_units ? 0.0 : 1.0)
+                                          : runner::min_unit_seconds(cfg, runner::UnitCommand::kAb),
+                              cfg.service ? cfg.service->rounds : 0);
   SlicedPairs slices(*base.front(), *head.front(), slice_ms, seed, signals);
   AbJudged out;
   const Budget plan = budget(cfg, opts, max_runs);

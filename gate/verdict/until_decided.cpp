@@ -63,7 +63,7 @@ bool InterleavedPairs::add_unit_pair() {
   if (!planned_) {
     if (!both(rng_() & 1, &Side::add_execution)) return false;
     const double execution_s = (base_.last_execution_seconds() + head_.last_execution_seconds()) / 2;
-    const int k = runner::executions_per_unit(min_unit_seconds_, execution_s);
+    const int k = fixed_ > 0 ? fixed_ : runner::executions_per_unit(min_unit_seconds_, execution_s);
     base_.set_executions_per_unit(k);
     head_.set_executions_per_unit(k);
     planned_ = true;

@@ -103,8 +103,9 @@ class OneSide : public Schedule {
 // executions cover the same stretch of time.
 class InterleavedPairs : public Schedule {
  public:
-  InterleavedPairs(Side& base, Side& head, uint64_t seed, double min_unit_seconds = 0)
-      : base_(base), head_(head), rng_(seed), min_unit_seconds_(min_unit_seconds) {}
+  // fixed_executions > 0: every unit has this many executions, not planned (a service's rounds).
+  InterleavedPairs(Side& base, Side& head, uint64_t seed, double min_unit_seconds = 0, int fixed_executions = 0)
+      : base_(base), head_(head), rng_(seed), min_unit_seconds_(min_unit_seconds), fixed_(fixed_executions) {}
   bool add_rounds(int rounds) override;
   int rounds_done() const override { return head_.runs_done(); }
   bool failed() const override { return base_.failed() || head_.failed(); }
@@ -117,6 +118,7 @@ class InterleavedPairs : public Schedule {
   Side& head_;
   std::mt19937_64 rng_;
   double min_unit_seconds_;
+  int fixed_ = 0;
   bool planned_ = false;
 };
 

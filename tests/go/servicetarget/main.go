@@ -1,7 +1,9 @@
 // Command servicetarget is the service the runner's end-to-end tests drive: an HTTP server whose
 // handler calls main.handle (counted), a load driver, and a foreign listener that is not it.
 //
-//	servicetarget serve   -addr A [-reuseport] [-die-after N]   the service (handle per request)
+//	servicetarget serve   -addr A [-reuseport] [-die-after N] [-startup N]   the service (handle per
+//	                      request; startup N times before it listens: work done only at start;
+//	                      -exit-after-startup: exit 0 then)
 //	servicetarget load    -addr A -n N [-fail]                 N sequential GETs; exit 4 on an error
 //	servicetarget foreign -addr A [-reuseport] [-lifetime D]   answers on A without calling handle
 //	servicetarget idle                                         a workload that calls nothing declared
@@ -29,6 +31,17 @@ func handle(n uint64) uint64 {
 	s := n
 	for i := 0; i < 200; i++ {
 		s = s*31 + uint64(i)
+	}
+	return s
+}
+
+// startup is called only while the service starts (serve -startup N), never per request.
+//
+//go:noinline
+func startup(n uint64) uint64 {
+	s := n
+	for i := 0; i < 200; i++ {
+		s = s*17 + uint64(i)
 	}
 	return s
 }
@@ -68,7 +81,15 @@ func serve(args []string) {
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	reuse := fs.Bool("reuseport", false, "")
 	dieAfter := fs.Int64("die-after", 0, "exit 9 after this many requests (0: never)")
+	startups := fs.Int("startup", 0, "call startup this many times before listening")
+	startOnly := fs.Bool("exit-after-startup", false, "exit 0 after the startup calls (a control: they are probed)")
 	fs.Parse(args)
+	for i := 0; i < *startups; i++ {
+		atomic.AddUint64(&sink, startup(uint64(i)))
+	}
+	if *startOnly {
+		return
+	}
 	var served int64
 	l := listen(*addr, *reuse)
 	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

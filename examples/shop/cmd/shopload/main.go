@@ -1,6 +1,7 @@
 // Command shopload drives shopd: it sends exactly -requests requests (a fixed mix of checkouts,
 // product reads and writes, batches, reports and rule reloads; request i is the same in every
-// run) from -concurrency goroutines to -addr on loopback, then exits. Exit status 0 when every
+// run) from -concurrency goroutines to -addr on loopback (host:port, or http://host:port as gate's
+// {url} gives it), then exits. Exit status 0 when every
 // response was the expected one, 1 when the server failed (transport error, 5xx, an unexpected
 // status), 2 on bad usage. A summary goes to stderr.
 package main
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,7 +64,7 @@ func plan(seed int64, i int) request {
 }
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:18080", "shopd address (loopback only)")
+	addr := flag.String("addr", "127.0.0.1:18080", "shopd address (loopback only): host:port or http://host:port")
 	requests := flag.Int("requests", 1000, "number of requests to send")
 	concurrency := flag.Int("concurrency", 4, "parallel connections")
 	seed := flag.Int64("seed", 1, "random seed")
@@ -72,6 +74,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: shopload [-addr 127.0.0.1:PORT] [-requests N] [-concurrency C] [-seed S] [-wait D]")
 		os.Exit(2)
 	}
+	*addr = strings.TrimSuffix(strings.TrimPrefix(*addr, "http://"), "/")
 	host, _, err := net.SplitHostPort(*addr)
 	if ip := net.ParseIP(host); err != nil || host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(os.Stderr, "shopload: -addr %q: want a loopback host:port\n", *addr)
