@@ -150,6 +150,8 @@ class Runner:
             if v.get("required") and k not in inputs:
                 raise ActionError(f"input {k} is required")
         temp = tempfile.mkdtemp(prefix="runner-temp-", dir=self.env.get("RUNNER_TEMP_PARENT"))
+        self.run_artifacts = os.path.join(self.artifacts, run_id)  # artifact names are per workflow run
+        os.makedirs(self.run_artifacts, exist_ok=True)
         ctx = {"github": github, "runner": {"temp": temp, "arch": "X64", "os": "Linux"},
                "strategy": strategy or {"job-index": 0}, "steps": {}, "inputs": {}}
         # Defaults may be expressions (github.token): evaluate them, then take the given inputs.
@@ -224,7 +226,7 @@ class Runner:
             self.log(f"--- step '{name}' ({uses}): saved {path} as {with_['key']}")
             return True, {}
         if action == "actions/upload-artifact":
-            dest = os.path.join(self.artifacts, with_["name"])
+            dest = os.path.join(self.run_artifacts, with_["name"])
             if os.path.exists(dest):
                 self.log(f"--- step '{name}' ({uses}): an artifact named {with_['name']} exists already (409 Conflict)")
                 return False, {}

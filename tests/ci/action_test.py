@@ -8,12 +8,12 @@ records every request.
      in an init function as a code change would be). verdict=regression, regressions >= 1, the job
      summary holds the report, one comment is POSTed with the hidden marker, the job fails, the
      report is uploaded under a name unique to the job, config and matrix cell;
-  2. push 2 of PR #7 (one more commit), fail-on-regression: false, matrix cell 1: the same comment
-     is PATCHed (no second POST), the job passes (report only), its artifact name differs;
+  2. push 2 of PR #7 (one more commit), fail-on-regression: false: the same comment is PATCHed
+     (no second POST), the job passes (report only);
   3. PR #8 whose head is the same program (a README change): verdict=pass and, with comment:
      on-change, nothing is posted or patched.
-Also: a second upload under a name already taken in the run is refused (the runner's 409), which
-is what the unique names prevent. Needs root (gate attaches uprobes): exit 77 (skipped) otherwise.
+Also: two matrix cells of one run upload under distinct default names, while a fixed name taken
+twice in a run is refused (the runner's 409), which is what the unique names prevent. Needs root (gate attaches uprobes): exit 77 (skipped) otherwise.
 Env: GATE_ROOT, GATE_BIN (the gate to run), GATE_GO."""
 import http.server
 import json
@@ -45,6 +45,7 @@ class GitHubAPI(http.server.BaseHTTPRequestHandler):
     """Issue comments: GET .../issues/N/comments, POST .../issues/N/comments,
     PATCH .../issues/comments/ID. Every request is recorded (method, path, token, body)."""
     comments = {}   # id -> {"id", "issue", "body"}
+    release_dir = None  # serves /acme/gate/releases/download/... from here (a release's assets)
     requests = []
     next_id = [1000]
 
@@ -66,6 +67,17 @@ class GitHubAPI(http.server.BaseHTTPRequestHandler):
     def _handle(self, method):
         body = self._body() if method in ("POST", "PATCH") else None
         self.requests.append({"method": method, "path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        prefix = "/acme/gate/releases/download/"
+        if method == "GET" and self.path.startswith(prefix) and self.release_dir:
+            f = os.path.join(self.release_dir, os.path.normpath(self.path[len(prefix):]).lstrip("/."))
+            if not os.path.isfile(f):
+                return self._send(404, {"message": "Not Found"})
+            data = open(f, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if self.headers.get("Authorization") != "Bearer test-token":
             return self._send(401, {"message": "Bad credentials"})
         m = re.fullmatch(r"/repos/acme/shop/issues/(\d+)/comments(\?.*)?", self.path)
@@ -137,7 +149,7 @@ def main():
         api = f"http://127.0.0.1:{server.server_port}"
         state = os.path.join(tmp, "runner-state")
 
-        def job(pr, inputs, job_index, what):
+        def job(pr, inputs, job_index, what, run_id, action_repository=""):
             event = os.path.join(tmp, f"event-{pr}.json")
             json.dump({"action": "synchronize", "number": pr, "pull_request": {"number": pr, "base": {"ref": "main"}}},
                       open(event, "w"))
@@ -149,8 +161,8 @@ def main():
                      "github-token": "test-token"}
             given.update(inputs)
             t = time.time()
-            r = runner.run(given, {"token": "gh-default", "job": "perf", "action_ref": "", "action_repository": "",
-                                   "repository": "acme/shop"}, {"job-index": job_index})
+            r = runner.run(given, {"token": "gh-default", "job": "perf", "action_ref": "", "action_repository": action_repository,
+                                   "repository": "acme/shop"}, {"job-index": job_index}, run_id=run_id)
             print(f"=== {what}: {r['status']} in {time.time() - t:.0f} s; outputs {r['outputs']}; steps "
                   + ", ".join(f"{n}: {s}" for n, s in r["steps"]), flush=True)
             return r
@@ -165,7 +177,7 @@ def main():
             'func init() { os.Setenv("SHOP_SLOW", "example.com/shop/pricing.Apply=1.3") }\n')
         git("add", "-A", cwd=repo)
         git("commit", "-q", "-m", "slower Apply", cwd=repo)
-        r1 = job(7, {}, 0, "PR #7 push 1 (Apply 1.3x)")
+        r1 = job(7, {}, 0, "PR #7 push 1 (Apply 1.3x)", "1")
         o = r1["outputs"]
         check(o["verdict"] == "regression" and o["exit-code"] == "1", f"push 1: verdict regression, exit-code 1 ({o['verdict']}, {o['exit-code']})")
         check(o["regressions"].isdigit() and int(o["regressions"]) >= 1, f"push 1: regressions output >= 1 ({o['regressions']!r})")
@@ -179,15 +191,15 @@ def main():
         body = posts[0]["body"]["body"] if posts else ""
         check("<!-- gate-report config=shop/gate.yaml -->" in body and "pricing.Apply" in body, "push 1: the comment has the marker and the report")
         art1 = o["artifact-name"]
-        check(art1 == "gate-report-perf-shop-gate.yaml-0" and os.path.isfile(os.path.join(state, "artifacts", art1, "report.html")),
+        check(art1 == "gate-report-perf-shop-gate.yaml-0" and os.path.isfile(os.path.join(state, "artifacts", "1", art1, "report.html")),
               f"push 1: reports uploaded as {art1}")
 
-        # --- 2. PR #7, push 2: one more commit; report only; another matrix cell ---
+        # --- 2. PR #7, push 2: one more commit; report only ---
         open(os.path.join(repo, "shop", "NOTES.md"), "w").write("push 2\n")
         git("add", "-A", cwd=repo)
         git("commit", "-q", "-m", "push 2", cwd=repo)
         before = len(requests())
-        r2 = job(7, {"fail-on-regression": "false"}, 1, "PR #7 push 2 (report only, matrix cell 1)")
+        r2 = job(7, {"fail-on-regression": "false"}, 0, "PR #7 push 2 (report only)", "2")
         o = r2["outputs"]
         new = requests()[before:]
         check(o["verdict"] == "regression", f"push 2: verdict regression ({o['verdict']})")
@@ -196,14 +208,44 @@ def main():
         check([q["method"] for q in new] == ["GET", "PATCH"] and new[-1]["path"] == f"/repos/acme/shop/issues/comments/{first_id}",
               f"push 2: the same comment is updated, none added ({[(q['method'], q['path']) for q in new]})")
         check(len(GitHubAPI.comments) == 1, f"push 2: the pull request holds one gate comment ({len(GitHubAPI.comments)})")
-        check(o["artifact-name"] != art1 and os.path.isdir(os.path.join(state, "artifacts", o["artifact-name"])),
-              f"push 2: matrix cell 1 uploads under its own name ({o['artifact-name']})")
 
-        # A name already taken in the run is refused, as upload-artifact v4 does (what unique names avoid).
+        # Matrix cells of one workflow run: each uploads under its own name; a fixed name taken
+        # twice in a run is refused, as upload-artifact v4 does (what the default names avoid).
+        # (mode: nope stops before measuring, with report-dir set, so the upload step runs.)
         before = len(requests())
-        r3 = job(7, {"artifact-name": art1, "comment": "never", "mode": "nope"}, 0, "PR #7, a fixed artifact name again")
-        check(("Upload the reports", "failure") in r3["steps"], "a second artifact of one name in a run is refused")
+        names = []
+        for cell in (0, 1):
+            r = job(7, {"comment": "never", "mode": "nope"}, cell, f"matrix cell {cell}", "3")
+            names.append(r["outputs"]["artifact-name"])
+            check(("Upload the reports", "success") in r["steps"], f"matrix cell {cell}: its reports are uploaded as {names[-1]}")
+        check(names == ["gate-report-perf-shop-gate.yaml-0", "gate-report-perf-shop-gate.yaml-1"], f"matrix cells get distinct artifact names: {names}")
+        for attempt in (1, 2):
+            r = job(7, {"artifact-name": "gate-report", "comment": "never", "mode": "nope"}, 0, f"fixed artifact name, upload {attempt}", "3")
+        check(("Upload the reports", "failure") in r["steps"], "a second artifact of one fixed name in a run is refused (409)")
         check(len(requests()) == before, "comment: never: no API call")
+
+        # The release path: version v0.1.0 from the action's repository (acme/gate) on the server:
+        # the first job downloads and verifies it and saves it in the cache at once; the second job
+        # restores it and downloads nothing. (mode: nope: no measuring needed here.)
+        rel = os.path.join(tmp, "release", "v0.1.0")
+        os.makedirs(os.path.join(rel, "gate-0.1.0-linux-amd64"))
+        shutil.copy(GATE, os.path.join(rel, "gate-0.1.0-linux-amd64", "gate"))
+        subprocess.run(["tar", "-C", rel, "-czf", os.path.join(rel, "gate-0.1.0-linux-amd64.tar.gz"), "gate-0.1.0-linux-amd64"], check=True)
+        subprocess.run("sha256sum gate-0.1.0-linux-amd64.tar.gz > SHA256SUMS", shell=True, cwd=rel, check=True)
+        GitHubAPI.release_dir = os.path.join(tmp, "release")
+        got = []
+        for attempt in (1, 2):
+            before = len(requests())
+            r = job(7, {"gate-binary": "", "version": "v0.1.0", "comment": "never", "mode": "nope"}, 0,
+                    f"release v0.1.0, job {attempt}", f"r{attempt}", action_repository="acme/gate")
+            got.append([q["path"] for q in requests()[before:]])
+            check(("Get gate", "success") in r["steps"] and r["outputs"]["host"].startswith("Linux "),
+                  f"release job {attempt}: gate got and doctor ran ({r['steps']})")
+        check(sorted(got[0]) == ["/acme/gate/releases/download/v0.1.0/SHA256SUMS",
+                                 "/acme/gate/releases/download/v0.1.0/gate-0.1.0-linux-amd64.tar.gz"],
+              f"release job 1: the tarball and SHA256SUMS downloaded ({got[0]})")
+        check(got[1] == [] and os.path.isdir(os.path.join(state, "cache", "gate-v0.1.0-" + os.uname().machine)),
+              f"release job 2: restored from the cache saved by job 1, nothing downloaded ({got[1]})")
 
         # --- 3. PR #8: the head is the same program ---
         git("checkout", "-q", "-b", "docs", "main", cwd=repo)
@@ -211,7 +253,7 @@ def main():
         git("add", "-A", cwd=repo)
         git("commit", "-q", "-m", "docs", cwd=repo)
         before = len(requests())
-        r4 = job(8, {}, 0, "PR #8 (same program)")
+        r4 = job(8, {}, 0, "PR #8 (same program)", "4")
         o = r4["outputs"]
         new = requests()[before:]
         check(o["verdict"] == "pass" and r4["status"] == "success", f"same program: verdict pass, job passes ({o['verdict']}, {r4['status']})")
