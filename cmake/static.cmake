@@ -2,8 +2,10 @@
 # too is linked in (-static), so the file has no GLIBC_ symbol versions and runs on any x86-64
 # Linux whatever its glibc (Debian 11's 2.31 is proved by tests/ci/glibc_floor_test.sh).
 # Why fully static and not a build on an older Debian: gate needs C++20 and libbpf >= 1.0, which
-# Debian 11 lacks; and gate uses no NSS lookup that a static glibc cannot serve (it resolves only
-# ready_tcp's host, numeric or /etc/hosts; it never looks up users) and dlopens nothing.
+# Debian 11 lacks. The link warns twice, measured: getaddrinfo (runner/process.cpp, ready_tcp's
+# host: a numeric address or /etc/hosts' localhost, which glibc 2.36's static NSS "files" resolves
+# in a glibc 2.31 system, tried in a Debian 11 chroot) and dlopen (SQLite's extension loading,
+# which gate never enables). gate looks up no user or group.
 # Included after the find_* calls: it re-points their targets at the static archives Debian's -dev
 # packages ship, and builds simdjson from its amalgamated source, since Debian 12's
 # libsimdjson-dev ships no libsimdjson.a (ci/build-static.sh fetches that source).
