@@ -265,6 +265,12 @@ check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$GATE_BASE_REF" 
 check("get-gate.sh" in code and "setup.sh" not in code and "apt-get" not in code,
       f"{rel}: must get gate through ci/get-gate.sh, not install packages or compile it on the agent")
 check(re.search(r'"\$GATE_BIN" doctor', code) is not None, f"{rel}: does not run gate doctor before measuring")
+# issue 41: doctor with the measurement's privilege (root, else sudo, as pre-merge.sh runs gate ab),
+# and the action's knobs.
+check(re.search(r'as_root "\$GATE_BIN" doctor', code) is not None and "sudo" in code,
+      f"{rel}: gate doctor must run with the measurement's privilege (root, else sudo)")
+for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE_ARGS", "GATE_FAIL_ON_REGRESSION", "GATE_VERSION"):
+    check(re.search(knob + r"\s*=", code) is not None, f"{rel}: no {knob} (parity with the action's inputs)")
 tells_exit_codes_apart(rel, code)
 
 # --- the pre-merge script ---
