@@ -30,8 +30,17 @@ printf 'bin/\n' > "$repo/shop/.gitignore"
 cd "$repo"
 git init -q && git add -A && git commit -q -m "the service, no gate yet"
 git checkout -q -b adopt-gate
-sed -e 's|^workload: .*|workload: bin/shop -orders 400 -q|' -e 's|^runs: .*|runs: 5|' -e 's|^max_runs: .*|max_runs: 6|' \
-  "$GATE_ROOT/examples/shop/gate.yaml" > shop/gate.yaml
+# The example's config, with a shorter workload and the pricing package alone (time on 2 cores).
+python3 - "$GATE_ROOT/examples/shop/gate.yaml" shop/gate.yaml <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+t = re.sub(r"(?m)^workload: .*$", "workload: bin/shop -orders 300 -q", t)
+t = re.sub(r"(?m)^runs: .*$", "runs: 5", t)
+t = re.sub(r"(?m)^max_runs: .*$", "max_runs: 6", t)
+t = re.sub(r"(?ms)^functions:\n(  - .*?\n)+", "functions:\n  - example.com/shop/pricing.*\n", t)
+assert "pricing.*" in t and "(*Cart)" not in t, "could not narrow the config"
+open(sys.argv[2], "w").write(t)
+PY
 git add -A && git commit -q -m "adopt gate: shop/gate.yaml"
 git cat-file -e main:shop/gate.yaml 2>/dev/null && { echo "FAIL: set-up: main has a gate.yaml"; exit 1; }
 
