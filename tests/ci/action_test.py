@@ -134,14 +134,11 @@ def main():
                         ignore=shutil.ignore_patterns("bin"))
         cfg = os.path.join(repo, "shop", "gate.yaml")
         text = open(cfg).read()
-        # A shorter workload and the pricing package alone (Apply and its neighbours), so that three
-        # real gate ab runs fit the test's time on a loaded 2-core machine.
-        text = re.sub(r"(?m)^workload: .*$", "workload: bin/shop -orders 300 -q", text)
-        text = re.sub(r"(?ms)^functions:\n(  - .*?\n)+", "functions:\n  - example.com/shop/pricing.*\n", text)
+        # A shorter workload. All the example's functions stay: gate ab's speed normalization reads
+        # the machine's drift from the other functions (with the pricing package alone, Apply 1.3x
+        # read 1.28x [1.00, 1.63] here under a load average of 14: inconclusive).
+        text = re.sub(r"(?m)^workload: .*$", "workload: bin/shop -orders 500 -q", text)
         open(cfg, "w").write(text)
-        if "  - example.com/shop/pricing.*\n" not in text or "(*Cart)" in text:
-            print("FAIL: could not narrow the shop's config")
-            return 1
         open(os.path.join(repo, "shop", ".gitignore"), "w").write("bin/\n")
         open(os.path.join(repo, ".gitignore"), "w").write("gate-report/\n")
         git("init", "-q", "-b", "main", cwd=repo)
@@ -163,7 +160,7 @@ def main():
                         GITHUB_EVENT_NAME="pull_request", GITHUB_EVENT_PATH=event, GITHUB_SERVER_URL=api,
                         RUNNER_TEMP_PARENT=tmp)
             runner = action_runner.Runner(os.path.join(ROOT, "ci", "github"), repo, jenv, state)
-            given = {"config": "shop/gate.yaml", "gate-binary": GATE, "runs": "5", "max-runs": "6", "layouts": "1",
+            given = {"config": "shop/gate.yaml", "gate-binary": GATE, "runs": "5", "max-runs": "8", "layouts": "1",
                      "github-token": "test-token"}
             given.update(inputs)
             t = time.time()
