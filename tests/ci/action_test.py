@@ -121,8 +121,10 @@ def main():
         os.makedirs(home)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "GITHUB_", "RUNNER_"))}
         env.update(HOME=home, GIT_CONFIG_NOSYSTEM="1", PATH=os.path.dirname(go) + ":" + env.get("PATH", "/usr/bin:/bin"))
-        if not os.environ.get("GOCACHE"):
-            env["GOCACHE"] = os.path.join(tmp, "go-build")
+        # Go's build cache: the machine's (HOME moves to a scratch folder, which would leave Go a
+        # cold cache and every job compiling the runtime again).
+        gocache = os.environ.get("GOCACHE") or subprocess.run([go, "env", "GOCACHE"], capture_output=True, text=True).stdout.strip()
+        env["GOCACHE"] = gocache if gocache and os.access(gocache, os.W_OK) else os.path.join(tmp, "go-build")
 
         def git(*a, cwd):
             subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *a], cwd=cwd, env=env,

@@ -96,7 +96,7 @@ try:
     calls_file = os.path.join(tmp, "calls")
     with open(stub, "w") as f:
         f.write('#!/usr/bin/env bash\necho "${1:-}" >> "$STUB_CALLS"\n'
-                'case "${1:-}" in doctor) if [ "${2:-}" = --host-line ]; then echo "Linux stub; probe hit: emulated 1 us, single-stepped 2 us"; exit 0; fi; echo "stub doctor"; exit "${STUB_DOCTOR_EXIT:-0}" ;; --version) echo "gate stub"; exit 0 ;; esac\n'
+                'case "${1:-}" in doctor) echo "stub doctor"; echo "  host  Linux stub; probe hit: emulated 1 us, single-stepped 2 us"; exit "${STUB_DOCTOR_EXIT:-0}" ;; --version) echo "gate stub"; exit 0 ;; esac\n'
                 'printf "%s\\n" "$@" > "$STUB_ARGS"\nprev=\nfor a in "$@"; do\n'
                 '  if [ "$prev" = --report-dir ]; then mkdir -p "$a" && echo "stub report" > "$a/report.md"; fi\n'
                 '  prev="$a"\ndone\nexit "${STUB_EXIT:-0}"\n')
