@@ -15,7 +15,7 @@ gate=$(readlink -f "$GATE_BIN")
 
 line=$("$gate" doctor --host-line); rc=$?
 echo "  $line"
-re='^Linux [^ ]+ x86_64, [0-9]+ CPUs; probe hit: emulated ([0-9.]+) us, single-stepped ([0-9.]+) us \(median of 5 rounds x 10000 calls\)$'
+re='^Linux [^ ]+ x86_64, [0-9]+ CPUs; probe hit: emulated ([0-9.]+) us, single-stepped ([0-9.]+) us \(median of 5 rounds x [0-9]+ calls\)$'
 if [[ $rc -eq 0 && $line =~ $re ]]; then
   emu=${BASH_REMATCH[1]} step=${BASH_REMATCH[2]}
   ok "host line as root (exit 0)"
