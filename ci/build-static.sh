@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# Builds build/static/gate: one executable that loads no shared library outside glibc (libc, libm,
-# ld-linux). libbpf, libelf/libdw with zlib/lzma/bz2, Capstone, yaml-cpp, simdjson and libstdc++ are
-# linked in and the BPF object is embedded, so the file runs on any x86-64 Linux with that glibc or
-# newer (docs/install.md). The same script runs on a Debian 12 machine and in a debian:12 container.
+# Builds build/static/gate: one executable that loads no shared library (glibc is linked in too:
+# cmake/static.cmake says why). libbpf, libelf/libdw with zlib/lzma/bz2, Capstone, yaml-cpp, simdjson and libstdc++ are
+# linked in and the BPF object is embedded, so the file runs on any x86-64 Linux >= 5.15 whatever
+# its glibc (docs/install.md). The same script runs on a Debian 12 machine and in a debian:12 container.
 # Debian's libsimdjson-dev ships no libsimdjson.a: simdjson is compiled from Debian's own source
 # package (its amalgamated singleheader/simdjson.cpp), fetched with apt-get source from the
 # machine's own mirror through a private apt folder (the system's apt sources are not changed).
-# Usage: ci/build-static.sh [--deb]    (as root: installs the build packages; else they must be there)
-#   --deb: also build/static/gate_<version>_amd64.deb (CPack): /usr/bin/gate, the CI templates and
-#   pre-merge.sh in /usr/share/gate/ci, depending on libc6 alone.
+# Usage: ci/build-static.sh [--deb | --dist]  (as root: installs the build packages; else they must be there)
+#   --deb: also build/static/gate_<version>_amd64.deb (CPack): /usr/bin/gate, the CI templates,
+#   get-gate.sh and pre-merge.sh in /usr/share/gate/ci, depending on nothing (glibc is linked in).
+#   --dist: also the release assets in build/static/dist: gate-VERSION-linux-amd64.tar.gz, the .deb
+#   and SHA256SUMS (VERSION: $GATE_RELEASE_VERSION, e.g. a tag's v0.2.0, else CMakeLists.txt's).
 # Env:   GATE_STATIC_BUILD (default: build/static)
 set -euo pipefail
 here="$(dirname "$0")"
 source "$here/env.sh"
 source "$here/debian-mirror.sh"
 out="${GATE_STATIC_BUILD:-$GATE_ROOT/build/static}"
-want_deb=0
-[[ "${1:-}" == --deb ]] && want_deb=1
+want_deb=0 want_dist=0
+case "${1:-}" in
+  --deb) want_deb=1 ;;
+  --dist) want_deb=1 want_dist=1 ;;
+  "") ;;
+  *) echo "ci/build-static.sh: unknown argument '$1': use --deb, --dist or nothing" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 t0=$(date +%s)
 
@@ -60,22 +67,43 @@ cmake -S "$GATE_ROOT" -B "$out/tree" -DCMAKE_BUILD_TYPE=Release -DGATE_STATIC=ON
 cmake --build "$out/tree" --target gate -j"$(nproc)"
 strip -o "$out/gate" "$out/tree/gate/cli/gate"
 
-# 4. Check the promise: no shared library but glibc's own.
-needed=$(readelf -d "$out/gate" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+# 4. Check the promise: no shared library at all (glibc linked in, cmake/static.cmake), so no
+#    GLIBC_ symbol version either; with -DGATE_STATIC_GLIBC=OFF: glibc's own libraries only.
+needed=$(readelf -d "$out/gate" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 extra=$(tr ' ' '\n' <<<"$needed" | grep -vE '^(libc\.so\.6|libm\.so\.6|ld-linux-x86-64\.so\.2|)$' || true)
 if [[ -n "$extra" ]]; then
   echo "ci/build-static.sh: FAIL: $out/gate needs shared libraries outside glibc: $extra" >&2
   echo "  a -dev package lacks its .a, or a target was not re-pointed in cmake/static.cmake" >&2
   exit 1
 fi
-glibc=$(objdump -T "$out/gate" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
-echo "ci/build-static.sh: $out/gate: $(du -h "$out/gate" | cut -f1), needs only: $needed; newest glibc symbol: $glibc; $(( $(date +%s) - t0 )) s"
+# The newest GLIBC_ symbol version the file asks of the host: the glibc floor ("none" when static).
+glibc=$( (objdump -T "$out/gate" 2>/dev/null || true) | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1 || true)
+floor="${glibc#GLIBC_}"
+echo "ci/build-static.sh: $out/gate: $(du -h "$out/gate" | cut -f1), needs: ${needed:-no shared library (statically linked)}; newest glibc symbol: ${glibc:-none}; $(( $(date +%s) - t0 )) s"
 
 if [[ $want_deb -eq 1 ]]; then
-  # The package's libc6 dependency is the floor just measured.
-  cmake "$out/tree" -DGATE_GLIBC_FLOOR="${glibc#GLIBC_}" >/dev/null
+  # The package's libc6 dependency is the floor just measured (none: no dependency).
+  cmake "$out/tree" -DGATE_GLIBC_FLOOR="$floor" >/dev/null
   (cd "$out/tree" && cpack -G DEB -B "$out/deb" >/dev/null)
   deb=$(ls -t "$out"/deb/gate_*.deb | head -n1)
   cp "$deb" "$out/"
   echo "ci/build-static.sh: $out/$(basename "$deb"): depends on '$(dpkg-deb -f "$deb" Depends)'"
+fi
+
+if [[ $want_dist -eq 1 ]]; then
+  # The release assets (.github/workflows/release.yml publishes them; ci/get-gate.sh downloads
+  # them): gate-VERSION-linux-amd64.tar.gz (one folder: gate, and the ci/ scripts the templates
+  # call), the .deb, and SHA256SUMS over both.
+  version=$(sed -n 's/^project(gate VERSION \([0-9.]*\).*/\1/p' "$GATE_ROOT/CMakeLists.txt")
+  version="${GATE_RELEASE_VERSION:-$version}"; version="${version#v}"
+  dist="$out/dist" name="gate-$version-linux-amd64"
+  rm -rf "$dist" && mkdir -p "$dist/$name/ci/github"
+  cp "$out/gate" "$dist/$name/gate"
+  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$dist/$name/ci/"
+  cp "$GATE_ROOT/ci/github/action.yml" "$GATE_ROOT/ci/github/comment.py" "$dist/$name/ci/github/"
+  tar -C "$dist" --owner=0 --group=0 --sort=name -czf "$dist/$name.tar.gz" "$name"
+  rm -rf "${dist:?}/$name"
+  cp "$out"/gate_*_amd64.deb "$dist/gate_${version}_amd64.deb"
+  (cd "$dist" && sha256sum "$name.tar.gz" "gate_${version}_amd64.deb" > SHA256SUMS)
+  echo "ci/build-static.sh: release assets in $dist:"; (cd "$dist" && ls -l | sed 's/^/  /')
 fi

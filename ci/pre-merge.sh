@@ -76,9 +76,13 @@ if [[ "$merge_base" == "$(git rev-parse HEAD)" && -z "$(git status --porcelain -
   say "HEAD is the merge-base with $base_ref and the working tree is clean: nothing to compare"
   exit 0
 fi
+# The pull request that adds gate.yaml: the base has no config. Both sides are built and measured
+# with the head's config (copied into the base's worktree), so the first PR measures too.
+config_from_head=0
 if ! git cat-file -e "$merge_base:$config_rel" 2>/dev/null; then
-  say "$config_rel does not exist at the merge-base ${merge_base:0:12}: nothing to compare against (new gate config)"
-  exit 0
+  config_from_head=1
+  say "$config_rel does not exist at the merge-base ${merge_base:0:12} (this change adds it):"
+  say "  using the head's $config_rel for both sides: the base is built and measured with it"
 fi
 
 # The build command and the binary from the config: top-level `build:` and `binary:` scalars.
@@ -156,8 +160,11 @@ build_side() {
   side_args+=("${out[@]}")
 }
 
-say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel; build: $build; layouts: $layouts a side"
+say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel$([[ $config_from_head -eq 1 ]] && echo " (the head's, for both sides)"); build: $build; layouts: $layouts a side"
 git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
+if [[ $config_from_head -eq 1 ]]; then
+  mkdir -p "$worktree/$config_dir_rel" && cp "$config_abs" "$worktree/$config_rel"
+fi
 side_args=()
 say "building the merge-base in $worktree"
 build_side base "$worktree" 1

@@ -61,6 +61,7 @@ test_pkgs=(
   libxml2-utils chromium python3-yaml jq python3-jsonschema   # report tests: xmllint (JUnit XSD), headless Chromium (HTML), CI template checks; jq: the help examples (ci_examples); jsonschema: baselines/schema.json
   postgresql   # history tests: a private cluster made with its initdb and pg_ctl
 )
+test_pkgs+=(debootstrap)   # issue 41: the Debian 11 chroot of tests/ci/glibc_floor_test.sh
 pkgs=("${build_pkgs[@]}")
 [[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")
 
@@ -84,6 +85,13 @@ for v in 1.19 1.21 1.22 1.23; do
   d=/usr/lib/go-$v/bin/go
   [[ -x $d ]] && echo "ci/setup.sh: Go $v at $d"
 done
+
+# issue 41: the workflow schema validator (npm's @action-validator/cli) for tests/ci/workflows_test.sh.
+if [[ $build_only -eq 0 ]]; then
+  command -v npm >/dev/null || { apt-get update -q >/dev/null; apt-get install -y -q --no-install-recommends nodejs npm >/dev/null; }
+  bash "$(dirname "$0")/../tests/ci/install_validator.sh" >/dev/null ||
+    echo "ci/setup.sh: WARNING: the workflow validator could not be installed: ci_workflows will fail and say why" >&2
+fi
 
 # Go 1.24-1.27: another suite's packages, so unpacked into a private prefix (tests find them there).
 if [[ $want_backports -eq 1 ]]; then

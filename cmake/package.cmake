@@ -1,9 +1,12 @@
 # The Debian package of the self-contained gate (GATE_STATIC=ON; `cpack -G DEB` in its build tree,
 # run by ci/build-static.sh --deb): /usr/bin/gate, the CI templates and ci/pre-merge.sh under
-# /usr/share/gate, for self-hosted runners. It depends on libc6 alone: everything else is linked in.
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/pre-merge.sh DESTINATION share/gate/ci)
+# /usr/share/gate, for self-hosted runners. Fully static (GATE_STATIC_GLIBC, the default): it
+# depends on nothing; glibc-dynamic: on libc6 (>= the floor ci/build-static.sh measured).
+# The action calls its siblings ($GITHUB_ACTION_PATH/../get-gate.sh, ../pre-merge.sh): ship them.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/pre-merge.sh ${PROJECT_SOURCE_DIR}/ci/get-gate.sh DESTINATION share/gate/ci)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/github/action.yml ${PROJECT_SOURCE_DIR}/ci/github/example-workflow.yml
         DESTINATION share/gate/ci/github)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/github/comment.py DESTINATION share/gate/ci/github)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gitlab/gate.gitlab-ci.yml DESTINATION share/gate/ci/gitlab)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile DESTINATION share/gate/ci/jenkins)
 
@@ -15,7 +18,10 @@ set(CPACK_PACKAGE_CONTACT "gate maintainers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "performance-regression gate for Go services (eBPF uprobes + statistics)")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-# glibc's floor is the newest GLIBC_ symbol version the executable needs (ci/build-static.sh prints it).
-set(GATE_GLIBC_FLOOR "2.36" CACHE STRING "Oldest glibc the static gate runs on (the .deb's libc6 dependency)")
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${GATE_GLIBC_FLOOR})")
+# glibc's floor is the newest GLIBC_ symbol version the executable needs (ci/build-static.sh
+# measures it and passes it here); empty: none (glibc linked in), so no dependency at all.
+set(GATE_GLIBC_FLOOR "" CACHE STRING "Oldest glibc the static gate runs on (the .deb's libc6 dependency); empty: none")
+if(GATE_GLIBC_FLOOR)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${GATE_GLIBC_FLOOR})")
+endif()
 include(CPack)

@@ -1,7 +1,14 @@
-# GATE_STATIC=ON: one self-contained gate executable that loads no shared library outside glibc
-# (libc, libm, ld-linux). Included after the find_* calls: it re-points their targets at the static
-# archives Debian's -dev packages ship, and builds simdjson from its amalgamated source, since
-# Debian 12's libsimdjson-dev ships no libsimdjson.a (ci/build-static.sh fetches that source).
+# GATE_STATIC=ON: one self-contained gate executable that loads no shared library at all: glibc
+# too is linked in (-static), so the file has no GLIBC_ symbol versions and runs on any x86-64
+# Linux whatever its glibc (Debian 11's 2.31 is proved by tests/ci/glibc_floor_test.sh).
+# Why fully static and not a build on an older Debian: gate needs C++20 and libbpf >= 1.0, which
+# Debian 11 lacks. The link warns twice, measured: getaddrinfo (runner/process.cpp, ready_tcp's
+# host: a numeric address or /etc/hosts' localhost, which glibc 2.36's static NSS "files" resolves
+# in a glibc 2.31 system, tried in a Debian 11 chroot) and dlopen (SQLite's extension loading,
+# which gate never enables). gate looks up no user or group.
+# Included after the find_* calls: it re-points their targets at the static archives Debian's -dev
+# packages ship, and builds simdjson from its amalgamated source, since Debian 12's
+# libsimdjson-dev ships no libsimdjson.a (ci/build-static.sh fetches that source).
 
 set(GATE_SIMDJSON_SOURCE "" CACHE PATH
     "GATE_STATIC: folder holding simdjson.cpp and simdjson.h (the amalgamation in simdjson's 'singleheader/')")
@@ -61,5 +68,11 @@ target_include_directories(gate_simdjson SYSTEM PUBLIC ${GATE_SIMDJSON_SOURCE})
 target_compile_options(gate_simdjson PRIVATE -w)  # third-party code: its warnings are not ours
 add_library(simdjson::simdjson ALIAS gate_simdjson)
 
-# The C++ runtime inside the executable too: only glibc is left to the host.
-add_link_options(-static-libstdc++ -static-libgcc)
+# The C++ runtime and glibc inside the executable too: nothing is left to the host but the kernel.
+# GATE_STATIC_GLIBC=OFF goes back to a glibc-dynamic file (its floor: the build host's glibc).
+option(GATE_STATIC_GLIBC "GATE_STATIC: link glibc statically too (no GLIBC_ symbol versions)" ON)
+if(GATE_STATIC_GLIBC)
+  add_link_options(-static)
+else()
+  add_link_options(-static-libstdc++ -static-libgcc)
+endif()

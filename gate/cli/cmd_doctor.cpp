@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "doctor/doctor.hpp"
+#include "doctor/probe_cost.hpp"
 
 namespace gate::cli {
 namespace {
@@ -17,10 +18,12 @@ struct DoctorFlags {
   std::string config;
   std::string format = "text";
   bool no_attach = false;
+  bool host_line = false;
 };
 
-void print_text(const std::vector<doctor::Check>& checks, int rc) {
+void print_text(const std::vector<doctor::Check>& checks, int rc, const std::string& host) {
   std::printf("gate doctor (gate %s)\n", kVersion);
+  std::printf("  host  %s\n", host.c_str());
   for (const auto& c : checks) {
     std::printf("  %-4s  %-19s %s\n", doctor::to_string(c.status), c.name.c_str(), c.detail.c_str());
     if (!c.fix.empty()) std::printf("        %-19s fix: %s\n", "", c.fix.c_str());
@@ -33,9 +36,13 @@ void print_text(const std::vector<doctor::Check>& checks, int rc) {
     std::printf("gate cannot run here: %d check%s failed (fixes above)\n", failed, failed == 1 ? "" : "s");
 }
 
-void print_json(const std::vector<doctor::Check>& checks, int rc) {
+void print_json(const std::vector<doctor::Check>& checks, int rc, const std::string& host, const doctor::ProbeCost& cost) {
   nlohmann::json j;
   j["gate_version"] = kVersion;
+  j["host"] = host;
+  j["probe_cost"] = cost.measured ? nlohmann::json{{"emulated_ns", cost.emulated_ns}, {"single_stepped_ns", cost.single_stepped_ns},
+                                                   {"rounds", cost.rounds}, {"calls", cost.calls}}
+                                  : nlohmann::json{{"not_measured", cost.why_not}};
   j["can_run"] = rc == 0;
   j["exit_code"] = rc;
   j["checks"] = nlohmann::json::array();
@@ -51,8 +58,22 @@ std::function<int()> add_doctor(CLI::App& app, const Globals&) {
   app.add_option("-c,--config", f->config, "gate.yaml: also check its binary, its maps and a trial attach");
   app.add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--no-attach", f->no_attach, "Skip the trial attach of one declared function");
+  app.add_flag("--host-line", f->host_line,
+               "Print only the one-line host report (kernel, CPUs, measured cost of an emulated and of a "
+               "single-stepped probe hit) and exit 0; for CI logs and summaries");
   return [f]() {
     const doctor::HostFacts host = doctor::read_host();
+    // Probe costs only where BPF may be loaded: elsewhere the privileges check says why.
+    doctor::ProbeCost cost;
+    if (host.missing_privileges.empty())
+      cost = doctor::measure_probe_cost();
+    else
+      cost.why_not = "no BPF privileges: see privileges";
+    const std::string line = doctor::host_line(host.kernel_release, cost);
+    if (f->host_line) {
+      std::printf("%s\n", line.c_str());
+      return 0;
+    }
     std::vector<doctor::Check> checks = doctor::judge_host(host);
     int rc = 0;
     if (!f->config.empty()) {
@@ -66,9 +87,9 @@ std::function<int()> add_doctor(CLI::App& app, const Globals&) {
     }
     if (rc == 0) rc = doctor::exit_code(checks);
     if (f->format == "json")
-      print_json(checks, rc);
+      print_json(checks, rc, line, cost);
     else
-      print_text(checks, rc);
+      print_text(checks, rc, line);
     return rc;
   };
 }

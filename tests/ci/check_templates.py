@@ -234,7 +234,13 @@ if gl:
     tells_exit_codes_apart(rel, body)
     # The job's image is Debian 12: ci/get-gate.sh --here builds the self-contained gate in it (the
     # job's container, never the runner host) unless GATE_BIN gives one; doctor runs first.
-    check(job.get("image") == "debian:bookworm", f"{rel}: .gate image must be debian:bookworm (ci/build-static.sh's system)")
+    # (issue 41: an image with Go, git and curl; still Debian 12, for the --here build.)
+    check(re.fullmatch(r"golang:[0-9.]+-bookworm", str(job.get("image"))) is not None,
+          f"{rel}: .gate image must be a golang:X-bookworm image (Go, git, curl; Debian 12: ci/build-static.sh's system)")
+    check(job.get("cache", {}).get("when") == "always", f"{rel}: cache.when must be always (a failing job keeps gate)")
+    check(any("merge_request_event" in str(r.get("if", "")) for r in job.get("rules", [])), f"{rel}: no rules: for merge requests")
+    for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE_ARGS", "GATE_FAIL_ON_REGRESSION", "GATE_VERSION"):
+        check(knob in job.get("variables", {}), f"{rel}: no {knob} variable (parity with the action's inputs)")
     check("get-gate.sh\" --here" in body, f"{rel}: does not build gate through ci/get-gate.sh --here")
     check("setup.sh" not in body and not {w for w in apt_install_words(body) if w.endswith("-dev")},
           f"{rel}: installs build packages beside ci/get-gate.sh")
@@ -259,6 +265,12 @@ check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$GATE_BASE_REF" 
 check("get-gate.sh" in code and "setup.sh" not in code and "apt-get" not in code,
       f"{rel}: must get gate through ci/get-gate.sh, not install packages or compile it on the agent")
 check(re.search(r'"\$GATE_BIN" doctor', code) is not None, f"{rel}: does not run gate doctor before measuring")
+# issue 41: doctor with the measurement's privilege (root, else sudo, as pre-merge.sh runs gate ab),
+# and the action's knobs.
+check(re.search(r'as_root "\$GATE_BIN" doctor', code) is not None and "sudo" in code,
+      f"{rel}: gate doctor must run with the measurement's privilege (root, else sudo)")
+for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE_ARGS", "GATE_FAIL_ON_REGRESSION", "GATE_VERSION"):
+    check(re.search(knob + r"\s*=", code) is not None, f"{rel}: no {knob} (parity with the action's inputs)")
 tells_exit_codes_apart(rel, code)
 
 # --- the pre-merge script ---
