@@ -191,6 +191,11 @@ uint64_t unmatched(const Run& r, const std::string& name) {
     if (const auto* f = run.find(name)) n += f->unmatched_entries + f->unmatched_returns;
   return n;
 }
+double p50_us(const Run& r, const std::string& name, size_t run = 0) {
+  const auto* f = r.result.runs.at(run).find(name);
+  return f ? f->quantile_ns(0.5) / 1000 : -1;
+}
+
 // What the probes add to a traced C call's window on this host, in us, measured once per return
 // mode: rec_depth(0) spins 2 us in a traced native_spin and returns, so its p50 less 2 us is its own
 // probes' bias plus a traced child's whole cost (an over-estimate of either alone).
@@ -216,11 +221,6 @@ double slack_us(const Run& r, const std::string& name) {
   const bool uretprobe = f->entry_placement.ends_with("uretprobe");
   const double ret = uretprobe ? kUretprobeReturnNs : kSingleStepNs;
   return std::max((entry + ret) / 1000, measured_window_us(uretprobe)) * kSwing;
-}
-
-double p50_us(const Run& r, const std::string& name, size_t run = 0) {
-  const auto* f = r.result.runs.at(run).find(name);
-  return f ? f->quantile_ns(0.5) / 1000 : -1;
 }
 
 // Issue 33's acceptance: cgo's C native_spin (50 us) 1000 times a run and libc's qsort 300 times a
