@@ -5,7 +5,10 @@ none can go stale (issue 31).
 An example is a line that starts with "  gate " after "Examples:" in a --help page (a line ending
 in a backslash continues on the next), or a line that starts with "gate " in a ```sh block of
 README.md. Each runs through sh in a scratch directory W set up like a user's checkout:
-  gate.yaml          the shop example's config, with a shorter workload (-orders 1200)
+  gate.yaml          the shop example's config with the smallest settings that still exercise every
+                     path: a short workload (-orders 300), 5 runs (the statistics' minimum) and no
+                     more (max_runs, suspect_max_runs), one execution a unit (min_unit_seconds: 0);
+                     an example's own --runs N above 5 runs with --runs 5 (the line says so)
   examples/shop/     W itself (so "examples/shop/gate.yaml" is gate.yaml too)
   W is a git repository: v1.4.0 (the example), a commit that changes a comment, and HEAD, which
   makes pricing.Apply 1.5x slower (so ab and check may exit 1, and bisect has a commit to find);
@@ -13,6 +16,9 @@ README.md. Each runs through sh in a scratch directory W set up like a user's ch
   bin/shop, base/shop   the head build and v1.4.0's build
   base.json, head.json  results of `gate run` on each, for the compare examples
   .gate/history.db      results of v1.4.0 and HEAD~2
+Examples run two at a time (GATE_EXAMPLES_JOBS), except those that change W's state (record,
+check, history add, bisect, git, --force, writing baselines/): each of those runs alone, in the
+order the pages give, after every example before it finished.
 An example passes when it exits 0 or 1 (1: a verdict, e.g. a regression found by chance) and, when
 it pipes into jq, prints a value that is not null. An example that needs a tool this machine does
 not have is skipped, loudly, naming the tool. Exit 0 when all ran and passed; 77 when not root.
@@ -27,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.environ["GATE_ROOT"]
 GATE = os.environ["GATE_BIN"]
@@ -42,6 +49,20 @@ NEEDS_TOOL = {"flamegraph.pl": "flamegraph.pl (Brendan Gregg's FlameGraph script
 EXPECTED_OTHER = {
     "--from-change": (2, "no change point", "a history of two commits has no change point to bisect: the error says so"),
 }
+
+
+# The smallest settings that still run every path of an example (gate.yaml in W).
+SMALLEST = {"workload": "bin/shop -orders 300 -q", "runs": "5", "max_runs": "5", "suspect_max_runs": "5",
+            "min_unit_seconds": "0"}
+MIN_RUNS = 5  # the statistics' minimum (stats::CompareOptions::min_runs)
+
+# Examples that change W (baselines, the history, git, worktrees): each runs alone, in order.
+STATEFUL = re.compile(r"^gate (record|check|bisect|history add)\b|--force|\bgit\b|baselines/")
+
+
+def smallest(cmd):
+    """cmd with --runs N (N > MIN_RUNS) as --runs MIN_RUNS."""
+    return re.sub(r"--runs[ =](\d+)", lambda m: f"--runs {min(int(m.group(1)), MIN_RUNS)}", cmd)
 
 
 def sh(cmd, cwd, env, timeout=900):
@@ -108,9 +129,12 @@ def setup(w, env):
                     ignore=shutil.ignore_patterns("bin", "baselines"))
     cfg = os.path.join(w, "gate.yaml")
     text = open(cfg).read()
-    text, n = re.subn(r"(?m)^workload: .*$", "workload: bin/shop -orders 1200 -q", text)
-    if n != 1:
-        sys.exit("FAIL: could not shorten the shop's workload in gate.yaml")
+    for key, value in SMALLEST.items():
+        text, n = re.subn(rf"(?m)^{key}: .*$", f"{key}: {value}", text)
+        if n == 0:
+            text += f"{key}: {value}\n"
+        elif n != 1:
+            sys.exit(f"FAIL: gate.yaml sets {key} {n} times")
     open(cfg, "w").write(text)
     os.makedirs(os.path.join(w, "examples"))
     os.symlink(w, os.path.join(w, "examples", "shop"))
@@ -171,34 +195,57 @@ def main():
         if only:
             examples = [e for e in examples if only in e[1]]
         failed, skipped, passed = [], [], 0
-        for n, (source, cmd) in enumerate(examples, 1):
-            tool = next((t for t in NEEDS_TOOL if t in cmd and not shutil.which(t, path=env["PATH"])), None)
-            if tool:
-                skipped.append((source, cmd, NEEDS_TOOL[tool]))
-                print(f"[{n}/{len(examples)}] SKIP ({NEEDS_TOOL[tool]}): {cmd}", flush=True)
-                continue
-            if cmd.startswith("gate record") and "--force" not in cmd and "--baseline" not in cmd:
+        jobs = max(1, int(os.environ.get("GATE_EXAMPLES_JOBS", "2")))
+
+        def run_one(n, source, cmd):
+            ran = smallest(cmd)
+            if ran.startswith("gate record") and "--force" not in ran and "--baseline" not in ran:
                 p = os.path.join(w, "baselines", "shop.json")
                 if os.path.exists(p):
                     os.remove(p)  # a record example records a first baseline
             t = time.time()
-            r = sh(cmd, w, env)
+            r = sh(ran, w, env)
             out = r.stdout + r.stderr
             ok = r.returncode in (0, 1)
             why = f"exit {r.returncode}"
             for key, (code, must_say, _) in EXPECTED_OTHER.items():
-                if key in cmd and r.returncode == code and must_say in out:
+                if key in ran and r.returncode == code and must_say in out:
                     ok = True
-            if ok and "| jq" in cmd:
+            if ok and "| jq" in ran:
                 values = [l for l in r.stdout.splitlines() if l.strip()]
                 if not values or any(v.strip() == "null" for v in values):
                     ok, why = False, "jq printed no value (or null)"
+            as_run = f"   (run as: {ran})" if ran != cmd else ""
             print(f"[{n}/{len(examples)}] {'ok  ' if ok else 'FAIL'} {time.time() - t:5.1f} s  exit {r.returncode}  "
-                  f"{cmd}   ({source})", flush=True)
-            if ok:
-                passed += 1
-            else:
-                failed.append((source, cmd, why, out[-3000:]))
+                  f"{cmd}   ({source}){as_run}", flush=True)
+            return ok, (source, cmd, why, out[-3000:])
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            pending = []
+
+            def drain():
+                nonlocal passed
+                for f in pending:
+                    ok, failure = f.result()
+                    if ok:
+                        passed += 1
+                    else:
+                        failed.append(failure)
+                pending.clear()
+
+            for n, (source, cmd) in enumerate(examples, 1):
+                tool = next((t for t in NEEDS_TOOL if t in cmd and not shutil.which(t, path=env["PATH"])), None)
+                if tool:
+                    skipped.append((source, cmd, NEEDS_TOOL[tool]))
+                    print(f"[{n}/{len(examples)}] SKIP ({NEEDS_TOOL[tool]}): {cmd}", flush=True)
+                    continue
+                if STATEFUL.search(cmd):
+                    drain()  # everything before it has finished; it runs alone
+                    pending.append(pool.submit(run_one, n, source, cmd))
+                    drain()
+                else:
+                    pending.append(pool.submit(run_one, n, source, cmd))
+            drain()
         print(f"\n{passed} examples passed, {len(failed)} failed, {len(skipped)} skipped, in {time.time() - t0:.0f} s")
         for source, cmd, reason in skipped:
             print(f"SKIPPED ({reason}): {cmd}   ({source})")

@@ -1,8 +1,9 @@
 // Units and layouts end to end (issue 29), as root, on the bundled shop example built by the test
 // with Go 1.27: a short workload (~0.3 s an execution) in gate ab with no unit setting in the config
 // (the default min_unit_seconds does the work), (a) A/A passes and reports executions per unit
-// above 1, (b) (*Cart).Add made 1.35x slower by an init function in the head's source (SHOP_SLOW,
-// as ci/demo.sh does) is flagged and nothing else, (c) with three -randlayout builds a side, the
+// above 1, (b) (*Cart).Add made slower by an init function in the head's source (SHOP_SLOW, as
+// ci/demo.sh does; the factor sized from Add's own and probed time and noise measured first, to read
+// >= 1.35x) is flagged and nothing else, (c) with three -randlayout builds a side, the
 // A/A passes and the slowed function is flagged. Why (*Cart).Add and not pricing.Apply: the knob
 // stretches a function's body as timed by its own clock (Apply: ~1.1 us), and the probed window of
 // a ~2 us function adds the probes' cost, so Apply=1.35 reads ~1.1-1.15x through gate (1.04x
@@ -21,30 +22,57 @@
 #include "results/result.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
+#include "support/noise.hpp"
 
 namespace gate::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
+const std::string kAdd = "example.com/shop.(*Cart).Add";
+constexpr const char* kArgs = "-orders 80 -workers 1 -q";
+constexpr int kMaxRuns = 12;
+
 struct Shop {
   GoToolchain go;
   fs::path dir;
-  std::string slow_src;  // the shop with (*Cart).Add 1.35x slower (an init function in main)
+  std::string slow_src;  // the shop with (*Cart).Add slower (an init function in main)
+
+  double factor = 0;    // SHOP_SLOW's factor for (*Cart).Add, sized from what was measured here
+  std::string figures;  // what was measured, for every assertion's message
 
   Shop() {
     for (const auto& tc : go_toolchains())
       if (tc.minor() >= 23) go = tc;  // -randlayout needs Go 1.23 or later; the newest is taken
     dir = fs::temp_directory_path() / ("gate-units-" + std::to_string(getpid()));
     fs::create_directories(dir);
+    if (go.go.empty()) return;
+    // The slowdown, sized where the test runs: (*Cart).Add's own time (SHOP_TIMING), its probed p50
+    // and that p50's run-to-run noise with this workload; the head reads wholly above the 10% band
+    // at max_runs (the band times the raw noise's half-width, and at least 1.35x).
+    const FunctionCost cost = measure_shop_function(
+        {.binary = build(false, 0), .args = std::string(kArgs), .env = {{"GOMAXPROCS", "1"}}, .functions = functions(),
+         .runs = 6},
+        kAdd);
+    const double ratio = std::max(1.35, 1.10 * (1 + 2 * interval_half_width(cost.cv(), kMaxRuns)));
+    factor = shop_factor_for(cost, ratio);
+    char b[128];
+    std::snprintf(b, sizeof b, "; head sized to read %.2fx (SHOP_SLOW factor %.2f)", ratio, factor);
+    figures = cost.figures() + b;
+    std::printf("%s\n", figures.c_str());
     const fs::path src = fs::path(GATE_SOURCE_DIR) / "examples" / "shop";
     slow_src = (dir / "slow-src").string();
     fs::remove_all(slow_src);
     fs::copy(src, slow_src, fs::copy_options::recursive);
     fs::remove_all(fs::path(slow_src) / "bin");
     std::ofstream(fs::path(slow_src) / "cmd" / "shop" / "zz_slow.go")
-        << "package main\n\nimport \"os\"\n\n// The head's change: (*Cart).Add got 1.35x slower.\n"
-        << "func init() { os.Setenv(\"SHOP_SLOW\", \"example.com/shop.(*Cart).Add=1.35\") }\n";
+        << "package main\n\nimport \"os\"\n\n// The head's change: (*Cart).Add got slower.\n"
+        << "func init() { os.Setenv(\"SHOP_SLOW\", \"" << kAdd << "=" << factor << "\") }\n";
+  }
+  static std::vector<std::string> functions() {
+    return {"example.com/shop/pricing.Apply", "example.com/shop.(*Store).Get", kAdd,
+            "example.com/shop.(*Cart).Checkout", "example.com/shop.Order.Invoice", "example.com/shop.ValidateOrder",
+            "example.com/shop.(*Category).Walk", "example.com/shop.SumBy[...]"};
   }
   std::string build(bool slow, int layout_seed) const {
     GoBuild b;
@@ -59,19 +87,12 @@ struct Shop {
     const std::string cfg = (dir / "gate.yaml").string();
     std::ofstream(cfg) << "name: shop-units\n"
                        << "binary: bin/shop\n"
-                       << "workload: exec \"$GATE_BINARY\" -orders 80 -workers 1 -q\n"
-                       << "runs: 6\nmax_runs: 12\n"
+                       << "workload: exec \"$GATE_BINARY\" " << kArgs << "\n"
+                       << "runs: 6\nmax_runs: " << kMaxRuns << "\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
                        << "threshold: 10%\nquantiles: [p50]\n"
-                       << "functions:\n"
-                       << "  - example.com/shop/pricing.Apply\n"
-                       << "  - example.com/shop.(*Store).Get\n"
-                       << "  - example.com/shop.(*Cart).Add\n"
-                       << "  - example.com/shop.(*Cart).Checkout\n"
-                       << "  - example.com/shop.Order.Invoice\n"
-                       << "  - example.com/shop.ValidateOrder\n"
-                       << "  - example.com/shop.(*Category).Walk\n"
-                       << "  - example.com/shop.SumBy[...]\n";
+                       << "functions:\n";
+    for (const auto& f : functions()) std::ofstream(cfg, std::ios::app) << "  - " << f << "\n";
     return cfg;
   }
 };
@@ -104,6 +125,7 @@ TEST(UnitsE2e, ShortWorkloadUnitsPassAAAndCatchOneSlowFunction) {
   GATE_REQUIRE_ROOT();
   const Shop shop;
   ASSERT_FALSE(shop.go.go.empty()) << "no Go >= 1.23 installed (ci/setup.sh installs 1.24-1.27)";
+  ASSERT_GT(shop.factor, 0) << "the knob cannot make (*Cart).Add read the sized ratio: " << shop.figures;
   const std::string cfg = shop.config();
   const std::string base = shop.build(false, 0), slow = shop.build(true, 0);
   const std::string head_json = (shop.dir / "head.json").string();
@@ -120,10 +142,10 @@ TEST(UnitsE2e, ShortWorkloadUnitsPassAAAndCatchOneSlowFunction) {
   std::printf("A/A verdicts: %d unchanged, %d inconclusive\n", counts.count("unchanged") ? counts.at("unchanged") : 0,
               counts.count("inconclusive") ? counts.at("inconclusive") : 0);
 
-  // (b) (*Cart).Add 1.35x slower: flagged, nothing else.
+  // (b) (*Cart).Add slower (sized): flagged, nothing else.
   auto caught = ab(cfg, {base}, {slow}, head_json);
-  std::printf("--- (*Cart).Add 1.35x (exit %d):\n%s\n", caught.code, caught.out.c_str());
-  EXPECT_EQ(caught.code, 1) << caught.out << caught.err;
+  std::printf("--- (*Cart).Add slowed (exit %d): %s\n%s\n", caught.code, shop.figures.c_str(), caught.out.c_str());
+  EXPECT_EQ(caught.code, 1) << shop.figures << "\n" << caught.out << caught.err;
   EXPECT_EQ(regressions(caught.out), std::vector<std::string>{"example.com/shop.(*Cart).Add"}) << caught.out;
 }
 
@@ -131,6 +153,7 @@ TEST(UnitsE2e, ThreeLayoutsASidePassAAAndCatchTheSlowFunction) {
   GATE_REQUIRE_ROOT();
   const Shop shop;
   ASSERT_FALSE(shop.go.go.empty()) << "no Go >= 1.23 installed (ci/setup.sh installs 1.24-1.27)";
+  ASSERT_GT(shop.factor, 0) << "the knob cannot make (*Cart).Add read the sized ratio: " << shop.figures;
   const std::string cfg = shop.config();
   const std::vector<std::string> base{shop.build(false, 1), shop.build(false, 2), shop.build(false, 3)};
   const std::vector<std::string> same{shop.build(false, 4), shop.build(false, 5), shop.build(false, 6)};
@@ -147,8 +170,9 @@ TEST(UnitsE2e, ThreeLayoutsASidePassAAAndCatchTheSlowFunction) {
   EXPECT_EQ(layouts, (std::set<int>{0, 1, 2})) << "units spread over the three variants";
 
   auto caught = ab(cfg, base, slow, head_json);
-  std::printf("--- (*Cart).Add 1.35x over 3 layouts a side (exit %d):\n%s\n", caught.code, caught.out.c_str());
-  EXPECT_EQ(caught.code, 1) << caught.out << caught.err;
+  std::printf("--- (*Cart).Add slowed, 3 layouts a side (exit %d): %s\n%s\n", caught.code, shop.figures.c_str(),
+              caught.out.c_str());
+  EXPECT_EQ(caught.code, 1) << shop.figures << "\n" << caught.out << caught.err;
   EXPECT_EQ(regressions(caught.out), std::vector<std::string>{"example.com/shop.(*Cart).Add"}) << caught.out;
 }
 

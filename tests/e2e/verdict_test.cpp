@@ -1,6 +1,7 @@
 // End to end on the bundled example, as root: record a baseline, check the unchanged program
-// (exit 0), then check it with (*Category).Walk made 1.5x slower through SHOP_SLOW (exit 1, naming
-// that function and no other). The traced set leaves out Walk's caller GenerateReport (its time
+// (exit 0), then check it with (*Category).Walk made slower through SHOP_SLOW (exit 1, naming that
+// function and no other; the factor sized from Walk's own and probed time and noise measured first,
+// to read >= 1.5x against the 20% band, >= 1.3x against gate ab's 10%). The traced set leaves out Walk's caller GenerateReport (its time
 // includes Walk's), and Walk runs in its own phase of the driver, apart from the checkout path.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "results/result.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
+#include "support/noise.hpp"
 
 namespace gate::testing {
 namespace {
@@ -23,6 +25,28 @@ namespace fs = std::filesystem;
 
 CliOutcome gate_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
   return run_gate(args, {.env = env});
+}
+
+const std::string kWalk = "example.com/shop.(*Category).Walk";
+
+// The SHOP_SLOW factor for (*Category).Walk, sized where the test runs: Walk's own time (SHOP_TIMING),
+// its probed p50 and that p50's run-to-run noise with the test's workload and traced set; the slowed
+// side reads wholly above the band at max_runs (the band times the raw noise's half-width), and at
+// least `least`. A fixed factor reads diluted where a uprobe hit costs more (Walk's window holds its
+// traced children's probes, which the knob does not stretch). `figures` gets what was measured.
+double walk_factor(const std::string& shop, const std::vector<std::string>& functions, double band, int max_runs,
+                   double least, std::string& figures) {
+  const FunctionCost c = measure_shop_function(
+      {.binary = shop, .args = "-orders 600 -workers 1 -q", .env = {{"GOMAXPROCS", "1"}}, .functions = functions,
+       .runs = 6},
+      kWalk);
+  const double ratio = std::max(least, (1 + band) * (1 + 2 * interval_half_width(c.cv(), max_runs)));
+  const double factor = shop_factor_for(c, ratio);
+  char b[128];
+  std::snprintf(b, sizeof b, "; slowed side sized to read %.2fx (SHOP_SLOW factor %.2f)", ratio, factor);
+  figures = c.figures() + b;
+  std::printf("%s\n", figures.c_str());
+  return factor;
 }
 
 TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
@@ -70,10 +94,17 @@ TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
   EXPECT_TRUE(regressions(same.out).empty()) << same.out;
 
   const std::string head = (dir / "head.json").string();
+  std::string figures;
+  const double factor = walk_factor(shop,
+                                    {"example.com/shop/pricing.Apply", "example.com/shop.(*Store).Get",
+                                     "example.com/shop.(*Cart).Add", "example.com/shop.Order.Invoice", kWalk,
+                                     "example.com/shop.SumBy[...]"},
+                                    0.20, 30, 1.5, figures);
+  ASSERT_GT(factor, 0) << figures;
   auto slow = gate_cli({"check", "-c", cfg, "--baseline", baseline, "--out", head},
-                       {{"SHOP_SLOW", "example.com/shop.(*Category).Walk=1.5"}});
-  std::printf("--- check with (*Category).Walk 1.5x slower (exit %d):\n%s\n", slow.code, slow.out.c_str());
-  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+                       {{"SHOP_SLOW", kWalk + "=" + std::to_string(factor)}});
+  std::printf("--- check with (*Category).Walk slowed (exit %d): %s\n%s\n", slow.code, figures.c_str(), slow.out.c_str());
+  EXPECT_EQ(slow.code, 1) << figures << "\n" << slow.out << slow.err;
   EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << slow.out;
 
   // Offline comparison of the stored head result gives the same verdict (fixed seed).
@@ -93,13 +124,19 @@ TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
   fs::create_directories(dir / "head");
   fs::copy_file(shop, dir / "base" / "shop", fs::copy_options::overwrite_existing);
   fs::copy_file(shop, dir / "head" / "shop", fs::copy_options::overwrite_existing);
+  std::string figures;
+  const double factor = walk_factor(shop,
+                                    {"example.com/shop/pricing.Apply", "example.com/shop.(*Store).Get", kWalk,
+                                     "example.com/shop.SumBy[...]"},
+                                    0.10, 14, 1.3, figures);
+  ASSERT_GT(factor, 0) << figures;
   auto config = [&](const std::string& name, bool slow_head) {
     const std::string cfg = (dir / name).string();
     std::ofstream(cfg) << "name: shop-ab\n"
                        << "binary: head/shop\n"
                        << "workload: |\n"
                        << "  case \"$GATE_BINARY\" in */head/shop) "
-                       << (slow_head ? "export SHOP_SLOW='example.com/shop.(*Category).Walk=1.3';; " : ";; ")
+                       << (slow_head ? "export SHOP_SLOW='" + kWalk + "=" + std::to_string(factor) + "';; " : ";; ")
                        << "esac; exec \"$GATE_BINARY\" -orders 600 -workers 1 -q\n"
                        << "runs: 6\nmax_runs: 14\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
@@ -114,8 +151,8 @@ TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
   const auto base = (dir / "base" / "shop").string(), head = (dir / "head" / "shop").string();
   auto slow = gate_cli({"ab", "-c", config("slow.yaml", true), "--base-binary", base, "--head-binary", head,
                         "--out-head", (dir / "head.json").string()});
-  std::printf("--- ab, head 1.3x slower in Walk (exit %d):\n%s\n", slow.code, slow.out.c_str());
-  EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
+  std::printf("--- ab, head slower in Walk (exit %d): %s\n%s\n", slow.code, figures.c_str(), slow.out.c_str());
+  EXPECT_EQ(slow.code, 1) << figures << "\n" << slow.out << slow.err;
   EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"example.com/shop.(*Category).Walk"}) << slow.out;
   // Both sides really ran, interleaved: the head result holds head's runs.
   const auto h = load_result_file((dir / "head.json").string());
