@@ -26,7 +26,7 @@ www="$tmp/www"
 pack() {  # pack VERSION: the tarball and SHA256SUMS of release vVERSION
   local v=$1 d="$www/acme/gate/releases/download/v$1" n="gate-$1-linux-amd64"
   mkdir -p "$d/$n/ci"
-  cp "$GATE_BIN" "$d/$n/gate"
+  strip -o "$d/$n/gate" "$GATE_BIN"   # a build tree's gate carries ~100 MB of debug info: not in a release
   cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$d/$n/ci/"
   tar -C "$d" --owner=0 --group=0 -czf "$d/$n.tar.gz" "$n" && rm -rf "${d:?}/$n"
   (cd "$d" && sha256sum "$n.tar.gz" > SHA256SUMS)
