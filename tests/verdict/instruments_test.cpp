@@ -39,11 +39,11 @@ struct Sides {
 };
 
 // 20 pairs of 6 functions; "main.hot" is called 100,000 times a run with 2 us of its own work and
-// reads 25 us a call through its probes; head does `scale` times its own work. Both sides meet the
+// reads 10 us a call through its probes (8 us of probes: 80% of its samples); head does `scale` times its own work. Both sides meet the
 // same machine state in pair r (1.4x slow spells), as gate ab's pairs do.
 Sides make_sides(double scale, uint64_t seed, int pairs = 20) {
   auto fns = testing::synthetic_functions(5);
-  fns.push_back({"main.hot", 25'000, 0.2, 100'000, 1.0});
+  fns.push_back({"main.hot", 10'000, 0.2, 100'000, 1.0});
   testing::SyntheticNoise noise;
   noise.shared_per_run = true;
   noise.slow_fraction = 0.3;
@@ -90,14 +90,18 @@ TEST(Instrument, AutoChoosesSamplesWhereProbesDominateAndCatchesAChangeTheProbes
 }
 
 TEST(Instrument, AutoAaFlagsNothing) {
+  int covers = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     const Sides s = make_sides(1.0, seed);
     const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
     EXPECT_EQ(c.counts.regression, 0) << "seed " << seed;
     EXPECT_EQ(c.counts.suspect, 0) << "seed " << seed;
     const auto& q = hot(c).quantiles.at(0);
-    EXPECT_TRUE(q.ci_low <= 1.0 && q.ci_high >= 1.0) << "seed " << seed << ": [" << q.ci_low << ", " << q.ci_high << "]";
+    EXPECT_LT(q.ci_high - q.ci_low, 0.12) << "seed " << seed << ": ~1,000 samples a unit, 20 pairs";
+    covers += q.ci_low <= 1.0 && q.ci_high >= 1.0;
   }
+  // A 95% interval misses the truth now and then: at most two of ten here (seeded, so the same each time).
+  EXPECT_GE(covers, 8);
 }
 
 TEST(Instrument, ProbesSettingKeepsTheLatencyTests) {
