@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/instrument.hpp"
 #include "stats/power.hpp"
 
 namespace gate::verdict {
@@ -60,10 +61,12 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       r.target = 1 + (slowdown > 0 ? slowdown : 2 * q.band.regression);
       r.pairs_for_target = stats::units_to_detect(q.noise, r.target, q.band.regression, model, Calibration::kMaxPairs);
       r.false_regression = q.verdict == stats::Verdict::kRegression;
-      const stats::QuantileSpec spec = stats::QuantileSpec::parse(q.name);
+      // The sampled instrument's test (cpu/call) is no quantile of the calls: its sources are not split.
+      const bool quantile = q.name != stats::kSampledTestName;
+      const stats::QuantileSpec spec = quantile ? stats::QuantileSpec::parse(q.name) : stats::QuantileSpec{};
       // A quantile between two modes (q.note) was compared by the mean of the calls around it, whose
       // sampling is not the quantile's: its split is left unknown.
-      if (base_runs && head_runs && !spec.is_mean && !q.window.used) {
+      if (quantile && base_runs && head_runs && !spec.is_mean && !q.window.used) {
         const stats::NoiseSources s = sources_of(f.name, spec.q, *base_runs, *head_runs);
         r.sources = s;
       }
