@@ -16,22 +16,6 @@ namespace gate::runner {
 
 namespace {
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-int stop_signal_number(const std::string& name) {
-  if (name == "SIGINT") return SIGINT;
-  if (name == "SIGKILL") return SIGKILL;
-  return SIGTERM;
-}
-
 uint64_t total_calls(const RunResult& r) {
   uint64_t n = 0;
   for (const auto& f : r.functions) n += f.calls;
@@ -204,7 +188,7 @@ void RunSession::end_rounds() {
   if (!live_) return;
   std::unique_ptr<LiveService> live = std::move(live_);
   if (live->service && live->service->running())
-    live->service->stop(stop_signal_number(live->sv.stop_signal), live->sv.stop_timeout_s);
+    live->service->stop(signal_number(live->sv.stop_signal), live->sv.stop_timeout_s);
   engine_->set_slice_start(0);
   engine_->collect_and_reset();  // its shut-down is in no round
   engine_->untrack_all();

@@ -23,8 +23,6 @@ namespace gate::runner {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 uint64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
@@ -40,6 +38,8 @@ int signal_number(const std::string& name) {
   if (name == "SIGKILL") return SIGKILL;
   return SIGTERM;
 }
+
+namespace {
 
 std::string indent_tail(const std::string& tail) {
   if (tail.empty()) return "  (no output)";
