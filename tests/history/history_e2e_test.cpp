@@ -1,11 +1,12 @@
 // The history end to end, as root with real probes: 16 `gate run` results of the shop in commit
-// order (c01-c08 the base, c09-c16 with pricing.Apply slowed to read 1.5x, one upload repeated) in a SQLite
+// order (c01-c08 the base, c09-c16 with pricing.Apply slowed to read >= 2.5x, one upload repeated) in a SQLite
 // history, whose change points must name c09; and `gate bisect` over a git repository of 8 commits
 // (the 5th makes pricing.Apply slower, by a factor sized from Apply's measured own and probed time
 // so that it reads >= 2x through the probes), which must name the 5th.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -80,15 +81,19 @@ TEST(HistoryE2E, ShopOverSixteenCommitsNamesC09) {
   fs::remove(db_path + "-shm");
   const std::string db = "sqlite:" + db_path;
   // The step from c09 on: Apply's knob sized from its own and probed time measured here, to read
-  // 1.5x through the probes (a fixed 2x read ~1.3x on one host and would read less where a uprobe
-  // hit costs more).
+  // at least 2.5x through the probes, more when the measured run-to-run noise is larger (1 + 4 cv).
+  // A fixed 2x read ~1.3x on one host and would read less where a uprobe hit costs more. A step
+  // sized to 1.5x from a measured cv of 11% failed a clean-clone CI run: c11-c13 read 0.87-1.0x of
+  // the base after speed normalization (the other functions are mostly probe, so a surge in the
+  // probes' cost reads as a faster Apply), and the first change point fell on c14.
   const FunctionCost cost = measure_shop_function(
       {.binary = shop, .args = "-orders 1000 -workers 1 -q", .env = {{"GOMAXPROCS", "1"}},
        .functions = shop_function_list(), .runs = 5},
       kApply);
-  const double factor = shop_factor_for(cost, 1.5);
-  ASSERT_GT(factor, 0) << "the knob cannot make Apply read 1.5x: " << cost.figures();
-  std::printf("c09-c16: SHOP_SLOW %s=%.2f\n", kApply.c_str(), factor);
+  const double ratio = std::max(2.5, 1 + 4 * cost.cv());
+  const double factor = shop_factor_for(cost, ratio);
+  ASSERT_GT(factor, 0) << "the knob cannot make Apply read " << ratio << "x: " << cost.figures();
+  std::printf("c09-c16: SHOP_SLOW %s=%.2f (sized to read %.2fx)\n", kApply.c_str(), factor, ratio);
   for (int i = 1; i <= 16; ++i) {
     const std::string out = dir + "/" + commit_name(i) + ".json";
     std::map<std::string, std::string> env;
@@ -124,8 +129,8 @@ TEST(HistoryE2E, ShopOverSixteenCommitsNamesC09) {
     if (c["function"] == kApply && c["quantile"] == "p50") {
       apply_p50.push_back(c["commit"]);
       if (c["commit"] == "c09") {
-        // Sized to read 1.5x; at least 1.1x must remain after normalization.
-        EXPECT_GT(c["shift"].get<double>(), 1.1) << c.dump();
+        // Sized to read >= 2.5x; at least 1.3x must remain after normalization.
+        EXPECT_GT(c["shift"].get<double>(), 1.3) << c.dump();
         EXPECT_LE(c["p_value"].get<double>(), 0.05) << c.dump();
         EXPECT_FALSE(c["provisional"].get<bool>());
       }
