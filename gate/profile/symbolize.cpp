@@ -28,7 +28,13 @@ bool in_uprobe_handling(const std::vector<uint64_t>& kernel, const KernelSymbols
   if (!ksyms) return false;
   return std::any_of(kernel.begin(), kernel.end(), [&](uint64_t pc) {
     const std::string name = ksyms(pc);
-    return name.find("uprobe") != std::string::npos || name == "handle_swbp";
+    // The breakpoint's and the single-step's trap entries (asm_exc_int3, exc_int3, do_int3_user,
+    // asm_exc_debug, exc_debug_user, noist_exc_debug) run before any uprobe-named function: their
+    // samples carry the probed function's user stack and, untagged, read as its own CPU time.
+    // A Go program takes no int3 or #DB trap of its own outside a debugger.
+    return name.find("uprobe") != std::string::npos || name == "handle_swbp" ||
+           name.find("exc_int3") != std::string::npos || name.find("do_int3") != std::string::npos ||
+           name.find("exc_debug") != std::string::npos;
   });
 }
 

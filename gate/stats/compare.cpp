@@ -25,6 +25,7 @@
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"
 #include "stats/findings.hpp"
+#include "stats/instrument.hpp"
 #include "stats/noise_sources.hpp"
 #include "stats/power.hpp"
 #include "stats/rng.hpp"
@@ -133,6 +134,7 @@ class RunIndex {
     }
   }
   size_t size() const { return runs_->size(); }
+  const RunResult& run(size_t r) const { return (*runs_)[r]; }
   double duration_s(size_t r) const { return (*runs_)[r].duration_s; }
   // nullptr when run r lacks the function.
   const FunctionRun* find(size_t r, std::string_view name) const {
@@ -355,21 +357,43 @@ bool runs_are_paired(const std::vector<RunResult>& base, const std::vector<RunRe
 }
 
 // Per side, run and function: log p50 of the run's calls, NaN below the calls p50 needs (the
-// central statistic the speed factors are made of, whatever quantiles are compared).
+// central statistic the speed factors are made of, whatever quantiles are compared). A function
+// whose probes count calls without timing them (calls: entry, chosen for the sampled instrument)
+// has no p50 after the first pair: it contributes its sampled CPU per call instead (self samples,
+// at least kMinSpeedSamples a run), in every run, so that each function's deviations stay of one
+// kind. Without this, a workload whose functions mostly go to samples lost its speed
+// normalization after the switch (fewer than 5 functions with a p50 in every run).
+constexpr uint64_t kMinSpeedSamples = 10;
+
 SpeedFactors speed_of(const RunIndex* index[2], const std::vector<std::string>& names, const CompareOptions& o) {
   const uint64_t need = min_calls_per_run(QuantileSpec::parse("p50"), o.min_tail_calls);
-  std::vector<std::vector<double>> values[2];
+  std::vector<std::vector<double>> p50[2], sampled[2];
+  std::vector<size_t> have_p50(names.size(), 0), have_sampled(names.size(), 0);
   for (int side = 0; side < 2; ++side)
     for (size_t r = 0; r < index[side]->size(); ++r) {
-      std::vector<double> v(names.size(), kNaN);
+      std::vector<double> p(names.size(), kNaN), s(names.size(), kNaN);
       for (size_t f = 0; f < names.size(); ++f) {
         const FunctionRun* fr = index[side]->find(r, names[f]);
-        if (!fr || fr->calls < need || fr->histogram.count() < need) continue;
-        v[f] = std::log(std::max(fr->histogram.quantile(0.5), 1.0));
+        if (!fr) continue;
+        if (fr->calls >= need && fr->histogram.count() >= need) {
+          p[f] = std::log(std::max(fr->histogram.quantile(0.5), 1.0));
+          ++have_p50[f];
+        }
+        const double v = fr->self_samples >= kMinSpeedSamples ? sampled_ns_per_call(index[side]->run(r), *fr) : kNaN;
+        if (std::isfinite(v) && v > 0) {
+          s[f] = std::log(std::max(v, 1.0));
+          ++have_sampled[f];
+        }
       }
-      values[side].push_back(std::move(v));
+      p50[side].push_back(std::move(p));
+      sampled[side].push_back(std::move(s));
     }
-  return estimate_speed(values);
+  for (size_t f = 0; f < names.size(); ++f) {
+    if (have_sampled[f] <= have_p50[f]) continue;
+    for (int side = 0; side < 2; ++side)
+      for (size_t r = 0; r < p50[side].size(); ++r) p50[side][r][f] = sampled[side][r][f];
+  }
+  return estimate_speed(p50);
 }
 
 // The common-mode shift: head/base of the runs' speed factors (scaled to 1 ms so that the

@@ -106,6 +106,14 @@ TEST(Symbolize, KernelStackInUprobeHandlingIsAGateProbe) {
   KernelSymbols ksyms = [](uint64_t pc) { return pc == 0xffff1000 ? std::string("handle_swbp") : std::string("do_syscall_64"); };
   EXPECT_TRUE(in_uprobe_handling({0xffff2000, 0xffff1000}, ksyms));
   EXPECT_FALSE(in_uprobe_handling({0xffff2000}, ksyms));
+  // The trap entries before any uprobe-named function (a sample taken there carries the probed
+  // function's user stack): the breakpoint's and the single-step's.
+  for (const char* entry : {"asm_exc_int3", "exc_int3", "do_int3_user", "asm_exc_debug", "exc_debug_user", "noist_exc_debug"}) {
+    KernelSymbols trap = [entry](uint64_t pc) { return pc == 0xffff3000 ? std::string(entry) : std::string("irqentry_enter"); };
+    EXPECT_TRUE(in_uprobe_handling({0xffff2000, 0xffff3000}, trap)) << entry;
+  }
+  KernelSymbols page_fault = [](uint64_t) { return std::string("exc_page_fault"); };
+  EXPECT_FALSE(in_uprobe_handling({0xffff2000}, page_fault));
   RawProfile raw;
   raw.stacks.push_back({{f.burn30 + 1, f.main_main + 20}, {0xffff2000, 0xffff1000}, 0, 0, false, 0, 4});
   raw.stacks.push_back({{f.burn30 + 1, f.main_main + 20}, {0xffff2000}, 0, 0, false, 0, 6});  // a syscall

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "profile/function_samples.hpp"
+#include "stats/benchmarks.hpp"
 #include "stats/instrument.hpp"
 #include "synthetic.hpp"
 #include "verdict/benchmarks.hpp"
@@ -136,7 +137,11 @@ TEST(Instrument, ChoiceRules) {
   f.probe_share = 0.1;
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   f.probe_share = 0.5;
-  f.on_cpu = 0.2;  // waits: only probes see that time
+  f.on_cpu = 0.1;  // waits: only probes see that time
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  f.on_cpu = 0.45;  // preempted on a loaded runner: still CPU-bound
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kSamples);
+  f.on_cpu = 0.1;
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   f.on_cpu = 0.9;
   f.samples_per_unit = 3;  // too few samples to measure it
@@ -191,6 +196,37 @@ TEST(FunctionSamples, InclusiveOncePerSampleProbesApart) {
   EXPECT_EQ(s[2].self, 7u);
   EXPECT_EQ(s[2].probe, 0u);
   EXPECT_EQ(s[3].cpu + s[3].probe, 0u);
+}
+
+// After gate ab's first pair, calls: auto counts a sampled function's calls without timing them: its
+// runs have no p50. The speed factors must then come from its sampled CPU per call, or a workload
+// whose functions mostly go to samples loses its speed normalization (fewer than 5 with a p50).
+TEST(Instrument, SpeedFactorsFromSampledFunctionsWhenProbesOnlyCount) {
+  Sides s = make_sides(1.0, 5);
+  std::vector<double> speed(s.base.size(), 1.0);
+  for (size_t r = 0; r < speed.size(); r += 3) speed[r] = 1.4;
+  for (const auto& f : s.meta.functions) {
+    add_samples(s.base, f.name, 50'000, 1.0, 0.5, speed, 11);  // ~500 samples a run: 4.5% Poisson noise
+    add_samples(s.head, f.name, 50'000, 1.0, 0.5, speed, 12);
+  }
+  auto count_only = [](std::vector<RunResult>& runs) {
+    for (size_t r = 1; r < runs.size(); ++r)
+      for (auto& f : runs[r].functions) f.histogram = LatencyHistogram{};
+  };
+  count_only(s.base);
+  count_only(s.head);
+  const auto sf = stats::speed_factors(s.base, s.head, options());
+  ASSERT_TRUE(sf.usable) << sf.why_not;
+  // The slow spells (1.4x, a third of the runs) are what the factors find: log 1.4 = 0.34 above the
+  // fast runs, which hold every function's median.
+  for (int side = 0; side < 2; ++side)
+    for (size_t r = 0; r < speed.size(); ++r)
+      EXPECT_NEAR(sf.all[side][r], std::log(speed[r]), 0.1) << "side " << side << " run " << r;
+  // Without samples, the count-only runs leave no function to estimate the speed from.
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side)
+      for (auto& f : r.functions) f.self_samples = 0;
+  EXPECT_FALSE(stats::speed_factors(s.base, s.head, options()).usable);
 }
 
 }  // namespace
