@@ -229,4 +229,10 @@ size_t count_calls_only(ProbePlan& plan, const std::set<uint32_t>& ids) {
   return before - plan.sites.size();
 }
 
+size_t stop_probing(ProbePlan& plan, const std::set<uint32_t>& ids) {
+  return std::erase_if(plan.sites, [&](const probe::SiteSpec& site) {
+    return site.path.empty() && ids.count(decode_cookie(site.cookie).function_id) > 0;
+  });
+}
+
 }  // namespace gate::plan

@@ -184,7 +184,8 @@ constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
                                {"dropped", &FunctionRun::dropped},
                                {"cpu_samples", &FunctionRun::cpu_samples},
                                {"probe_samples", &FunctionRun::probe_samples},
-                               {"self_samples", &FunctionRun::self_samples}};
+                               {"self_samples", &FunctionRun::self_samples},
+                               {"fixed_calls_per_execution", &FunctionRun::fixed_calls_per_execution}};
 
 struct TrueColumn {
   const char* key;

@@ -82,6 +82,10 @@ struct FunctionRun {
   // Of cpu_samples, those where no other declared function is deeper on the stack: its CPU time
   // less its declared callees' (they carry verdicts of their own). The sampled test compares this.
   uint64_t self_samples = 0;
+  // > 0: this run did not count its calls. calls: auto removed its probes after gate ab's first
+  // pair (a workload that made the same calls in every execution, the function measured by
+  // samples), and calls is this, the first pair's calls per execution, times the executions.
+  uint64_t fixed_calls_per_execution = 0;
   TrueTimeRun true_time;
 
   double mean_ns() const { return calls ? static_cast<double>(sum_ns) / calls : 0.0; }

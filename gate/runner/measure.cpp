@@ -193,6 +193,11 @@ bool Measurer::execute(SignalWatch* signals) {
     RunResult r = cfg_.service ? session_->run_round(i, e, opts_.executions_per_unit, opts_.variant, signals)
                                : session_->run_once(i, opts_.variant, signals);
     r.layout = opts_.layout;
+    for (auto& f : r.functions)
+      if (const auto it = fixed_calls_.find(f.name); it != fixed_calls_.end()) {
+        f.calls = it->second;
+        f.fixed_calls_per_execution = it->second;
+      }
     if (opts_.session.on_collected) opts_.session.on_collected(r);
     if (!target_.libraries.empty() && log)
       for (const auto& w : plan::unmapped_library_notes(target_, session_->engine().take_library_loads(), r.functions))
@@ -261,6 +266,30 @@ void Measurer::count_calls_only(const std::set<std::string>& functions) {
     opts_.session.log("calls: entry" + who() + ": " + std::to_string(ids.size()) +
                       " sampled functions keep an entry probe that counts calls; " + std::to_string(removed) +
                       " return probes removed");
+}
+
+void Measurer::stop_probing(const std::map<std::string, uint64_t>& calls_per_execution) {
+  std::set<uint32_t> ids;
+  std::set<std::string> names;
+  for (const auto& f : target_.functions)
+    if (calls_per_execution.count(f.name)) {
+      ids.insert(f.id);
+      names.insert(f.name);
+    }
+  if (ids.empty()) return;
+  plan::ProbePlan trial = target_;
+  const size_t removed = plan::stop_probing(trial, ids);
+  if (trial.sites.empty()) {  // nothing left to attach: keep counting at their entries
+    count_calls_only(names);
+    return;
+  }
+  target_ = std::move(trial);
+  for (const auto& n : names) fixed_calls_[n] = calls_per_execution.at(n);
+  replanned_ = true;
+  if (opts_.session.log)
+    opts_.session.log("calls: auto" + who() + ": " + std::to_string(ids.size()) +
+                      " sampled functions made the same calls in both sides' first executions: their " +
+                      std::to_string(removed) + " probes removed, their calls taken from the first pair");
 }
 
 // A new attach (and copy of the binary) for the next run: see reattach_each_run.

@@ -4,6 +4,7 @@
 // run that timed no call of any declared function is a failed run (runner/coverage.hpp).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -87,6 +88,11 @@ class Measurer {
   // `calls: entry` from the next unit on (issue 39): these functions keep an entry probe that counts
   // calls and lose their return probes; their time is sampled. Re-attaches before the next unit.
   void count_calls_only(const std::set<std::string>& functions);
+  // calls: auto on a workload that makes the same calls every execution (issue 39): these functions
+  // lose every probe from the next unit on; each execution is given the calls per execution here
+  // (the first pair's), and their time is sampled. Where removing them would leave no probe at all,
+  // they count calls with their entry probe instead (count_calls_only).
+  void stop_probing(const std::map<std::string, uint64_t>& calls_per_execution);
   void set_executions_per_unit(int k) { opts_.executions_per_unit = k < 1 ? 1 : k; }
   int executions_per_unit() const { return opts_.executions_per_unit; }
   // Runs that are measured and thrown away (caches, JIT-like warm-up of the service).
@@ -113,6 +119,7 @@ class Measurer {
   void reattach(int copy_index);
   int rounds_ = 0;
   bool replanned_ = false;  // count_calls_only changed the plan: re-attach before the next unit
+  std::map<std::string, uint64_t> fixed_calls_;  // stop_probing: calls per execution, not counted
   const Config& cfg_;
   MeasureOptions opts_;
   plan::ProbePlan target_;

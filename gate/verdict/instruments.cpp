@@ -69,6 +69,26 @@ std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cf
   return out;
 }
 
+std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,
+                                                             const std::vector<std::string>& names,
+                                                             const std::vector<RunResult>& base_runs,
+                                                             const std::vector<RunResult>& head_runs) {
+  std::map<std::string, uint64_t> out;
+  if (cfg.service || base_runs.empty() || head_runs.empty()) return out;
+  const RunResult& b = base_runs.front();
+  const RunResult& h = head_runs.front();
+  if (b.executions < 1 || h.executions < 1) return out;
+  for (const auto& name : names) {
+    const FunctionRun* fb = b.find(name);
+    const FunctionRun* fh = h.find(name);
+    if (!fb || !fh || fb->calls == 0 || fb->unmatched_entries || fh->unmatched_entries) continue;
+    const auto eb = static_cast<uint64_t>(b.executions), eh = static_cast<uint64_t>(h.executions);
+    if (fb->calls % eb || fh->calls % eh || fb->calls / eb != fh->calls / eh) continue;
+    out[name] = fb->calls / eb;
+  }
+  return out;
+}
+
 bool AfterFirstRound::add_rounds(int rounds) {
   if (!done_ && rounds > 0 && inner_.rounds_done() == 0) {
     if (!inner_.add_rounds(1)) return false;

@@ -3,6 +3,7 @@
 // is decided again over the tests that remain.
 #pragma once
 
+#include <map>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,18 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
 std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                                         const std::vector<RunResult>& head_runs,
                                                         const stats::CompareOptions& o);
+
+// Of `names` (entry_counted_after_first_pair's), those whose probes can go altogether, with their
+// calls per execution: the workload made the same calls of them in both sides' first unit (a whole
+// number per execution, equal on both sides: a fixed amount of work, as gate's docs ask of a
+// workload), and it is not a service (a service's rounds are driven by a load that need not repeat
+// itself exactly). Why: even an entry probe alone traps on every call; on a VM that is ~1-22 us, and
+// part of it lands in the function's own CPU time (caches and branch predictors flushed by the
+// trap), which dilutes a change. The others keep counting at their entries.
+std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,
+                                                             const std::vector<std::string>& names,
+                                                             const std::vector<RunResult>& base_runs,
+                                                             const std::vector<RunResult>& head_runs);
 
 // A schedule that calls `after_first` once, when its first round (pair) is done.
 class AfterFirstRound : public Schedule {

@@ -188,9 +188,15 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
     const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(),
                                                       loop_options(cfg, head.front()->result().functions, plan));
     if (names.empty()) return;
-    const std::set<std::string> set(names.begin(), names.end());
+    const auto fixed = fixed_calls_after_first_pair(cfg, names, base_side.runs(), head_side.runs());
+    std::set<std::string> set;
+    for (const auto& n : names)
+      if (!fixed.count(n)) set.insert(n);
     for (auto* side : {&base, &head})
-      for (auto& m : *side) m->count_calls_only(set);
+      for (auto& m : *side) {
+        if (!fixed.empty()) m->stop_probing(fixed);
+        if (!set.empty()) m->count_calls_only(set);
+      }
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);
   auto base_runs = [&]() -> const std::vector<RunResult>& {

@@ -11,6 +11,7 @@
 #include "stats/instrument.hpp"
 #include "synthetic.hpp"
 #include "verdict/benchmarks.hpp"
+#include "verdict/instruments.hpp"
 
 namespace gate {
 namespace {
@@ -227,6 +228,35 @@ TEST(Instrument, SpeedFactorsFromSampledFunctionsWhenProbesOnlyCount) {
     for (auto& r : *side)
       for (auto& f : r.functions) f.self_samples = 0;
   EXPECT_FALSE(stats::speed_factors(s.base, s.head, options()).usable);
+}
+
+// calls: auto removes a sampled function's probes after the first pair only where the workload made
+// the same calls of it on both sides, a whole number per execution; else it keeps an entry probe.
+TEST(Instrument, FixedCallsOnlyWhereBothSidesFirstExecutionsAgree) {
+  Sides s = make_sides(1.0, 6, 5);
+  runner::Config cfg;
+  for (auto* side : {&s.base, &s.head}) {
+    side->front().executions = 2;
+    for (auto& f : side->front().functions) f.calls = f.name == "main.hot" ? 200'000 : 4'000;
+  }
+  const std::vector<std::string> names = {"main.hot", "main.f00"};
+  auto fixed = verdict::fixed_calls_after_first_pair(cfg, names, s.base, s.head);
+  ASSERT_EQ(fixed.size(), 2u);
+  EXPECT_EQ(fixed["main.hot"], 100'000u);
+  EXPECT_EQ(fixed["main.f00"], 2'000u);
+  for (auto& f : s.head.front().functions)
+    if (f.name == "main.f00") f.calls += 2;  // the head called it once more an execution
+  for (auto& f : s.base.front().functions)
+    if (f.name == "main.hot") f.calls += 1;  // not a whole number per execution
+  fixed = verdict::fixed_calls_after_first_pair(cfg, names, s.base, s.head);
+  EXPECT_TRUE(fixed.empty()) << fixed.size();
+  // A service's rounds are driven by a load that need not repeat itself exactly: never fixed.
+  Sides t = make_sides(1.0, 7, 5);
+  for (auto* side : {&t.base, &t.head})
+    for (auto& f : side->front().functions) f.calls = 1'000;
+  ASSERT_EQ(verdict::fixed_calls_after_first_pair(cfg, names, t.base, t.head).size(), 2u);
+  cfg.service = runner::ServiceSpec{};
+  EXPECT_TRUE(verdict::fixed_calls_after_first_pair(cfg, names, t.base, t.head).empty());
 }
 
 }  // namespace
