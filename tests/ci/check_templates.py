@@ -296,6 +296,19 @@ for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE
     check(re.search(knob + r"\s*=", code) is not None, f"{rel}: no {knob} (parity with the action's inputs)")
 tells_exit_codes_apart(rel, code)
 
+# --- Jenkins, sharded (issue 44): a parallel stage of shards, then gate merge ---
+rel = "ci/jenkins/Jenkinsfile.shards"
+with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+    code = re.sub(r"//.*", "", f.read())
+check(code.count("{") == code.count("}"), f"{rel}: unbalanced braces")
+check(re.search(r"^pipeline\s*\{", code, re.M) is not None, f"{rel}: not a declarative pipeline")
+check(re.search(r"\bparallel\s+shards\b", code) is not None, f"{rel}: the shards do not run in a parallel step")
+check("--build-only" in code and "--binaries gate-binaries" in code and "--shard" in code and "--partial-out" in code,
+      f"{rel}: build once (--build-only), shards measure those binaries (--binaries, --shard, --partial-out)")
+check(re.search(r"gate merge -c", code) is not None, f"{rel}: no gate merge")
+check(re.search(r"\bjunit\s+(testResults:\s*)?'gate-report/junit\.xml'", code) is not None, f"{rel}: no junit step")
+tells_exit_codes_apart(rel, code)
+
 # --- the pre-merge script ---
 rel = "ci/pre-merge.sh"
 path = os.path.join(ROOT, rel)
@@ -307,4 +320,4 @@ if failures:
     for f in failures:
         print("FAIL:", f)
     sys.exit(1)
-print("ci templates: all checks passed (action.yml, example-workflow.yml, gate.gitlab-ci.yml, Jenkinsfile, pre-merge.sh)")
+print("ci templates: all checks passed (action.yml, example-workflow.yml, example-matrix-workflow.yml, gate.gitlab-ci.yml, Jenkinsfile, Jenkinsfile.shards, pre-merge.sh)")
