@@ -10,6 +10,12 @@
 #   --build CMD          the build command (default: the config's `build:`), run in the config's directory
 #   --gate PATH          the gate binary (default: $GATE, gate on PATH, build/gate/cli/gate)
 #   after --             passed to `gate ab`, e.g. -- --runs 10 --report-dir gate-report
+#   --build-only DIR     build both sides (and their layouts), copy the binaries into DIR with the
+#                        gate ab arguments naming them (DIR/binaries.args), and stop: a CI matrix's
+#                        build job, whose DIR its shard jobs download (docs/sharding.md)
+#   --binaries DIR       measure the binaries a --build-only wrote into DIR instead of building
+#   --shard K/N --partial-out FILE   one shard of a CI matrix: gate ab --shard K/N writes its pairs
+#                        to FILE and decides nothing; gate merge judges every shard's FILE
 # As a hook:  ln -s ../../ci/pre-merge.sh .git/hooks/pre-push
 #             git config gate.config path/to/gate.yaml      # once per clone
 #             git push --no-verify   (or GATE_SKIP=1 git push) skips it once.
@@ -34,6 +40,10 @@ build=""
 gate="${GATE:-}"
 remote="origin"
 ab_args=()
+build_only=""
+binaries_dir=""
+shard=""
+partial_out=""
 if [[ $hook -eq 1 ]]; then
   remote="${1:-origin}"        # git passes: remote name, url; the refs being pushed on stdin
   cat >/dev/null || true
@@ -45,11 +55,23 @@ while [[ $# -gt 0 ]]; do
     --base) base_ref="${2:?}"; shift 2 ;;
     --build) build="${2:?}"; shift 2 ;;
     --gate) gate="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --build-only) build_only="${2:?}"; shift 2 ;;
+    --binaries) binaries_dir="${2:?}"; shift 2 ;;
+    --shard) shard="${2:?}"; shift 2 ;;
+    --partial-out) partial_out="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; ab_args=("$@"); break ;;
     *) die "unknown argument '$1'" "see ci/pre-merge.sh --help" ;;
   esac
 done
+
+[[ -z "$build_only" || -z "$binaries_dir" ]] || die "--build-only and --binaries together" "build in one job (--build-only DIR), measure in others (--binaries DIR)"
+[[ -z "$build_only" || -z "$shard" ]] || die "--build-only with --shard" "--build-only builds and measures nothing: give --shard to the jobs that measure"
+if [[ -n "$shard" || -n "$partial_out" ]]; then
+  [[ -n "$shard" && -n "$partial_out" ]] || die "--shard and --partial-out go together" "give both: --shard K/N --partial-out FILE"
+  partial_out="$(cd "$(dirname "$partial_out")" && pwd)/$(basename "$partial_out")"  # gate may run through sudo elsewhere
+  ab_args+=(--shard "$shard" --partial-out "$partial_out")
+fi
 
 root="$(git rev-parse --show-toplevel 2>/dev/null)" || die "not inside a git repository" "run it from your clone"
 cd "$root"
@@ -61,19 +83,32 @@ config_rel="${config_abs#"$root"/}"
 [[ "$config_rel" != "$config_abs" ]] || die "config $config is outside the repository $root" "keep gate.yaml in the repository"
 config_dir_rel="$(dirname "$config_rel")"
 
+# The binaries a --build-only job wrote: no build, no merge-base (the build job had them).
+if [[ -n "$binaries_dir" ]]; then
+  [[ -d "$binaries_dir" ]] || die "--binaries $binaries_dir is not a directory" "download the build job's artifact into it first"
+  binaries_dir="$(cd "$binaries_dir" && pwd)"
+  if [[ -f "$binaries_dir/nothing-to-compare" ]]; then say "$(cat "$binaries_dir/nothing-to-compare")"; exit 0; fi
+  [[ -f "$binaries_dir/binaries.args" ]] || die "$binaries_dir has no binaries.args" "fill it with ci/pre-merge.sh --build-only $binaries_dir"
+fi
+
 # The target branch and the merge-base.
-if [[ -z "$base_ref" ]]; then base_ref="$(git config --get gate.base || true)"; fi
+if [[ -n "$binaries_dir" ]]; then :
+elif [[ -z "$base_ref" ]]; then base_ref="$(git config --get gate.base || true)"; fi
 if [[ -z "$base_ref" ]]; then
   candidates=("$(git symbolic-ref -q --short "refs/remotes/$remote/HEAD" 2>/dev/null || true)" "$remote/main" "$remote/master" main master)
   for c in "${candidates[@]}"; do
     if [[ -n "$c" ]] && git rev-parse --verify -q "$c^{commit}" >/dev/null; then base_ref="$c"; break; fi
   done
 fi
+if [[ -z "$binaries_dir" ]]; then
 [[ -n "$base_ref" ]] || die "no target branch found" "pass --base REF (e.g. --base origin/main) or run: git config gate.base origin/main"
 git rev-parse --verify -q "$base_ref^{commit}" >/dev/null || die "--base $base_ref does not name a commit" "git fetch it first, or pass an existing branch"
 merge_base="$(git merge-base HEAD "$base_ref")" || die "HEAD and $base_ref have no common ancestor" "pass another --base"
 if [[ "$merge_base" == "$(git rev-parse HEAD)" && -z "$(git status --porcelain --untracked-files=normal)" ]]; then
   say "HEAD is the merge-base with $base_ref and the working tree is clean: nothing to compare"
+  if [[ -n "$build_only" ]]; then
+    mkdir -p "$build_only" && echo "HEAD was the merge-base with $base_ref: nothing to compare" > "$build_only/nothing-to-compare"
+  fi
   exit 0
 fi
 # The pull request that adds gate.yaml: the base has no config. Both sides are built and measured
@@ -84,6 +119,7 @@ if ! git cat-file -e "$merge_base:$config_rel" 2>/dev/null; then
   say "$config_rel does not exist at the merge-base ${merge_base:0:12} (this change adds it):"
   say "  using the head's $config_rel for both sides: the base is built and measured with it"
 fi
+fi
 
 # The build command and the binary from the config: top-level `build:` and `binary:` scalars.
 yaml_value() {
@@ -92,8 +128,8 @@ yaml_value() {
 }
 [[ -n "$build" ]] || build="$(yaml_value build)"
 binary="$(yaml_value binary)"
-[[ -n "$build" ]] || die "$config_rel has no build: command" "add one, or pass --build 'go build -o bin/app ./cmd/app'"
-[[ -n "$binary" ]] || die "$config_rel has no binary:" "name the Go binary the build writes"
+[[ -n "$build" || -n "$binaries_dir" ]] || die "$config_rel has no build: command" "add one, or pass --build 'go build -o bin/app ./cmd/app'"
+[[ -n "$binary" || -n "$binaries_dir" ]] || die "$config_rel has no binary:" "name the Go binary the build writes"
 binary_in() { if [[ "$binary" == /* ]]; then echo "$binary"; else echo "$1/$config_dir_rel/$binary"; fi; }
 
 # The gate binary.
@@ -104,7 +140,7 @@ if [[ -z "$gate" ]]; then
     for g in "$root/build/gate/cli/gate" "$here/../build/gate/cli/gate"; do [[ -x "$g" ]] && { gate="$g"; break; }; done
   fi
 fi
-[[ -n "$gate" && -x "$gate" ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
+[[ -n "$build_only" || ( -n "$gate" && -x "$gate" ) ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
 
 # The two binaries are kept (in the git directory) so that the report's "reproduce" command works
 # after this script has removed its worktree.
@@ -126,7 +162,7 @@ layouts="${GATE_LAYOUTS:-$(yaml_value layouts)}"
 layouts="${layouts:-3}"
 [[ "$layouts" =~ ^[0-9]+$ && "$layouts" -ge 1 && "$layouts" -le 64 ]] ||
   die "layouts '$layouts' (GATE_LAYOUTS or layouts: in $config_rel) is not a number from 1 to 64" "set 3, or 1 to build one binary a side"
-if [[ "$layouts" -gt 1 ]]; then
+if [[ "$layouts" -gt 1 && -z "$binaries_dir" ]]; then
   go_version="$(cd "$root/$config_dir_rel" && go env GOVERSION 2>/dev/null || true)"
   go_minor="$(sed -n 's/^go1\.\([0-9]*\).*/\1/p' <<<"$go_version")"
   if [[ -z "$go_minor" || "$go_minor" -lt 23 ]]; then
@@ -160,20 +196,41 @@ build_side() {
   side_args+=("${out[@]}")
 }
 
-say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel$([[ $config_from_head -eq 1 ]] && echo " (the head's, for both sides)"); build: $build; layouts: $layouts a side"
-git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
-if [[ $config_from_head -eq 1 ]]; then
-  mkdir -p "$worktree/$config_dir_rel" && cp "$config_abs" "$worktree/$config_rel"
-fi
 side_args=()
-say "building the merge-base in $worktree"
-build_side base "$worktree" 1
-say "building the working tree"
-# The head takes the base's seeds: pair i of gate ab compares two builds linked with one seed. When
-# the change leaves the list of functions alone, their order is the same on both sides and the
-# layout's effect cancels out of the pair (common random numbers); when it adds or removes one, the
-# orders differ and gate's between-layout widening covers it (docs/units-and-layouts.md).
-build_side head "$root" 1
+if [[ -n "$binaries_dir" ]]; then
+  # One argument a line, paths relative to the directory (the artifact may land anywhere).
+  while IFS= read -r arg; do
+    if [[ "$arg" == --* ]]; then side_args+=("$arg"); continue; fi
+    [[ -f "$binaries_dir/$arg" ]] || die "$binaries_dir/$arg (in binaries.args) is missing" "download the whole build artifact"
+    chmod +x "$binaries_dir/$arg"  # artifact stores (actions/upload-artifact) drop the mode
+    side_args+=("$binaries_dir/$arg")
+  done < "$binaries_dir/binaries.args"
+  say "config $config_rel; the binaries of $binaries_dir (built once by ci/pre-merge.sh --build-only)"
+else
+  say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel$([[ $config_from_head -eq 1 ]] && echo " (the head's, for both sides)"); build: $build; layouts: $layouts a side"
+  git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
+  if [[ $config_from_head -eq 1 ]]; then
+    mkdir -p "$worktree/$config_dir_rel" && cp "$config_abs" "$worktree/$config_rel"
+  fi
+  say "building the merge-base in $worktree"
+  build_side base "$worktree" 1
+  say "building the working tree"
+  # The head takes the base's seeds: pair i of gate ab compares two builds linked with one seed. When
+  # the change leaves the list of functions alone, their order is the same on both sides and the
+  # layout's effect cancels out of the pair (common random numbers); when it adds or removes one, the
+  # orders differ and gate's between-layout widening covers it (docs/units-and-layouts.md).
+  build_side head "$root" 1
+fi
+if [[ -n "$build_only" ]]; then
+  mkdir -p "$build_only"
+  : > "$build_only/binaries.args"
+  for arg in "${side_args[@]}"; do
+    if [[ "$arg" == --* ]]; then echo "$arg" >> "$build_only/binaries.args"
+    else cp "$arg" "$build_only/" && basename "$arg" >> "$build_only/binaries.args"; fi
+  done
+  say "built: $(grep -c -- '-binary' "$build_only/binaries.args") binaries in $build_only (measure them with --binaries $build_only)"
+  exit 0
+fi
 
 run=("$gate" ab -c "$config_abs" "${side_args[@]}" "${ab_args[@]}")
 if [[ $(id -u) -ne 0 ]]; then
@@ -182,13 +239,14 @@ if [[ $(id -u) -ne 0 ]]; then
   say "gate ab needs root (BPF): running it with $sudo_cmd"
   run=("$sudo_cmd" "${run[@]}")
 fi
-say "gate ab: merge-base ${merge_base:0:12} (base) vs working tree (head)"
+say "gate ab${shard:+ --shard $shard}: ${binaries_dir:+the base and head binaries of $binaries_dir}${merge_base:+merge-base ${merge_base:0:12} (base) vs working tree (head)}"
 set +e
 "${run[@]}"
 rc=$?
 set -e
 case $rc in
-  0) say "no regression against $base_ref" ;;
+  0) if [[ -n "$shard" ]]; then say "shard $shard measured: its pairs are in $partial_out (gate merge decides)"
+     else say "no regression against $base_ref"; fi ;;
   1) if [[ $hook -eq 1 ]]; then say "REGRESSION against $base_ref (see the report above); push anyway with git push --no-verify"
      else say "REGRESSION against $base_ref (see the report above)"; fi ;;
   2) say "gate could not start (usage or config error, exit 2)" ;;

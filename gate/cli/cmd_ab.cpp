@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
+#include "cli/shard_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/why.hpp"
@@ -26,6 +27,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     ReportFlags report;
     SuspectFlags suspect;
     ProfileFlags profile;
+    ShardFlags shard;
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
@@ -51,6 +53,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
   add_profile_flag(app, a->profile);
+  add_shard_flags(app, a->shard);
   app.footer(
       "gate ab builds nothing: build both commits first (the config's build step is skipped); below,\n"
       "base/shop is the base commit's build and bin/shop the head's.\n"
@@ -62,6 +65,8 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "    (each call timed minus the time other processes had its thread's CPU: for loaded CI machines)\n"
       "  gate ab -c gate.yaml --base-binary base/shop --base-binary base/shop --head-binary bin/shop --head-binary bin/shop\n"
       "    (layout variants: give each -ldflags=-randlayout=SEED build of a commit; ci/pre-merge.sh builds them)\n"
+      "  gate ab -c gate.yaml --base-binary base/shop --head-binary bin/shop --runs 12 --shard 2/3 --partial-out shard2.json\n"
+      "    (one shard of a CI matrix: 4 of the 12 pairs; then gate merge -c gate.yaml shard1.json shard2.json shard3.json)\n"
       "A unit lasts at least min_unit_seconds (config, default 1 s): a shorter workload runs several times\n"
       "a unit, both sides alternating inside it.\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
@@ -80,14 +85,23 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                         "addresses",
                         "profile in a gate ab of its own with one --base-binary and one --head-binary (e.g. the first "
                         "variant of each side), or leave --profile (and profile:) out here");
+    const std::optional<ShardPlan> shard = plan_shard(a->shard, hz, cfg, mo, a->max_runs, a->seed,
+                                                      a->base_binaries, a->head_binaries);
+    const auto& base_binaries = shard ? shard->base_binaries : a->base_binaries;  // a shard's layout order
+    const auto& head_binaries = shard ? shard->head_binaries : a->head_binaries;
     // One sampler side per binary: a layout variant's code lies at other addresses.
     std::map<std::string, std::string> sides;
-    for (const auto* side : {&a->base_binaries, &a->head_binaries}) {
-      const std::string name = side == &a->base_binaries ? "base" : "head";
+    for (const auto* side : {&base_binaries, &head_binaries}) {
+      const std::string name = side == &base_binaries ? "base" : "head";
       for (size_t i = 0; i < side->size(); ++i)
         sides[runner::sample_label(name, side->size() > 1 ? static_cast<int>(i) : -1)] = (*side)[i];
     }
     const Sampling sampling = start_sampling(hz, cfg, sides, mo.session);
+    if (shard) {
+      verdict::AbJudged j = verdict::ab(cfg, base_binaries, head_binaries, mo, shard->shard_seed,
+                                        shard->pairs, &signals, a->slice_ms);
+      return finish_shard(*shard, j, cfg, a->shard);
+    }
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     const auto log = [&g](const std::string& line) { g.log(line); };

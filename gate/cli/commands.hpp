@@ -50,6 +50,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g);
 std::function<int()> add_check(CLI::App& app, const Globals& g);
 std::function<int()> add_compare(CLI::App& app, const Globals& g);
 std::function<int()> add_ab(CLI::App& app, const Globals& g);
+std::function<int()> add_merge(CLI::App& app, const Globals& g);  // cmd_merge.cpp
 std::function<int()> add_calibrate(CLI::App& app, const Globals& g);
 std::function<int()> add_history(CLI::App& app, const Globals& g);
 std::function<int()> add_bisect(CLI::App& app, const Globals& g);

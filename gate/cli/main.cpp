@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       {"check", "Measure and compare with the baseline; exit 1 on a regression", cli::add_check},
       {"compare", "Compare two result files offline", cli::add_compare},
       {"ab", "Measure base and head binaries interleaved in one job and compare", cli::add_ab},
+      {"merge", "Judge the shards of one gate ab split over a CI matrix (gate ab --shard K/N)", cli::add_merge},
       {"calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch", cli::add_calibrate},
       {"history", "Results over commits: keep them, find change points, drift budget, trend page", cli::add_history},
       {"bisect", "Find the commit that made a function slower: builds commits and runs gate ab", cli::add_bisect},

@@ -208,6 +208,29 @@ if wf:
             if "run" in s:
                 bash_syntax(rel, f"step '{s.get('name')}'", s["run"])
 
+# --- GitHub: the sharded example (issue 44): build once, N shards, one merge ---
+rel = "ci/github/example-matrix-workflow.yml"
+wf, text = load(rel)
+if wf:
+    jobs = wf.get("jobs", {})
+    check(set(jobs) == {"build", "shard", "merge"}, f"{rel}: jobs must be build, shard and merge, are {sorted(jobs)}")
+    for job_name, job in jobs.items():
+        for s in job.get("steps", []):
+            if "run" in s:
+                bash_syntax(rel, f"job {job_name} step '{s.get('name')}'", s["run"])
+    shard_runs = " ".join(s.get("run", "") for s in jobs.get("shard", {}).get("steps", []))
+    check("matrix" in jobs.get("shard", {}).get("strategy", {}), f"{rel}: the shard job has no matrix")
+    check("--binaries gate-binaries" in shard_runs and "--shard" in shard_runs and "--partial-out" in shard_runs,
+          f"{rel}: the shards must measure the build job's binaries with --shard and --partial-out")
+    check("--build-only gate-binaries" in " ".join(s.get("run", "") for s in jobs.get("build", {}).get("steps", [])),
+          f"{rel}: the build job must build the binaries once (ci/pre-merge.sh --build-only)")
+    merge_steps = jobs.get("merge", {}).get("steps", [])
+    check(any("gate merge" in s.get("run", "") or " merge -c" in s.get("run", "") for s in merge_steps),
+          f"{rel}: the merge job does not run gate merge")
+    verdict = merge_steps[-1] if merge_steps else {}
+    check("always()" in str(verdict.get("if", "")), f"{rel}: the merge job's last step must decide with if: always()")
+    tells_exit_codes_apart(rel, verdict.get("run", ""))
+
 # --- GitLab: the includable template job ---
 rel = "ci/gitlab/gate.gitlab-ci.yml"
 gl, text = load(rel)
@@ -273,6 +296,19 @@ for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE
     check(re.search(knob + r"\s*=", code) is not None, f"{rel}: no {knob} (parity with the action's inputs)")
 tells_exit_codes_apart(rel, code)
 
+# --- Jenkins, sharded (issue 44): a parallel stage of shards, then gate merge ---
+rel = "ci/jenkins/Jenkinsfile.shards"
+with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+    code = re.sub(r"//.*", "", f.read())
+check(code.count("{") == code.count("}"), f"{rel}: unbalanced braces")
+check(re.search(r"^pipeline\s*\{", code, re.M) is not None, f"{rel}: not a declarative pipeline")
+check(re.search(r"\bparallel\s+shards\b", code) is not None, f"{rel}: the shards do not run in a parallel step")
+check("--build-only" in code and "--binaries gate-binaries" in code and "--shard" in code and "--partial-out" in code,
+      f"{rel}: build once (--build-only), shards measure those binaries (--binaries, --shard, --partial-out)")
+check(re.search(r"gate merge -c", code) is not None, f"{rel}: no gate merge")
+check(re.search(r"\bjunit\s+(testResults:\s*)?'gate-report/junit\.xml'", code) is not None, f"{rel}: no junit step")
+tells_exit_codes_apart(rel, code)
+
 # --- the pre-merge script ---
 rel = "ci/pre-merge.sh"
 path = os.path.join(ROOT, rel)
@@ -284,4 +320,4 @@ if failures:
     for f in failures:
         print("FAIL:", f)
     sys.exit(1)
-print("ci templates: all checks passed (action.yml, example-workflow.yml, gate.gitlab-ci.yml, Jenkinsfile, pre-merge.sh)")
+print("ci templates: all checks passed (action.yml, example-workflow.yml, example-matrix-workflow.yml, gate.gitlab-ci.yml, Jenkinsfile, Jenkinsfile.shards, pre-merge.sh)")

@@ -115,6 +115,25 @@ else
 fi
 echo "ok: gate's exit code is the script's"
 
+# A CI matrix (issue 44): the build job builds once (--build-only DIR, the artifact), each shard
+# measures the artifact's binaries (--binaries DIR) and passes --shard/--partial-out to gate ab.
+bdir="$tmp/artifact"
+out="$(GATE_LAYOUTS=1 "$script" -c shop/gate.yaml --base main --build-only "$bdir" 2>&1)" || fail "--build-only failed: $out"
+[[ -f "$bdir/binaries.args" && -f "$bdir/base" && -f "$bdir/head" ]] || fail "--build-only wrote no binaries: $(ls "$bdir") $out"
+grep -q zz_slow.go "$bdir/head" || fail "--build-only: the head binary was not built from the working tree"
+chmod -x "$bdir/base" "$bdir/head"   # as an artifact store leaves them
+rm -f "$STUB_ARGS"
+out="$("$script" -c shop/gate.yaml --binaries "$bdir" --gate "$stub" --shard 2/3 --partial-out "$tmp/p2.json" -- --runs 9 2>&1)" ||
+  fail "--binaries --shard failed: $out"
+mapfile -t args < "$STUB_ARGS"
+[[ " ${args[*]} " == *" --base-binary $bdir/base --head-binary $bdir/head "* ]] || fail "the artifact's binaries not passed: ${args[*]}"
+[[ " ${args[*]} " == *" --runs 9 --shard 2/3 --partial-out $tmp/p2.json "* ]] || fail "--shard not passed on: ${args[*]}"
+[[ -x "$bdir/base" && -x "$bdir/head" ]] || fail "the artifact's binaries were not made executable"
+[[ "$out" == *"shard 2/3 measured"* ]] || fail "no line for the shard: $out"
+if out="$("$script" -c shop/gate.yaml --binaries "$bdir" --gate "$stub" --shard 2/3 2>&1)"; then fail "--shard without --partial-out was accepted"; fi
+[[ "$out" == *"--partial-out"* ]] || fail "--shard alone: no error naming --partial-out: $out"
+echo "ok: --build-only builds once; --binaries DIR --shard K/N --partial-out FILE measures the artifact's binaries"
+
 # As a pre-push hook: the target is the remote's main, the config from git config.
 git init -q --bare "$tmp/remote.git"
 git remote add origin "$tmp/remote.git"

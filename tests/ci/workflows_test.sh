@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every GitHub workflow and action file of the repository passes a workflow schema validator
 # (npm's @action-validator/cli, installed by tests/ci/install_validator.sh when missing):
-# .github/workflows/*.yml (the release), ci/github/action.yml, ci/github/example-workflow.yml.
+# .github/workflows/*.yml (the release), ci/github/action.yml, ci/github/example-workflow.yml and
+# ci/github/example-matrix-workflow.yml (the sharded comparison, issue 44).
 # A broken copy of each (a step with neither run nor uses; an unknown key) must be refused, so the
 # validator is known to be checking. The GitLab template and the Jenkinsfile have no schema
 # validator that installs here (check_templates.py and run_templates.py cover them): said below.
@@ -14,7 +15,7 @@ tmp=$(mktemp -d /tmp/gate-workflows-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 cd "$GATE_ROOT"
-files=(.github/workflows/*.yml ci/github/action.yml ci/github/example-workflow.yml)
+files=(.github/workflows/*.yml ci/github/action.yml ci/github/example-workflow.yml ci/github/example-matrix-workflow.yml)
 for f in "${files[@]}"; do
   if out=$("$validator" "$f" 2>&1); then passed=$((passed + 1)); echo "ok: $f passes action-validator"
   else failed=$((failed + 1)); echo "FAIL: $f: $(grep -E '"(detail|title|path)"' <<<"$out" | sort -u | tr -s ' ' | head -n 8 | tr '\n' ' ')"; fi

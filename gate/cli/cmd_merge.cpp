@@ -1,0 +1,69 @@
+// `gate merge PARTIAL...`: the verdict of one gate ab split over a CI matrix (gate ab --shard K/N),
+// from every shard's partial; reports and exit codes as gate ab's. The work is verdict::merge_shards.
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/report_flags.hpp"
+#include "cli/verdict_flags.hpp"
+#include "verdict/shards.hpp"
+
+namespace gate::cli {
+
+namespace {
+
+// Per shard, how many pairs it gave and its noise: on stderr even with -q, as the report's preface.
+void print_shards(const verdict::Merged& m) {
+  for (const auto& s : m.shards) {
+    char noise[32] = "n/a";
+    if (s.noise > 0) snprintf(noise, sizeof noise, "%.1f%%", 100 * s.noise);
+    std::fprintf(stderr, "gate: shard %d: %d pairs on %s (%s), noise %s a pair (median p50 log-sd)\n", s.index,
+                 s.pairs, s.hostname.c_str(), s.runner_label.c_str(), noise);
+  }
+}
+
+}  // namespace
+
+std::function<int()> add_merge(CLI::App& app, const Globals& g) {
+  struct Args {
+    std::vector<std::string> partials;
+    std::string config;
+    ReportFlags report;
+    SuspectFlags suspect;
+  };
+  auto a = std::make_shared<Args>();
+  app.add_option("partials", a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
+      ->required();
+  app.add_option("-c,--config", a->config, "The gate.yaml the shards measured with (its thresholds and quantiles)")
+      ->required();
+  add_suspect_flags(app, a->suspect, false);
+  add_report_flags(app, a->report);
+  app.footer(
+      "Pairs stay paired within their shard, so each runner's speed cancels in its own pairs; all pairs are\n"
+      "then judged at once as one gate ab would, with the same correction for the family of tests.\n"
+      "Partials of another config, other binaries, another shard count or seed, a shard twice or missing are\n"
+      "refused, naming the file and the difference.\n"
+      "Examples:\n"
+      "  gate merge -c gate.yaml shard1.json shard2.json shard3.json\n"
+      "  gate merge -c gate.yaml partials/*.json --format markdown --output report.md");
+  return [a, &g]() -> int {
+    runner::Config cfg = runner::load_config(a->config);
+    apply_suspect_flags(a->suspect, cfg, cfg.runs, cfg.max_runs);
+    validate_report_flags(a->report, &cfg);
+    std::vector<verdict::Partial> parts;
+    for (const auto& path : a->partials) parts.push_back(verdict::load_partial(path));
+    const verdict::Merged m = verdict::merge_shards(cfg, std::move(parts), a->partials);
+    print_shards(m);
+    ReportContext rc{"ab", &cfg, &m.base, &m.head};
+    rc.notes = &m.notes;
+    rc.rerun = {"merge", "-c", a->config};
+    for (const auto& p : a->partials) rc.rerun.push_back(p);
+    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
+    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
+    rc.base_label = m.base.context.binary_path + " (" + std::to_string(m.shards.size()) + " shards)";
+    rc.head_label = m.head.context.binary_path + " (" + std::to_string(m.shards.size()) + " shards)";
+    return print_report(m.comparison, g, a->report, rc);
+  };
+}
+
+}  // namespace gate::cli

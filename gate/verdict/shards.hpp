@@ -1,0 +1,85 @@
+// One gate ab comparison split over a CI matrix (issue 44): `gate ab --shard K/N` measures shard K's
+// share of the pairs and writes them, with what makes shards comparable, as a partial result;
+// `gate merge` refuses partials that do not belong together and judges all their pairs at once.
+// Pure (no root, no kernel): the partial's format, the shard's plan, the merge.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "report/annotations.hpp"
+#include "results/result.hpp"
+#include "runner/config.hpp"
+#include "stats/compare.hpp"
+
+namespace gate::verdict {
+
+// Shard `index` (1-based) of `count`.
+struct ShardSpec {
+  int index = 0;
+  int count = 0;
+};
+// "K/N" with 1 <= K <= N. Throws gate::Error (exit 2) naming the text.
+ShardSpec parse_shard(const std::string& text);
+// The shard's run-order seed: mixed from the comparison's seed and K, so that shards run different
+// orders and the same command line gives the same orders again.
+uint64_t shard_seed(uint64_t seed, const ShardSpec& s);
+// Shard K's share of `total` pairs: total / N, the first total % N shards one more. Throws
+// gate::Error (exit 2) when a shard would get none.
+int shard_pairs(int total, const ShardSpec& s);
+// The shard's layout variants in the order it measures them: rotated by K - 1, so that shards that
+// measure few units each still start on different layouts. unrotate_layouts maps the runs' layout
+// numbers back to the order given.
+std::vector<std::string> shard_layouts(const std::vector<std::string>& binaries, const ShardSpec& s);
+void unrotate_layouts(ResultFile& r, size_t layouts, const ShardSpec& s);
+
+// What one shard measured. Every pair's values are both sides' runs (base.runs[i] with head.runs[i]),
+// in the result format gate writes anyway.
+struct Partial {
+  ShardSpec shard;
+  uint64_t seed = 0;        // the comparison's --seed
+  uint64_t shard_seed = 0;  // the order this shard ran
+  std::string runner;       // machine fingerprint, as history keeps machines (history::machine_of)
+  std::string runner_label; // CPU model / kernel / Go / gate, for the reader
+  std::string hostname;
+  std::string config_hash;  // runner::config_fingerprint of the config bytes
+  std::string base_build_id, head_build_id;
+  int base_executions_per_unit = 1, head_executions_per_unit = 1;
+  ResultFile base, head;
+  int pairs() const { return static_cast<int>(std::min(base.runs.size(), head.runs.size())); }
+};
+std::string partial_to_json_text(const Partial& p);
+// Throws gate::Error (exit 2) naming `origin` when the text is not a partial.
+Partial partial_from_json_text(const std::string& text, const std::string& origin);
+void save_partial(const std::string& path, const Partial& p);  // atomically (write_file_atomically)
+Partial load_partial(const std::string& path);
+
+// Throws gate::Error (exit 2) naming the partial and the difference when the partials are not one
+// comparison: another config (or not `cfg`'s), other binaries, another shard count, a shard index
+// twice or missing, a partial result, unpaired runs.
+void require_one_comparison(const std::vector<Partial>& parts, const std::vector<std::string>& paths,
+                            const runner::Config& cfg);
+
+// Per shard: how many pairs it gave and how noisy its runner was.
+struct ShardFigures {
+  int index = 0;
+  std::string runner_label, hostname;
+  int pairs = 0;
+  // Median over functions of the log-sd of one pair's head/base p50 on this shard alone (0.05: ~5%
+  // a pair); 0 when it could not be estimated (fewer than 2 pairs).
+  double noise = 0;
+};
+
+struct Merged {
+  ResultFile base, head;  // every shard's runs, shard after shard, renumbered: pair i is base.runs[i], head.runs[i]
+  stats::Comparison comparison;
+  report::Annotations notes;
+  std::vector<ShardFigures> shards;  // by index
+};
+// The whole comparison from its shards, as gate ab judges one (verdict::judge_with_layouts, one
+// look at every pair). A pair's head/base ratio is taken within its shard, so each runner's speed
+// cancels in its own pairs; the speed factor is taken out run by run. Calls require_one_comparison.
+Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const std::vector<std::string>& paths);
+
+}  // namespace gate::verdict
