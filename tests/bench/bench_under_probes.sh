@@ -25,7 +25,7 @@ done
 [[ $(id -u) -eq 0 ]] || { echo "bench_under_probes: needs root (gate run loads BPF); run as root" >&2; exit 2; }
 gate="${GATE:-$here/build/gate/cli/gate}"
 [[ -x "$gate" ]] || { echo "bench_under_probes: no gate binary at $gate; build it (bash ci/build.sh) or set GATE" >&2; exit 2; }
-go="${GATE_GO:-$(ls -d /opt/gate-go/*/usr/lib/go-*/bin/go 2>/dev/null | sort -V | tail -1)}"
+go="${GATE_GO:-$(gate_newest_go)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$here/tests/go/hotloop" && "$go" test -c -o "$work/hotloop.test" .)

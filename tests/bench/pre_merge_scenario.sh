@@ -29,9 +29,7 @@ done
 [[ $(id -u) -eq 0 ]] || { echo "pre_merge_scenario: needs root (gate ab loads BPF); run as root" >&2; exit 2; }
 gate="${GATE:-$here/build/gate/cli/gate}"
 [[ -x "$gate" ]] || { echo "pre_merge_scenario: no gate at $gate: build it (ci/build.sh) or set GATE" >&2; exit 2; }
-if [[ -z "${GATE_GO:-}" ]]; then
-  GATE_GO="$(ls -d /opt/gate-go/1.*/usr/lib/go-1.*/bin/go /usr/lib/go-1.*/bin/go 2>/dev/null | sort -V | tail -n 1)"
-fi
+GATE_GO="${GATE_GO:-$(gate_newest_go)}"  # by version: a sort of the paths picked /usr/lib/go-1.23 over /opt 1.27
 [[ -x "${GATE_GO:-}" ]] || { echo "pre_merge_scenario: no Go toolchain: run ci/setup.sh or set GATE_GO" >&2; exit 2; }
 export PATH="$(dirname "$GATE_GO"):$PATH"
 [[ -n "$keep" ]] && mkdir -p "$keep"

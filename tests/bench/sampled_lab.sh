@@ -26,11 +26,7 @@ done
 [[ $(id -u) -eq 0 ]] || { echo "sampled_lab: needs root (gate ab loads BPF); run as root" >&2; exit 2; }
 gate="${GATE:-$here/build/gate/cli/gate}"
 [[ -x "$gate" ]] || { echo "sampled_lab: no gate at $gate: build it (ci/build.sh) or set GATE" >&2; exit 2; }
-if [[ -z "${GATE_GO:-}" ]]; then
-  # The newest by version (go-1.NN), not by path: /usr/lib sorts after /opt.
-  GATE_GO="$(for g in /opt/gate-go/1.*/usr/lib/go-1.*/bin/go /usr/lib/go-1.*/bin/go; do
-    [[ -x "$g" ]] && echo "$(basename "$(dirname "$(dirname "$g")")") $g"; done | sort -V | tail -n 1 | cut -d' ' -f2)"
-fi
+GATE_GO="${GATE_GO:-$(gate_newest_go)}"
 [[ -x "${GATE_GO:-}" ]] || { echo "sampled_lab: no Go toolchain: run ci/setup.sh or set GATE_GO" >&2; exit 2; }
 tmp="$(mktemp -d /tmp/gate-sampled-lab.XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
