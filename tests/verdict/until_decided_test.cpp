@@ -92,6 +92,31 @@ TEST(UntilDecided, AddsOneRunAtATimeUntilDecided) {
   EXPECT_EQ(t.log[1], "some verdicts are inconclusive: one more run (5/10)");
 }
 
+// A test predicted to need far more runs than max_runs allows is given up on, but not before half
+// of max_runs: at the first looks one slow pair can put the noise estimate several times too high.
+TEST(UntilDecided, GivesUpOnAHopelessTestOnlyFromHalfOfMaxRuns) {
+  std::string trace;
+  FakeSide head('H', trace);
+  OneSide schedule{head};
+  const Judge hopeless = [] {
+    auto c = comparison(true);
+    c.functions[0].quantiles[0].units_to_decide = 1000;  // beyond 4 x max_runs
+    return c;
+  };
+  measure_until_decided(schedule, hopeless, {3, 20}, [](const std::string&) {});
+  EXPECT_EQ(head.runs, 10) << "given up on at half of max_runs (20), not at the first look (3)";
+  std::string trace2;
+  FakeSide head2('H', trace2);
+  OneSide schedule2{head2};
+  const Judge reachable = [] {
+    auto c = comparison(true);
+    c.functions[0].quantiles[0].units_to_decide = 30;  // within 4 x max_runs: worth going on
+    return c;
+  };
+  measure_until_decided(schedule2, reachable, {3, 20}, [](const std::string&) {});
+  EXPECT_EQ(head2.runs, 20);
+}
+
 TEST(UntilDecided, StopsAtMaxRunsStillUndecided) {
   CheckLoop t(1000);
   const auto c = t.run({2, 6});
