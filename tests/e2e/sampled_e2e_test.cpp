@@ -80,16 +80,21 @@ void print_trial(const char* what, const CliOutcome& o, const nlohmann::json& r)
               q["ci_high"].get<double>(), r["base_runs"].get<int>(), o.out.c_str());
 }
 
+// The line of gate run's table that starts with `prefix` ("" when none).
+std::string table_row(const std::string& out, const std::string& prefix) {
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
 TEST(SampledE2e, RunShowsTheInstrumentAndProbeShare) {
   GATE_REQUIRE_ROOT();
   const Hotloop h;
   const auto o = run_gate({"run", "-c", h.config(), "--runs", "1"});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   std::printf("%s\n", o.out.c_str());
-  std::istringstream in(o.out);
-  std::string line, hot;
-  while (std::getline(in, line))
-    if (line.rfind("main.hot ", 0) == 0) hot = line;
+  const std::string hot = table_row(o.out, "main.hot ");
   ASSERT_FALSE(hot.empty()) << o.out;
   EXPECT_NE(o.out.find("cpu/call"), std::string::npos) << o.out;
   EXPECT_NE(hot.find(" samples "), std::string::npos) << "main.hot's probes dominate it: " << hot;
@@ -106,10 +111,7 @@ TEST(SampledE2e, CallsEntryCountsEveryCallWithoutReturnProbes) {
   const auto o = run_gate({"run", "-c", cfg, "--runs", "1"});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   std::printf("%s\n", o.out.c_str());
-  std::istringstream in(o.out);
-  std::string line, hot;
-  while (std::getline(in, line))
-    if (line.rfind("main.hot ", 0) == 0) hot = line;
+  const std::string hot = table_row(o.out, "main.hot ");
   ASSERT_FALSE(hot.empty()) << o.out;
   EXPECT_NE(hot.find(" 100000 "), std::string::npos) << "every call counted by the entry probe: " << hot;
   EXPECT_NE(hot.find(" samples "), std::string::npos) << "calls: entry is measured by samples: " << hot;
