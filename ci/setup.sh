@@ -86,11 +86,17 @@ for v in 1.19 1.21 1.22 1.23; do
   [[ -x $d ]] && echo "ci/setup.sh: Go $v at $d"
 done
 
-# issue 41: the workflow schema validator (npm's @action-validator/cli) for tests/ci/workflows_test.sh.
+# issue 41: the template validators, from npm, pinned (tests/ci/install_validator.sh): the workflow
+# schema validator (@action-validator/cli) for ci_workflows; gitlab-ci-local (GitLab's CI schema) and
+# npm-groovy-lint (Jenkinsfiles; CodeNarc needs Java >= 17) for ci_templates_validate.
 if [[ $build_only -eq 0 ]]; then
   command -v npm >/dev/null || { apt-get update -q >/dev/null; apt-get install -y -q --no-install-recommends nodejs npm >/dev/null; }
-  bash "$(dirname "$0")/../tests/ci/install_validator.sh" >/dev/null ||
-    echo "ci/setup.sh: WARNING: the workflow validator could not be installed: ci_workflows will fail and say why" >&2
+  java -version >/dev/null 2>&1 || { apt-get update -q >/dev/null; apt-get install -y -q --no-install-recommends openjdk-17-jre-headless >/dev/null; } ||
+    echo "ci/setup.sh: WARNING: Java could not be installed: ci_templates_validate will fail and say why" >&2
+  for v in action gitlab jenkins; do
+    bash "$(dirname "$0")/../tests/ci/install_validator.sh" "$v" >/dev/null ||
+      echo "ci/setup.sh: WARNING: the $v template validator could not be installed: ci_workflows / ci_templates_validate will fail and say why" >&2
+  done
 fi
 
 # Go 1.24-1.27: another suite's packages, so unpacked into a private prefix (tests find them there).

@@ -54,8 +54,30 @@ if update:
     open(doc_path, "w").write(doc)
     print("docs/ci.md: tables rewritten from ci/github/action.yml")
     sys.exit(0)
+# The GitLab and Jenkins templates' knobs: every variable of the GitLab `.gate` job and every
+# environment entry of the Jenkinsfile is named in its section of docs/ci.md (issue 41: parity).
+checks = 2
+
+
+def section(title):
+    m = re.search(r"^### " + re.escape(title) + r"\n(.*?)(?=^#)", doc, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+gitlab = yaml.safe_load(open(os.path.join(ROOT, "ci/gitlab/gate.gitlab-ci.yml")))[".gate"]["variables"]
+jenkins = re.findall(r"^\s+(GATE_[A-Z_]+)\s*=", re.search(r"environment \{(.*?)\n  \}",
+                     open(os.path.join(ROOT, "ci/jenkins/Jenkinsfile")).read(), re.S).group(1), re.M)
+for title, names in (("GitLab CI", [v for v in gitlab if v.startswith("GATE_")]), ("Jenkins", jenkins)):
+    checks += 1
+    text = section(title)
+    missing = [n for n in names if f"`{n}`" not in text and not re.search(rf"\b{n}\b", text)]
+    if not text:
+        failures.append(f"docs/ci.md has no '### {title}' section")
+    elif missing:
+        failures.append(f"docs/ci.md's {title} section does not name the template's {', '.join(missing)}")
 for f in failures:
     print("FAIL:", f)
 n_in, n_out = len(action["inputs"]), len(action.get("outputs", {}))
-print(f"{0 if failures else 2} passed, {len(failures)} failed ({n_in} inputs, {n_out} outputs)")
+print(f"{checks - len(failures)} passed, {len(failures)} failed ({n_in} inputs, {n_out} outputs, "
+      f"{len([v for v in gitlab if v.startswith('GATE_')])} GitLab variables, {len(jenkins)} Jenkins knobs)")
 sys.exit(1 if failures else 0)

@@ -4,8 +4,8 @@
 # .github/workflows/*.yml (the release), ci/github/action.yml, ci/github/example-workflow.yml and
 # ci/github/example-matrix-workflow.yml (the sharded comparison, issue 44).
 # A broken copy of each (a step with neither run nor uses; an unknown key) must be refused, so the
-# validator is known to be checking. The GitLab template and the Jenkinsfile have no schema
-# validator that installs here (check_templates.py and run_templates.py cover them): said below.
+# validator is known to be checking. The GitLab template and the Jenkinsfiles are validated by
+# tests/ci/templates_validate_test.sh (gitlab-ci-local, npm-groovy-lint).
 # Fails (exit 1, with the reason) when the validator cannot be installed: CI must validate.
 # Env: GATE_ROOT.
 set -uo pipefail
@@ -27,6 +27,6 @@ for f in "$tmp/action.yml" "$tmp/workflow.yml"; do
   if "$validator" "$f" >/dev/null 2>&1; then failed=$((failed + 1)); echo "FAIL: the validator accepted a broken $(basename "$f")"
   else passed=$((passed + 1)); echo "ok: the validator refuses a broken $(basename "$f")"; fi
 done
-echo "note: ci/gitlab/gate.gitlab-ci.yml and ci/jenkins/Jenkinsfile: no schema validator installs here (gitlab-ci-local needs Node 22); checked by ci_templates and ci_templates_run"
+echo "note: ci/gitlab/gate.gitlab-ci.yml and ci/jenkins/Jenkinsfile*: validated by ci_templates_validate (tests/ci/templates_validate_test.sh)"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
