@@ -5,10 +5,12 @@
 # The action calls its siblings ($GITHUB_ACTION_PATH/../get-gate.sh, ../pre-merge.sh): ship them.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/pre-merge.sh ${PROJECT_SOURCE_DIR}/ci/get-gate.sh DESTINATION share/gate/ci)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/github/action.yml ${PROJECT_SOURCE_DIR}/ci/github/example-workflow.yml
+              ${PROJECT_SOURCE_DIR}/ci/github/example-matrix-workflow.yml
         DESTINATION share/gate/ci/github)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/github/comment.py DESTINATION share/gate/ci/github)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gitlab/gate.gitlab-ci.yml DESTINATION share/gate/ci/gitlab)
-install(FILES ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile DESTINATION share/gate/ci/jenkins)
+install(FILES ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile.shards
+        DESTINATION share/gate/ci/jenkins)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gate)
