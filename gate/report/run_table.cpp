@@ -49,11 +49,12 @@ std::string sampled_columns(const Sampled& x, const std::string& instrument) {
 }
 
 // The instrument the verdict would use, from the first run (stats::choose_instrument).
-std::string instrument_of(const ResultFile& r, const std::string& name, const std::map<std::string, std::string>& measure) {
+std::string instrument_of(const ResultFile& r, const std::string& name, const std::map<std::string, std::string>& measure,
+                          const stats::InstrumentRule& rule) {
   const auto it = measure.find(name);
   const auto setting = stats::parse_measure_setting(it == measure.end() ? "auto" : it->second);
   const auto facts = stats::instrument_facts(r.runs, r.runs, name);
-  return std::string(stats::to_string(stats::choose_instrument(setting, facts, stats::InstrumentRule{})));
+  return std::string(stats::to_string(stats::choose_instrument(setting, facts, rule)));
 }
 
 }  // namespace
@@ -63,6 +64,8 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
   size_t w = 8;
   for (const auto& f : r.functions) w = std::max(w, f.name.size());
   const bool sampled = any_sampled(r);
+  stats::InstrumentRule rule;
+  if (sampled) rule.on_cpu_reference = stats::on_cpu_reference(r.runs, r.runs, rule);
   s += pad_right("function", w) + "  " + pad_left("calls/run", 10) + "  " + pad_left("p50", 8) + "  " +
        pad_left("p90", 8) + "  " + pad_left("p99", 8) + "  " + pad_left("max", 8) +
        (sampled ? "  " + pad_left("cpu/call", 8) + "  " + pad_left("probes", 6) + "  " + pad_right("by", 7) : "") +
@@ -97,7 +100,7 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
     s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(lat(0.5), 8) + "  " + pad_left(lat(0.9), 8) +
          "  " + pad_left(lat(0.99), 8) + "  " +
          pad_left(timed ? format_duration(static_cast<double>(max_ns)) : "-", 8) +
-         (sampled ? sampled_columns(sampled_of(r, f.name), instrument_of(r, f.name, measure)) : "") + "  " +
+         (sampled ? sampled_columns(sampled_of(r, f.name), instrument_of(r, f.name, measure, rule)) : "") + "  " +
          f.entry_placement + " (" +
          f.entry_cost_class + ")" + (calls && !timed ? ", counting calls only" : "");
     if (unmatched || dropped) {

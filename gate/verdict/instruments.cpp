@@ -30,6 +30,7 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
                        const std::vector<RunResult>& head_runs, const stats::CompareOptions& o) {
   stats::InstrumentRule rule;
   rule.max_probe_share = o.auto_max_probe_share;
+  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
   bool replaced = false;
   std::optional<stats::SpeedFactors> speed;
   for (auto& f : c.functions) {
@@ -57,6 +58,7 @@ std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cf
   if (base_runs.empty() || head_runs.empty()) return out;
   stats::InstrumentRule rule;
   rule.max_probe_share = o.auto_max_probe_share;
+  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
   for (const auto& f : head_runs.front().functions) {
     const std::string name = f.name;
     if (cfg.calls_of(name) != "auto") continue;

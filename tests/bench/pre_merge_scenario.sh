@@ -3,7 +3,8 @@
 # built in the same job) on a git repository of the shop example, with the example's own config
 # (threshold 10%, runs 5, max_runs 10), against a branch that changes pricing.Apply's tax rounding
 # into a 2,000-step loop (a real code change), or against a branch that changes nothing measurable
-# (--aa: a comment). Prints, per try, gate's exit code and Apply's p50 verdict, ratio and interval,
+# (--aa: a comment). Prints, per try, gate's exit code and Apply's instrument (probes: p50; samples:
+# cpu/call), verdict, ratio and interval,
 # then the tally. Root (BPF). Takes ~1-2 min a try.
 #
 # Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR] [-- GATE_AB_ARGS...]
@@ -90,11 +91,11 @@ except Exception as e:
     print(f"no report ({e})"); sys.exit()
 names = [f["name"] + ":" + f["verdict"] for f in r["functions"] if f["verdict"] in ("regression", "suspect")]
 apply = next((f for f in r["functions"] if f["name"].endswith("pricing.Apply")), None)
-q = apply and next((q for q in apply["quantiles"] if q["name"] == "p50"), None)
+q = apply and (next((q for q in apply["quantiles"] if q["name"] == "p50"), None) or apply["quantiles"][0])
 ext = r.get("extension") or {}
 pairs = ext.get("units") or r["head_runs"]
 if q:
-    print(f"Apply p50 {q['verdict']} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}] "
+    print(f"Apply {apply.get('instrument','probes')} {q['name']} {q['verdict']} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}] "
           f"(own [{q['ci_unadjusted_low']:.3f}, {q['ci_unadjusted_high']:.3f}]) pairs {pairs}; "
           f"flagged: {' '.join(names) or 'none'}")
 else:

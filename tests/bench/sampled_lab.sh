@@ -6,20 +6,26 @@
 # code, main.hot's instrument, verdict, ratio, interval, pairs and the trial's wall time, then the
 # tally. Root (BPF). Figures, not pass/fail: docs/how-it-measures.md quotes its output.
 #
-# Usage: tests/bench/sampled_lab.sh [--trials N] [--aa N] [--head N] [-- GATE_AB_ARGS...]
-#   --trials N  trials of each kind (default 10); --aa / --head set one kind's count (0 skips it)
+# With --bench-aa / --bench-head: the same comparisons as a benchmarks-only gate (gate-bench.yaml:
+# `benchmarks: go`, no functions, so no probe and no BPF): BenchmarkHot's ns/op of the test binaries.
+#
+# Usage: tests/bench/sampled_lab.sh [--trials N] [--aa N] [--head N] [--bench-aa N] [--bench-head N] [-- GATE_AB_ARGS...]
+#   --trials N  trials of each function kind (default 10); --aa / --head set one kind's count (0 skips it)
+#   --bench-aa N, --bench-head N: benchmarks-only trials (default 0)
 # Environment: GATE (default build/gate/cli/gate), GATE_GO (default the newest installed Go).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$here/ci/env.sh"
-aa=10 head=10 ab_args=()
+aa=10 head=10 bench_aa=0 bench_head=0 ab_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --trials) aa="${2:?--trials needs a count}"; head="$aa"; shift 2 ;;
     --aa) aa="${2:?--aa needs a count}"; shift 2 ;;
     --head) head="${2:?--head needs a count}"; shift 2 ;;
+    --bench-aa) bench_aa="${2:?--bench-aa needs a count}"; shift 2 ;;
+    --bench-head) bench_head="${2:?--bench-head needs a count}"; shift 2 ;;
     --) shift; ab_args=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "sampled_lab: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -33,14 +39,17 @@ trap 'rm -rf "$tmp"' EXIT
 cp -r "$here/tests/go/hotloop" "$tmp/hotloop"
 cd "$tmp/hotloop"
 "$GATE_GO" build -o bin/hotloop . && "$GATE_GO" build -tags gateslow8 -o bin/hotloop-head .
+if [[ $((bench_aa + bench_head)) -gt 0 ]]; then
+  "$GATE_GO" test -c -o bin/hotloop.test . && "$GATE_GO" test -c -tags gateslow8 -o bin/hotloop-head.test .
+fi
 echo "sampled_lab: $("$GATE_GO" version), gate $("$gate" --version 2>&1 | head -n 1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 declare -A tally
-trial() {  # kind, head binary, index
-  local kind="$1" headbin="$2" k="$3" t0 code
+trial() {  # kind, head binary, index[, config, base binary]
+  local kind="$1" headbin="$2" k="$3" cfg="${4:-gate.yaml}" basebin="${5:-bin/hotloop}" t0 code
   t0=$(date +%s)
   set +e
-  "$gate" ab -c gate.yaml --base-binary bin/hotloop --head-binary "$headbin" -q --report-dir "r-$kind-$k" \
+  "$gate" ab -c "$cfg" --base-binary "$basebin" --head-binary "$headbin" -q --report-dir "r-$kind-$k" \
     "${ab_args[@]}" > "out-$kind-$k.txt" 2> "err-$kind-$k.txt"
   code=$?
   set -e
@@ -51,6 +60,11 @@ try:
     r = json.load(open(path))
 except OSError:
     print(f"{kind} {k}: exit {code}, no report ({secs} s)"); sys.exit(0)
+if not r["functions"]:  # benchmarks only: BenchmarkHot's ns/op
+    b = next(x for x in r["benchmarks"]["metrics"] if x["benchmark"].startswith("BenchmarkHot") and x["unit"] == "ns/op")
+    print(f"{kind} {k}: exit {code}, {b['benchmark']} ns/op: {b['verdict']} {b['worse_ratio']:.3f}"
+          f" [{b['worse_ci_low']:.3f}, {b['worse_ci_high']:.3f}] at {r['base_runs']} pairs, {secs} s")
+    sys.exit(0)
 f = next(x for x in r["functions"] if x["name"] == "main.hot")
 q = f["quantiles"][0]
 others = [x["name"] for x in r["functions"] if x["name"] != "main.hot" and x["verdict"] in ("regression", "suspect")]
@@ -64,5 +78,7 @@ PY
 }
 for k in $(seq 1 "$aa"); do trial aa bin/hotloop "$k"; done
 for k in $(seq 1 "$head"); do trial head8 bin/hotloop-head "$k"; done
+for k in $(seq 1 "$bench_aa"); do trial bench-aa bin/hotloop.test "$k" gate-bench.yaml bin/hotloop.test; done
+for k in $(seq 1 "$bench_head"); do trial bench-head8 bin/hotloop-head.test "$k" gate-bench.yaml bin/hotloop.test; done
 echo "tally (kind exit: trials):"
 for key in "${!tally[@]}"; do echo "  $key: ${tally[$key]}"; done | sort

@@ -39,7 +39,7 @@ TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
                        << "  case \"$GATE_BINARY\" in */head/args) " << (slow_head ? "export ARGS_SLOW=5;; " : ";; ")
                        << "esac; exec \"$GATE_BINARY\" payload 1000\n"
                        << "runs: 6\nmax_runs: 20\nenv: {GOMAXPROCS: \"1\"}\n"
-                       << "threshold: 25%\nquantiles: [p50]\n"
+                       << "threshold: 25%\nquantiles: [p50]\nmeasure: probes\n"
                        << "functions:\n"
                        << "  - {name: main.Encode, bucket_by: {arg: b, by: len, bounds: [1KiB, 16KiB]}}\n";
     return cfg;

@@ -74,7 +74,7 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
                      << "benchmarks: go\n"
                      << "runs: 14\nmax_runs: 14\ntimeout: 300s\n"
                      << "env: {GOMAXPROCS: \"2\"}\n"
-                     << "threshold: 10%\nquantiles: [p50]\n"
+                     << "threshold: 10%\nquantiles: [p50]\nmeasure: probes\n"
                      << "functions:\n"
                      << "  - example.com/shop.(*Cart).Checkout\n"
                      << "  - example.com/shop.(*Store).Get\n"

@@ -81,7 +81,7 @@ std::string config(const Shop& s, const std::string& name, double slow_factor, d
   else out << ";; ";
   out << "esac; exec \"$GATE_BINARY\" " << kArgs << "\n"
       << "runs: " << kPairs << "\nenv: {GOMAXPROCS: \"1\"}\n"
-      << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\nfunctions:\n";
+      << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\nmeasure: probes\nfunctions:\n";
   for (const auto& f : kFunctions) out << "  - " << f << "\n";
   return cfg;
 }

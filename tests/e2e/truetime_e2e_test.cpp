@@ -42,7 +42,7 @@ TEST(TrueTimeE2e, AttributionNamesTheSlowedCallee) {
                      // the 38% per-pair noise of a loaded moment).
                      << "runs: 10\nmax_runs: 16\n"
                      << "env: {GOMAXPROCS: \"1\"}\n"
-                     << "threshold: 10%\nquantiles: [p50]\n"
+                     << "threshold: 10%\nquantiles: [p50]\nmeasure: probes\n"
                      << "functions:\n"
                      << "  - example.com/shop/pricing.Apply\n"
                      << "  - example.com/shop.(*Cart).Checkout\n"

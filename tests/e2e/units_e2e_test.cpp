@@ -90,7 +90,7 @@ struct Shop {
                        << "workload: exec \"$GATE_BINARY\" " << kArgs << "\n"
                        << "runs: 6\nmax_runs: " << kMaxRuns << "\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
-                       << "threshold: 10%\nquantiles: [p50]\n"
+                       << "threshold: 10%\nquantiles: [p50]\nmeasure: probes\n"
                        << "functions:\n";
     for (const auto& f : functions()) std::ofstream(cfg, std::ios::app) << "  - " << f << "\n";
     return cfg;

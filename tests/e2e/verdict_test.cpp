@@ -70,6 +70,7 @@ TEST(Verdict, RecordCheckUnchangedThenCatchOneSlowFunction) {
                      // machine's load as much as the code (Walk's p99 went 0.8 -> 3.7 ms unchanged when
                      // a build started between record and check); gate ab's test below checks p99.
                      << "quantiles: [p50]\n"
+                     << "measure: probes\n"  // sized from Walk's probed noise (walk_factor)
                      << "functions:\n"
                      << "  - example.com/shop/pricing.Apply\n"
                      << "  - example.com/shop.(*Store).Get\n"
@@ -140,7 +141,7 @@ TEST(Verdict, AbInterleavedCatchesTheSlowHeadOnly) {
                        << "esac; exec \"$GATE_BINARY\" -orders 600 -workers 1 -q\n"
                        << "runs: 6\nmax_runs: 14\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
-                       << "threshold: 10%\nthresholds: {p99: 30%}\n"
+                       << "threshold: 10%\nthresholds: {p99: 30%}\nmeasure: probes\n"
                        << "functions:\n"
                        << "  - example.com/shop/pricing.Apply\n"
                        << "  - example.com/shop.(*Store).Get\n"
@@ -174,7 +175,7 @@ TEST(Verdict, CalibratePrintsNoiseAndWhatItCanCatch) {
   fs::copy_file(shop, dir / "bin" / "shop", fs::copy_options::overwrite_existing);
   const std::string cfg = (dir / "cal.yaml").string();
   std::ofstream(cfg) << "binary: bin/shop\nworkload: bin/shop -orders 300 -workers 1 -q\nruns: 5\nmax_runs: 20\n"
-                     << "env: {GOMAXPROCS: \"1\"}\nthreshold: 10%\nquantiles: [p50]\nfunctions:\n"
+                     << "env: {GOMAXPROCS: \"1\"}\nthreshold: 10%\nquantiles: [p50]\nmeasure: probes\nfunctions:\n"
                      << "  - example.com/shop/pricing.*\n  - example.com/shop.(*Store).Get\n"
                      << "  - example.com/shop.(*Cart).Add\n  - example.com/shop.SumBy[...]\n";
   auto r = gate_cli({"calibrate", "-q", "-c", cfg, "--runs", "5"});

@@ -93,7 +93,7 @@ TEST(WhyE2e, AbProfileNamesTheBusyWaitAndWhichCodeChanged) {
                      << "workload: exec \"$GATE_BINARY\" " << args << "\n"
                      << "runs: " << kRuns << "\nmax_runs: " << kMaxRuns << "\n"
                      << "env: {GOMAXPROCS: \"2\"}\n"
-                     << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\n"
+                     << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\nmeasure: probes\n"
                      << "functions:\n  - " << kApply << "\n  - " << kCheckout << "\n";
   const fs::path report_dir = dir / "report";
   // The knob's busy-wait is (factor - 1) x Apply's own time a call, ~(ratio - 1) x its probed p50:

@@ -86,6 +86,7 @@ TEST(HistoryE2E, ShopOverCommitsNamesTheFirstSlowedOne) {
                      << "workload: " << shop << " -orders 1000 -workers 1 -q\n"
                      << "runs: 5\n"
                      << "env: {GOMAXPROCS: \"1\"}\n"
+                     << "measure: probes\n"  // the step is sized from Apply's probed p50 noise
                      // 8 functions: enough for the history's speed normalization (>= 5)
                      << "functions:\n"
                      << kShopFunctions;
@@ -249,6 +250,7 @@ std::vector<std::string> make_repo(const std::string& repo, int n, int slow_at, 
                                      // 8 functions: gate ab takes the machine's speed out (>= 5)
                                      << "functions:\n" << kShopFunctions
                                      << "quantiles: [p50]\n"
+                                     << "measure: probes\n"
                                      << "threshold: " << std::lround(100 * s.threshold) << "%\n";
   std::ofstream(repo + "/.gitignore") << "bin/\n";
   std::vector<std::string> shas;

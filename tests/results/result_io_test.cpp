@@ -131,6 +131,23 @@ TEST(ResultIo, InconsistentHistogramIsRejected) {
   }
 }
 
+// A function measured by samples whose calls were only counted (calls: entry) or taken from gate ab's
+// first pair (its probes removed: fixed_calls_per_execution) has calls and no timed call: gate ab's
+// --out-head of such a comparison must load again (gate compare, gate merge).
+TEST(ResultIo, CountedUntimedFunctionRoundTrips) {
+  ResultFile a = sample();
+  FunctionRun& f = a.runs[1].functions[0];
+  f.histogram = LatencyHistogram{};
+  f.sum_ns = f.min_ns = f.max_ns = 0;
+  f.calls = 534;
+  f.fixed_calls_per_execution = 178;
+  const ResultFile b = result_from_json_text(result_to_json_text(a), "counted.json");
+  EXPECT_EQ(b.runs[1].functions[0].calls, 534u);
+  EXPECT_EQ(b.runs[1].functions[0].histogram.count(), 0u);
+  EXPECT_EQ(b.runs[1].functions[0].fixed_calls_per_execution, 178u);
+  EXPECT_EQ(b.runs[0].functions[0].histogram, a.runs[0].functions[0].histogram);
+}
+
 // Schema 2 stores only the functions a run saw; the ones it did not see come back with zero calls,
 // and a function a run does not hold at all stays absent from that run.
 TEST(ResultIo, ColumnsKeepIdleAndAbsentFunctions) {

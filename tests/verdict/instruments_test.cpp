@@ -138,11 +138,24 @@ TEST(Instrument, ChoiceRules) {
   f.probe_share = 0.1;
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   f.probe_share = 0.5;
-  f.on_cpu = 0.1;  // waits: only probes see that time
+  f.on_cpu = 0.03;  // waits: only probes see that time
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   f.on_cpu = 0.45;  // preempted on a loaded runner: still CPU-bound
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kSamples);
-  f.on_cpu = 0.1;
+  // Relative to the most CPU-bound function of the same units: at load 10 on 2 vCPUs a CPU-bound
+  // function is on CPU ~0.2 of its probed time, and so is the reference; one at a tenth of that waits.
+  stats::InstrumentRule loaded = rule;
+  loaded.on_cpu_reference = 0.2;
+  f.on_cpu = 0.18;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, loaded), stats::Instrument::kSamples);
+  f.on_cpu = 0.06;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, loaded), stats::Instrument::kProbes);
+  stats::InstrumentRule idle = rule;
+  idle.on_cpu_reference = 0.95;
+  f.on_cpu = 0.3;  // on an idle host, off CPU 70% of its time: it waits
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, idle), stats::Instrument::kProbes);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, loaded), stats::Instrument::kSamples);
+  f.on_cpu = 0.03;
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   f.on_cpu = 0.9;
   f.samples_per_unit = 3;  // too few samples to measure it
@@ -154,6 +167,46 @@ TEST(Instrument, ChoiceRules) {
   f.sampled = false;
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   EXPECT_THROW(stats::parse_measure_setting("sampled"), Error);
+}
+
+// The reference is the busiest timed function (the most samples) with enough samples: its sampled
+// time over its probed time in both sides' first units, capped at 1; functions below the sample
+// floor, untimed (`calls: entry`) or unsampled units do not count.
+TEST(Instrument, OnCpuReferenceIsTheBusiestTimedFunction) {
+  auto unit = [](const char* side) {
+    RunResult r;
+    r.variant = side;
+    r.sample_period_ns = 1000;
+    auto add = [&](const char* name, uint64_t samples, uint64_t probed_ns, bool timed) {
+      FunctionRun f;
+      f.name = name;
+      f.calls = 10;
+      f.sum_ns = probed_ns;
+      f.cpu_samples = samples;
+      if (timed) f.histogram.add(probed_ns / 10, 10);
+      r.functions.push_back(f);
+    };
+    add("waits", 100, 1'000'000, true);    // 0.1
+    add("busy", 200, 800'000, true);       // 0.25: the busiest timed function
+    add("short", 150, 50'000, true);       // 3.0: probe handling outside its window in its samples
+    add("few", 5, 1'000, true);            // 5.0, but 5 samples a unit
+    add("entry", 900, 0, false);           // counted, not timed
+    return std::vector<RunResult>{r};
+  };
+  const auto base = unit("base"), head = unit("head");
+  stats::InstrumentRule rule;
+  EXPECT_DOUBLE_EQ(stats::on_cpu_reference(base, head, rule), 0.25);
+  auto unsampled = head;
+  unsampled[0].sample_period_ns = 0;
+  EXPECT_EQ(stats::on_cpu_reference(base, unsampled, rule), 0);
+  auto fast = unit("fast");
+  fast[0].functions[1].sum_ns = 100'000;  // busy: 200 us sampled over 100 us probed: capped at 1
+  EXPECT_DOUBLE_EQ(stats::on_cpu_reference(fast, fast, rule), 1.0);
+  auto quiet = unit("quiet");
+  quiet[0].functions[2].cpu_samples = 300;  // short becomes the busiest: its 6.0 capped at 1
+  EXPECT_DOUBLE_EQ(stats::on_cpu_reference(quiet, quiet, rule), 1.0);
+  quiet[0].functions[2].histogram = LatencyHistogram{};  // ... but untimed (calls: entry): busy again
+  EXPECT_DOUBLE_EQ(stats::on_cpu_reference(quiet, quiet, rule), 0.25);
 }
 
 TEST(Instrument, TooFewSampledRunsIsInsufficientData) {
