@@ -51,7 +51,7 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   // its callee was traced); the sampled instrument (measure: auto) measures such a function's CPU
   // time without the probes instead. Kept for the call graph's self times.
   auto* tt = app.add_flag("--true-time", f.true_time,
-                          "Retired for verdicts: use the sampled instrument (measure: auto, the default), which "
+                          "Retired for verdicts: use the sampled instrument (measure: auto or samples), which "
                           "takes a probe-dominated function's CPU time from samples, without the probes. Still "
                           "subtracts the probes' calibrated cost from every traced call (docs/how-it-measures.md)");
   app.add_flag("--raw-times", f.raw_times,

@@ -1,7 +1,7 @@
 // --profile[=HZ] (gate run, check, record, ab, calibrate) and the config's profile: {hz: N}: sampled CPU profiles of the
 // measured runs (gate/profile), written as pprof files. The same sampler feeds the sampled instrument
 // (issue 39: each function's CPU time per run, without gate's probes) whenever the config may measure
-// a function by samples (measure: auto, the default, or samples).
+// a function by samples (measure: auto or samples).
 #pragma once
 
 #include <CLI/CLI.hpp>
