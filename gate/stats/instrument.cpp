@@ -61,7 +61,6 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
   f.probe_share = inclusive + probe ? static_cast<double>(probe) / static_cast<double>(inclusive + probe) : 0;
   f.on_cpu = probed_ns ? sampled_ns / static_cast<double>(probed_ns) : 0;
   f.samples_per_unit = static_cast<double>(cpu) / static_cast<double>(units);
-  f.inclusive_per_unit = static_cast<double>(inclusive + probe) / static_cast<double>(units);
   return f;
 }
 

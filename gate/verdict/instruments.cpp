@@ -24,13 +24,20 @@ double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& func
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// measure: auto's rule for these units: the config's probe share, the busiest function's on-CPU share.
+stats::InstrumentRule auto_rule(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                                const stats::CompareOptions& o) {
+  stats::InstrumentRule rule;
+  rule.max_probe_share = o.auto_max_probe_share;
+  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
+  return rule;
+}
+
 }  // namespace
 
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
                        const std::vector<RunResult>& head_runs, const stats::CompareOptions& o) {
-  stats::InstrumentRule rule;
-  rule.max_probe_share = o.auto_max_probe_share;
-  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
+  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
   bool replaced = false;
   std::optional<stats::SpeedFactors> speed;
   for (auto& f : c.functions) {
@@ -56,9 +63,7 @@ std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cf
                                                         const stats::CompareOptions& o) {
   std::vector<std::string> out;
   if (base_runs.empty() || head_runs.empty()) return out;
-  stats::InstrumentRule rule;
-  rule.max_probe_share = o.auto_max_probe_share;
-  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
+  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
   for (const auto& f : head_runs.front().functions) {
     const std::string name = f.name;
     if (cfg.calls_of(name) != "auto") continue;
