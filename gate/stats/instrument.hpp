@@ -51,8 +51,11 @@ struct InstrumentRule {
   double min_on_cpu = 0.05;
   double min_on_cpu_relative = 0.4;
   double on_cpu_reference = 0;  // on_cpu_reference() of the units the facts came from; 0: none
-  // Fewer samples a unit than this (its sampling error then > ~30% a unit) leave it on probes.
-  double min_samples_per_unit = 10;
+  // Fewer samples a unit than this leave it on probes. Below ~100 a unit's count is as noisy as
+  // binomial (hotloop's A/A, tests/bench/results/sampled_units.txt: 14, 28 and 52 samples a unit
+  // gave 49%, 20% and 19% per pair, where probes gave 3-11%), and a handful of samples (the
+  // shop's pricing.Apply: 7-30) read an A/A as 1.86x once: too coarse for a 5-10% band.
+  double min_samples_per_unit = 100;
 };
 
 // The facts from the first unit of each side (gate ab's first pair; check: the baseline's first

@@ -197,6 +197,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
         if (!fixed.empty()) m->stop_probing(fixed);
         if (!set.empty()) m->count_calls_only(set);
       }
+    whole_runs.replan(opts.session.log);  // the executions are shorter now: the units as long as planned
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);
   auto base_runs = [&]() -> const std::vector<RunResult>& {

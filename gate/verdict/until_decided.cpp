@@ -67,6 +67,11 @@ bool InterleavedPairs::add_unit_pair() {
     base_.set_executions_per_unit(k);
     head_.set_executions_per_unit(k);
     planned_ = true;
+    if (replan_log_) {
+      replan_log_("units planned again from executions without the removed probes: " +
+                  runner::describe_units(k, execution_s, min_unit_seconds_));
+      replan_log_ = nullptr;
+    }
     for (int e = 1; e < k; ++e)
       if (!both(rng_() & 1, &Side::add_execution)) return false;
   } else {

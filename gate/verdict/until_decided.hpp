@@ -110,6 +110,15 @@ class InterleavedPairs : public Schedule {
   int rounds_done() const override { return head_.runs_done(); }
   bool failed() const override { return base_.failed() || head_.failed(); }
   std::string round_name() const override;
+  // The executions' length changed (calls: auto removed probes after the first pair): the next
+  // pair plans the units again from its first executions (one unit of min_unit_seconds). Without
+  // it the units stay sized by the probed first pair: a fifth of the planned length where the
+  // removed probes were most of an execution, and as many fewer samples a unit.
+  void replan(std::function<void(const std::string&)> log = nullptr) {
+    if (fixed_ > 0 || !planned_) return;
+    planned_ = false;
+    replan_log_ = std::move(log);
+  }
 
  private:
   bool add_unit_pair();
@@ -120,6 +129,7 @@ class InterleavedPairs : public Schedule {
   double min_unit_seconds_;
   int fixed_ = 0;
   bool planned_ = false;
+  std::function<void(const std::string&)> replan_log_;
 };
 
 // gate ab --slice-ms: both workloads run at once, switched every slice_ms (runner/sliced.hpp).

@@ -7,22 +7,24 @@
 # cpu/call), verdict, ratio and interval,
 # then the tally. Root (BPF). Takes ~1-2 min a try.
 #
-# Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR] [-- GATE_AB_ARGS...]
+# Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR] [--set LINE]... [-- GATE_AB_ARGS...]
 #   --aa        the branch adds only a comment to pricing.go (A/A: nothing should be flagged)
 #   --tries N   how many pre-merge runs (default 10)
 #   --keep DIR  keep each try's report.json as DIR/try-K.json
+#   --set LINE  append LINE to the example's gate.yaml on both sides (e.g. --set 'measure: auto')
 # Environment: GATE (the gate binary; default build/gate/cli/gate), GATE_GO (go; default the newest).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$here/ci/env.sh"
-aa=0 tries=10 keep="" ab_args=()
+aa=0 tries=10 keep="" ab_args=() set_lines=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --aa) aa=1; shift ;;
     --tries) tries="${2:?--tries needs a count}"; shift 2 ;;
     --keep) keep="${2:?--keep needs a directory}"; shift 2 ;;
+    --set) set_lines+=("${2:?--set needs a gate.yaml line}"); shift 2 ;;
     --) shift; ab_args=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "pre_merge_scenario: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -46,6 +48,7 @@ repo="$tmp/repo"
 mkdir -p "$repo/shop"
 tar -C "$here/examples/shop" --exclude=./bin -cf - . | tar -C "$repo/shop" -xf -
 printf 'bin/\n' > "$repo/shop/.gitignore"
+for line in "${set_lines[@]}"; do printf '%s\n' "$line" >> "$repo/shop/gate.yaml"; done
 cd "$repo"
 git init -q && git add -A && git commit -q -m "shop example"
 git checkout -q -b feature

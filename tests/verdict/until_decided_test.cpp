@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "verdict/instruments.hpp"
+
 namespace gate::verdict {
 namespace {
 
@@ -338,6 +340,38 @@ TEST(UntilDecided, LongExecutionsMakeUnitsOfOne) {
   measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
   EXPECT_EQ(base.units, (std::vector<int>{1, 1, 1}));
   EXPECT_EQ(s.round_name(), "pair of runs");
+}
+
+// calls: auto removes probes after the first pair (AfterFirstRound): the executions get shorter,
+// and replan() sizes the following units from them, so that a unit stays min_unit_seconds long.
+TEST(UntilDecided, ReplanSizesTheUnitsAfterTheProbesGo) {
+  std::string trace;
+  UnitSide base('A', trace, 1.5), head('B', trace, 1.5);  // probed: one execution a unit
+  InterleavedPairs pairs(base, head, 3, 1.0);
+  std::vector<std::string> log;
+  AfterFirstRound s(pairs, [&] {
+    base.seconds = head.seconds = 0.3;  // without the probes
+    pairs.replan([&](const std::string& l) { log.push_back(l); });
+  });
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {4, 4}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{1, 4, 4, 4}));
+  EXPECT_EQ(head.units, (std::vector<int>{1, 4, 4, 4}));
+  ASSERT_EQ(log.size(), 1u) << "said once, when the units are planned again";
+  EXPECT_NE(log.front().find("4 executions per unit"), std::string::npos) << log.front();
+}
+
+TEST(UntilDecided, ReplanLeavesFixedUnitsAlone) {
+  std::string trace;
+  UnitSide base('A', trace, 1.5), head('B', trace, 1.5);
+  InterleavedPairs pairs(base, head, 3, 1.0, 2);  // a service's rounds: fixed
+  AfterFirstRound s(pairs, [&] {
+    base.seconds = head.seconds = 0.1;
+    pairs.replan();
+  });
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{2, 2, 2}));
 }
 
 TEST(UntilDecided, NoUnitTargetKeepsWholeRuns) {
