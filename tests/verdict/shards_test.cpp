@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "common/error.hpp"
-#include "synthetic.hpp"
+#include "shards_synthetic.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 
@@ -19,13 +19,6 @@ namespace {
 constexpr int kShards = 3;
 constexpr int kPairsPerShard = 6;
 
-std::vector<testing::SyntheticFunction> functions(double runner_speed, double slowed_scale = 1.0) {
-  auto fs = testing::synthetic_functions(8);
-  for (auto& f : fs) f.scale = runner_speed;
-  fs[3].scale *= slowed_scale;  // "main.f03": the function a head may slow
-  return fs;
-}
-
 runner::Config config() {
   runner::Config cfg;
   cfg.path = "/repo/gate.yaml";
@@ -33,32 +26,13 @@ runner::Config config() {
   return cfg;
 }
 
-// Shard k's partial on a runner `speed` times slower, its head's main.f03 `head_scale` slower. Both
-// sides of a pair meet the same machine state (machine_seed), as gate ab's back-to-back runs do.
-// `sigma`: each run's log-sd; `shared`: one factor per run for all its functions (speed normalisation
-// takes it out), else one per function and run (noise no normalisation removes: a noisy runner).
+// Shard k's partial on a runner `speed` times slower, its head's main.f03 `head_scale` slower
+// (tests/verdict/shards_synthetic.hpp).
 Partial partial(int k, double speed, double head_scale, double sigma = 0.03, bool shared = true,
                 int pairs = kPairsPerShard, int shards = kShards, uint64_t salt = 0) {
-  Partial p;
-  p.shard = {k, shards};
-  p.seed = 1;
-  p.shard_seed = shard_seed(1, p.shard);
-  p.runner = "fnv1a64:runner" + std::to_string(k);
-  p.hostname = "runner-" + std::to_string(k);
-  p.config_hash = config().hash;
-  p.base_build_id = "base-id";
-  p.head_build_id = "head-id";
-  testing::SyntheticNoise noise;
-  noise.run_sigma = sigma;
-  noise.shared_per_run = shared;
-  noise.slow_fraction = 0.3;  // a CI runner's two speed states
-  noise.machine_seed = 100 + k + 1000 * salt;
-  p.base = testing::synthetic_meta(functions(speed));
-  p.head = testing::synthetic_meta(functions(speed, head_scale));
-  p.base.context.config_hash = p.head.context.config_hash = p.config_hash;
-  p.base.runs = testing::synthetic_runs(functions(speed), pairs, noise, 10 * k + 1 + 1000 * salt, "base");
-  p.head.runs = testing::synthetic_runs(functions(speed, head_scale), pairs, noise, 10 * k + 2 + 1000 * salt, "head");
-  return p;
+  return testing::synthetic_partial({.index = k, .shards = shards, .pairs = pairs, .speed = speed,
+                                     .head_scale = head_scale, .sigma = sigma, .shared = shared, .salt = salt,
+                                     .config_hash = config().hash});
 }
 
 std::vector<Partial> three(double head_scale, double slow_runner = 1.5) {
