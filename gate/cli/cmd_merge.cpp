@@ -59,7 +59,8 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
       "inverse-variance weights (a noisy runner weighs less), then judged as one gate ab would, with the\n"
       "same correction for the family of tests. A shard of fewer than 3 pairs is pooled with others.\n"
       "Partials of another config, other binaries, another shard count or seed, a shard twice or missing are\n"
-      "refused, naming the file and the difference.\n"
+      "refused, naming the file and the difference. --baseline-ref REF does what it does for gate ab: a\n"
+      "notice when this branch changed the config's thresholds against REF (a merge reads no stored baseline).\n"
       "Examples:\n"
       "  gate merge -c gate.yaml shard1.json shard2.json shard3.json\n"
       "  gate merge -c gate.yaml partials/*.json --format markdown --output report.md");
