@@ -1,6 +1,7 @@
 // `gate merge PARTIAL...`: the verdict of one gate ab split over a CI matrix (gate ab --shard K/N),
 // from every shard's partial; reports and exit codes as gate ab's. The work is verdict::merge_shards.
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/report_flags.hpp"
@@ -11,14 +12,29 @@ namespace gate::cli {
 
 namespace {
 
-// Per shard, how many pairs it gave and its noise: on stderr even with -q, as the report's preface.
+// Per shard, how many pairs it gave, its noise and its weight: on stderr even with -q, as the
+// report's preface. A shard pooled with others says so: its pairs were too few for its own noise.
 void print_shards(const verdict::Merged& m) {
   for (const auto& s : m.shards) {
     char noise[32] = "n/a";
     if (s.noise > 0) snprintf(noise, sizeof noise, "%.1f%%", 100 * s.noise);
-    std::fprintf(stderr, "gate: shard %d: %d pairs on %s (%s), noise %s a pair (median p50 log-sd)\n", s.index,
-                 s.pairs, s.hostname.c_str(), s.runner_label.c_str(), noise);
+    std::string model;
+    if (m.strata < 2) {
+      model = "all shards' pairs pooled (gate ab's model)";
+    } else if (s.stratum.size() > 1) {
+      model = "pooled with shard";
+      for (int k : s.stratum)
+        if (k != s.index) model += " " + std::to_string(k);
+      model += " (fewer than " + std::to_string(verdict::kMinOwnPairs) + " pairs for a noise model of its own)";
+    } else {
+      model = "its own noise model";
+    }
+    std::fprintf(stderr, "gate: shard %d: %d pairs on %s (%s), noise %s a pair (median p50 log-sd), weight %.2f, %s\n",
+                 s.index, s.pairs, s.hostname.c_str(), s.runner_label.c_str(), noise, s.weight, model.c_str());
   }
+  if (m.pooled_tests > 0)
+    std::fprintf(stderr, "gate: %d tests not estimable on every shard alone: judged on all pairs pooled\n",
+                 m.pooled_tests);
 }
 
 }  // namespace
@@ -38,10 +54,13 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
   add_suspect_flags(app, a->suspect, false);
   add_report_flags(app, a->report);
   app.footer(
-      "Pairs stay paired within their shard, so each runner's speed cancels in its own pairs; all pairs are\n"
-      "then judged at once as one gate ab would, with the same correction for the family of tests.\n"
+      "Pairs stay paired within their shard, so each runner's speed cancels in its own pairs. Each shard\n"
+      "(runner) is a stratum with its own noise: per test, the shards' estimates are combined with\n"
+      "inverse-variance weights (a noisy runner weighs less), then judged as one gate ab would, with the\n"
+      "same correction for the family of tests. A shard of fewer than 3 pairs is pooled with others.\n"
       "Partials of another config, other binaries, another shard count or seed, a shard twice or missing are\n"
-      "refused, naming the file and the difference.\n"
+      "refused, naming the file and the difference. --baseline-ref REF does what it does for gate ab: a\n"
+      "notice when this branch changed the config's thresholds against REF (a merge reads no stored baseline).\n"
       "Examples:\n"
       "  gate merge -c gate.yaml shard1.json shard2.json shard3.json\n"
       "  gate merge -c gate.yaml partials/*.json --format markdown --output report.md");

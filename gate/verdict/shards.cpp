@@ -2,6 +2,7 @@
 #include "verdict/shards.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -10,6 +11,11 @@
 
 #include "common/error.hpp"
 #include "runner/coverage.hpp"
+#include "explain/explain.hpp"
+#include "stats/benchmarks.hpp"
+#include "stats/distributions.hpp"
+#include "stats/layouts.hpp"
+#include "verdict/benchmarks.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 
@@ -210,7 +216,7 @@ double shard_noise(const Partial& p, stats::CompareOptions o) {
   return noise[noise.size() / 2];
 }
 
-// A runner much noisier than the others weighs on every interval: say so beside the verdicts.
+// A runner much noisier than the others: say so beside the verdicts, with what it weighed.
 void warn_noisy_shard(Merged& m) {
   std::vector<double> n;
   for (const auto& s : m.shards)
@@ -220,10 +226,16 @@ void warn_noisy_shard(Merged& m) {
   const double median = n[n.size() / 2];
   for (const auto& s : m.shards)
     if (s.noise > 2 * median) {
-      char times[32];
-      snprintf(times, sizeof times, "%.1f", s.noise / median);
-      m.comparison.warnings.push_back("shard " + std::to_string(s.index) + " (" + s.hostname + ") was " + times +
-                                      "x as noisy as the median shard: its pairs widen every interval");
+      char text[96];
+      snprintf(text, sizeof text, "%.1fx as noisy as the median shard", s.noise / median);
+      std::string effect = "its pairs widen every interval";
+      if (s.stratum.size() == 1 && m.strata > 1) {
+        char w[64];
+        snprintf(w, sizeof w, "its pairs weigh %.2f of the estimates", s.weight);
+        effect = w;
+      }
+      m.comparison.warnings.push_back("shard " + std::to_string(s.index) + " (" + s.hostname + ") was " + text + ": " +
+                                      effect);
     }
 }
 
@@ -233,7 +245,123 @@ int layouts_of(const ResultFile& r) {
   return std::max(n, 1);
 }
 
+// A stratum's own comparison: its pairs alone, at one look. Its min_runs is kMinOwnPairs (the whole
+// comparison's min_runs decides whether a test is made at all: the pooled one's).
+stats::Comparison judge_stratum(const std::vector<const Partial*>& parts, stats::CompareOptions o) {
+  ResultFile base = parts.front()->base, head = parts.front()->head;
+  base.runs.clear();
+  head.runs.clear();
+  for (const Partial* p : parts) {
+    append_runs(base, p->base);
+    append_runs(head, p->head);
+  }
+  o.min_runs = std::min(o.min_runs, kMinOwnPairs);
+  o.first_look = o.last_look = static_cast<int>(head.runs.size());
+  return compare_with_benchmarks(base.runs, head.runs, base, head, o);
+}
+
+const stats::QuantileComparison* find_test(const stats::Comparison& c, const std::string& function,
+                                           const std::string& quantile) {
+  for (const auto& f : c.functions)
+    if (f.name == function) return f.find(quantile);
+  return nullptr;
+}
+
+// Every test of `c` (the pooled comparison) that every stratum estimated the same way replaced by
+// the strata's combination; the rest keep the pooled interval (counted). Returns per stratum its
+// shares over the tests.
+std::vector<std::vector<double>> stratify(stats::Comparison& c, const std::vector<stats::Comparison>& strata,
+                                          const stats::CompareOptions& o, int* pooled_tests) {
+  std::vector<std::vector<double>> shares(strata.size());
+  for (auto& f : c.functions)
+    for (auto& q : f.quantiles) {
+      if (!q.tested()) continue;
+      std::vector<double> centers, scales, dfs;
+      for (const auto& s : strata) {
+        const stats::QuantileComparison* t = find_test(s, f.name, q.name);
+        if (!t || !t->tested() || !(t->log_scale > 0) || !(t->df > 0) || t->window.used != q.window.used) break;
+        centers.push_back(t->log_center);
+        scales.push_back(t->log_scale);
+        dfs.push_back(t->df);
+      }
+      if (centers.size() != strata.size()) {
+        ++*pooled_tests;
+        continue;
+      }
+      const StratifiedEstimate e = combine_strata(centers, scales, dfs);
+      stats::RatioInterval r;
+      r.log_center = e.log_center;
+      r.log_scale = e.log_scale;
+      r.df = e.df;
+      r.base_ns = q.base_ns;
+      r.ratio = std::exp(e.log_center);
+      r.head_ns = q.base_ns * r.ratio;
+      r.elasticity = q.elasticity;
+      const double t = stats::student_t_quantile(1 - (1 - o.confidence) / 2, e.df);
+      r.ci_low = std::exp(e.log_center - t * e.log_scale);
+      r.ci_high = std::exp(e.log_center + t * e.log_scale);
+      stats::fill_interval(q, r, true);
+      for (size_t k = 0; k < strata.size(); ++k) shares[k].push_back(e.shares[k]);
+    }
+  return shares;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
+
+std::vector<std::vector<size_t>> shard_strata(const std::vector<int>& pairs) {
+  std::vector<std::vector<size_t>> strata;
+  std::vector<size_t> small;
+  int small_pairs = 0;
+  for (size_t i = 0; i < pairs.size(); ++i)
+    if (pairs[i] >= kMinOwnPairs) {
+      strata.push_back({i});
+    } else {
+      small.push_back(i);
+      small_pairs += pairs[i];
+    }
+  if (small.empty()) return strata;
+  if (small_pairs >= kMinOwnPairs || strata.empty()) {
+    strata.push_back(small);
+  } else {  // still too few: into the smallest stratum that has enough, where it moves that one least
+    auto smallest = std::min_element(strata.begin(), strata.end(),
+                                     [&](const auto& a, const auto& b) { return pairs[a.front()] < pairs[b.front()]; });
+    smallest->insert(smallest->end(), small.begin(), small.end());
+    std::sort(smallest->begin(), smallest->end());
+  }
+  return strata;
+}
+
+StratifiedEstimate combine_strata(const std::vector<double>& centers, const std::vector<double>& scales,
+                                  const std::vector<double>& dfs) {
+  StratifiedEstimate e;
+  double sum_w = 0, sum_wc = 0;
+  for (size_t k = 0; k < centers.size(); ++k) {
+    const double w = 1 / (scales[k] * scales[k]);
+    e.shares.push_back(w);
+    sum_w += w;
+    sum_wc += w * centers[k];
+  }
+  e.log_center = sum_wc / sum_w;
+  double meier = 0, satterthwaite = 0;
+  for (size_t k = 0; k < centers.size(); ++k) {
+    const double w = e.shares[k];
+    e.shares[k] = w / sum_w;
+    // Weights from estimated variances are themselves noisy; 1 / sum_w alone understates the
+    // variance (most with few degrees of freedom, where a stratum's variance read low by chance
+    // takes the weight). Meier's first-order correction: 1 + 4 sum a_k (1 - a_k) / df_k.
+    meier += e.shares[k] * (1 - e.shares[k]) / dfs[k];
+    satterthwaite += w * w / dfs[k];
+  }
+  e.log_scale = std::sqrt((1 + 4 * meier) / sum_w);
+  e.df = sum_w * sum_w / satterthwaite;  // Welch-Satterthwaite for sum_k a_k^2 se_k^2 = 1 / sum_w
+  return e;
+}
 
 Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const std::vector<std::string>& paths) {
   require_one_comparison(parts, paths, cfg);
@@ -243,16 +371,54 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
   m.head = parts.front().head;
   m.base.runs.clear();
   m.head.runs.clear();
+  std::vector<int> pairs;
   for (const auto& p : parts) {
     append_runs(m.base, p.base);
     append_runs(m.head, p.head);
+    pairs.push_back(p.pairs());
   }
-  const int pairs = static_cast<int>(m.head.runs.size());
   stats::CompareOptions o = compare_options(&cfg, m.head.functions);
-  o.first_look = o.last_look = pairs;  // one look at every pair: no sequential correction, as a fixed gate ab
+  o.first_look = o.last_look = static_cast<int>(m.head.runs.size());  // one look at every pair, as a fixed gate ab
   for (const auto& p : parts)
-    m.shards.push_back({p.shard.index, p.runner_label, p.hostname, p.pairs(), shard_noise(p, o)});
-  m.comparison = judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, &m.notes);
+    m.shards.push_back({p.shard.index, p.runner_label, p.hostname, p.pairs(), shard_noise(p, o), 1, {p.shard.index}});
+  const auto strata = shard_strata(pairs);
+  m.strata = static_cast<int>(strata.size());
+  if (m.strata < 2) {
+    m.comparison = judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, &m.notes);
+    for (auto& s : m.shards) {
+      s.weight = static_cast<double>(s.pairs) / static_cast<double>(m.head.runs.size());
+      s.stratum.clear();
+      for (const auto& p : parts) s.stratum.push_back(p.shard.index);
+    }
+  } else {
+    // gate ab's comparison of all pairs gives every test and what is not a function's interval
+    // (calls, the common shift, benchmarks); the strata replace the intervals of the tests.
+    m.comparison = compare_with_benchmarks(m.base.runs, m.head.runs, m.base, m.head, o);
+    std::vector<stats::Comparison> judged;
+    for (const auto& stratum : strata) {
+      std::vector<const Partial*> members;
+      for (size_t i : stratum) members.push_back(&parts[i]);
+      judged.push_back(judge_stratum(members, o));
+    }
+    const auto shares = stratify(m.comparison, judged, o, &m.pooled_tests);
+    for (size_t k = 0; k < strata.size(); ++k) {
+      int stratum_pairs = 0;
+      std::vector<int> indexes;
+      for (size_t i : strata[k]) {
+        stratum_pairs += pairs[i];
+        indexes.push_back(parts[i].shard.index);
+      }
+      for (size_t i : strata[k]) {
+        m.shards[i].weight = median_of(shares[k]) * pairs[i] / stratum_pairs;
+        m.shards[i].stratum = indexes;
+      }
+    }
+    const auto layout_shares = stats::widen_for_layouts(m.comparison, m.base.runs, m.head.runs, o);
+    for (auto& [name, f] : m.notes.functions) f.layout_share.reset();
+    for (const auto& [name, share] : layout_shares) m.notes.functions[name].layout_share = share;
+    redecide(m.comparison, o);
+    explain::explain(m.comparison, o);
+  }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
     for (auto& w : runner::uncalled_warnings(*r, side)) m.comparison.warnings.push_back(std::move(w));
   warn_noisy_shard(m);

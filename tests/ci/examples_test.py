@@ -16,6 +16,8 @@ README.md. Each runs through sh in a scratch directory W set up like a user's ch
   bin/shop, base/shop   the head build and v1.4.0's build
   base.json, head.json  results of `gate run` on each, for the compare examples
   .gate/history.db      results of v1.4.0 and HEAD~2
+  shard1-3.json, partials/   a 3-shard gate ab of base/shop against bin/shop (6 pairs, 2 a shard), for
+                        the gate merge examples; the gate ab --shard example itself runs as any other
 Examples run two at a time (GATE_EXAMPLES_JOBS), except those that change W's state (record,
 check, history add, bisect, git, --force, writing baselines/): each of those runs alone, in the
 order the pages give, after every example before it finished.
@@ -39,7 +41,7 @@ ROOT = os.environ["GATE_ROOT"]
 GATE = os.environ["GATE_BIN"]
 GO = os.environ.get("GATE_GO", "")
 
-HELP_PAGES = ["", "run", "record", "check", "compare", "ab", "functions", "calibrate", "doctor", "bisect",
+HELP_PAGES = ["", "run", "record", "check", "compare", "ab", "merge", "functions", "calibrate", "doctor", "bisect",
               "history", "history add", "history changes", "history show", "history check", "history trend"]
 
 # Examples that need something W cannot hold: the reason is printed with the skip.
@@ -150,6 +152,10 @@ def setup(w, env):
         'package main\n\nimport "os"\n\nfunc init() { os.Setenv("SHOP_SLOW", "example.com/shop/pricing.Apply=1.5") }\n')
     must("git add -A && git commit -qm 'pricing.Apply 1.5x slower' && go build -o bin/shop ./cmd/shop && "
          "gate run -c gate.yaml -q --no-build --out head.json", w, env)
+    # The partials of a CI matrix of 3 shards, for gate merge's examples (shard1.json ... and partials/*.json).
+    must("for k in 1 2 3; do gate ab -q -c gate.yaml --base-binary base/shop --head-binary bin/shop --runs 6 "
+         "--shard $k/3 --partial-out shard$k.json || exit 1; done && mkdir -p partials && cp shard?.json partials/",
+         w, env)
     # origin/main holds a baseline (for --baseline-ref); the working tree starts without one, so
     # that the record examples record afresh.
     must("gate record -c gate.yaml -q --no-build && git add baselines && git commit -qm baseline && "

@@ -4,21 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "common/error.hpp"
-#include "synthetic.hpp"
+#include "shards_synthetic.hpp"
+#include "verdict/layouts.hpp"
+#include "verdict/options.hpp"
 
 namespace gate::verdict {
 namespace {
 
 constexpr int kShards = 3;
 constexpr int kPairsPerShard = 6;
-
-std::vector<testing::SyntheticFunction> functions(double runner_speed, double slowed_scale = 1.0) {
-  auto fs = testing::synthetic_functions(8);
-  for (auto& f : fs) f.scale = runner_speed;
-  fs[3].scale *= slowed_scale;  // "main.f03": the function a head may slow
-  return fs;
-}
 
 runner::Config config() {
   runner::Config cfg;
@@ -27,29 +26,13 @@ runner::Config config() {
   return cfg;
 }
 
-// Shard k's partial on a runner `speed` times slower, its head's main.f03 `head_scale` slower. Both
-// sides of a pair meet the same machine state (machine_seed), as gate ab's back-to-back runs do.
-Partial partial(int k, double speed, double head_scale) {
-  Partial p;
-  p.shard = {k, kShards};
-  p.seed = 1;
-  p.shard_seed = shard_seed(1, p.shard);
-  p.runner = "fnv1a64:runner" + std::to_string(k);
-  p.hostname = "runner-" + std::to_string(k);
-  p.config_hash = config().hash;
-  p.base_build_id = "base-id";
-  p.head_build_id = "head-id";
-  testing::SyntheticNoise noise;
-  noise.run_sigma = 0.03;
-  noise.shared_per_run = true;
-  noise.slow_fraction = 0.3;  // a CI runner's two speed states
-  noise.machine_seed = 100 + k;
-  p.base = testing::synthetic_meta(functions(speed));
-  p.head = testing::synthetic_meta(functions(speed, head_scale));
-  p.base.context.config_hash = p.head.context.config_hash = p.config_hash;
-  p.base.runs = testing::synthetic_runs(functions(speed), kPairsPerShard, noise, 10 * k + 1, "base");
-  p.head.runs = testing::synthetic_runs(functions(speed, head_scale), kPairsPerShard, noise, 10 * k + 2, "head");
-  return p;
+// Shard k's partial on a runner `speed` times slower, its head's main.f03 `head_scale` slower
+// (tests/verdict/shards_synthetic.hpp).
+Partial partial(int k, double speed, double head_scale, double sigma = 0.03, bool shared = true,
+                int pairs = kPairsPerShard, int shards = kShards, uint64_t salt = 0) {
+  return testing::synthetic_partial({.index = k, .shards = shards, .pairs = pairs, .speed = speed,
+                                     .head_scale = head_scale, .sigma = sigma, .shared = shared, .salt = salt,
+                                     .config_hash = config().hash});
 }
 
 std::vector<Partial> three(double head_scale, double slow_runner = 1.5) {
@@ -113,6 +96,150 @@ TEST(Shards, ReportsEachShardsPairsAndNoise) {
     EXPECT_LT(s.noise, 0.5) << "shard " << s.index;
     EXPECT_EQ(s.hostname, "runner-" + std::to_string(s.index));
   }
+}
+
+// The whole comparison as one gate ab judges all pairs (pooled noise): what the merge did before
+// the runner became a block, and what it must still give for one shard.
+stats::Comparison pooled(const Merged& m) {
+  const runner::Config cfg = config();
+  stats::CompareOptions o = compare_options(&cfg, m.head.functions);
+  o.first_look = o.last_look = static_cast<int>(m.head.runs.size());
+  return judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, nullptr);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+const stats::QuantileComparison& p50(const stats::Comparison& c, const std::string& name) {
+  const auto* q = find(c, name).find("p50");
+  if (!q) throw std::runtime_error("no p50 of " + name);
+  return *q;
+}
+
+// (a) A runner 5x as noisy a pair as the others (noise per function, which no speed factor takes
+// out), whose head also reads main.f03 1.2x by chance: pooled, its variance enters every interval
+// and its 1.2x a third of the estimate; as a stratum it weighs ~1/25 as much as a quiet one.
+TEST(Shards, ANoisyRunnerWeighsLessThanPoolingWouldMakeIt) {
+  std::vector<Partial> parts = {partial(1, 1.0, 1.0, 0.03, false), partial(2, 1.0, 1.2, 0.15, false),
+                                partial(3, 1.0, 1.0, 0.03, false)};
+  const Merged m = merge_shards(config(), parts, kPaths);
+  const stats::Comparison all = pooled(m);
+  ASSERT_EQ(m.strata, 3);
+  // The weights follow the measured noise: a shard's share ~ 1 / noise^2 per test (the noise here is
+  // the p50's; the p99s, with more of each run's own sampling noise, differ less between runners,
+  // and each test's weights rest on a few pairs' variance).
+  const auto& quiet = m.shards[0];
+  const auto& noisy = m.shards[1];
+  ASSERT_GT(noisy.noise, 2 * quiet.noise) << "the synthetic runner is not noisier";
+  const double expected = std::pow(quiet.noise / noisy.noise, 2);  // the noisy / quiet weight ratio
+  EXPECT_LT(noisy.weight / quiet.weight, 4 * expected) << noisy.weight << " vs " << quiet.weight;
+  EXPECT_LT(noisy.weight, 0.15);
+  double sum = 0;
+  for (const auto& s : m.shards) sum += s.weight;
+  EXPECT_NEAR(sum, 1.0, 0.1);
+  // Narrower than pooling: per function, the merged interval's scale against the pooled one.
+  std::vector<double> narrowing;
+  for (const auto& f : all.functions) narrowing.push_back(p50(m.comparison, f.name).log_scale / p50(all, f.name).log_scale);
+  // Known weights would give sqrt(sum pairs / sum (pairs / noise^2)) / pooled noise; Meier's
+  // correction and the runner's own within-run noise leave some of that.
+  double inv = 0, var = 0;
+  for (const auto& s : m.shards) {
+    inv += s.pairs / (s.noise * s.noise);
+    var += s.pairs * s.noise * s.noise;
+  }
+  const double ideal = std::sqrt(1 / inv) / std::sqrt(var / (kShards * kPairsPerShard) / (kShards * kPairsPerShard));
+  EXPECT_LT(median(narrowing), std::min(0.8, 1.5 * ideal)) << "ideal " << ideal;
+  std::printf("noisy/quiet weight %.3f (1/noise^2: %.3f), interval scale merged/pooled %.2f (known weights: %.2f), "
+              "f03 %.3f merged, %.3f pooled\n",
+              noisy.weight / quiet.weight, expected, median(narrowing), ideal, p50(m.comparison, "main.f03").ratio,
+              p50(all, "main.f03").ratio);
+  // The estimate leans on the quiet runners: the noisy runner's 1.2x enters with its weight.
+  const double shift = std::log(1.2);
+  EXPECT_NEAR(std::log(p50(all, "main.f03").ratio), shift / 3, 0.04);
+  EXPECT_LT(std::abs(std::log(p50(m.comparison, "main.f03").ratio)), shift / 6);
+  EXPECT_NEAR(std::log(p50(m.comparison, "main.f03").ratio), noisy.weight * shift, 0.04);
+  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+}
+
+// (b) A runner 1.5x slower and 3x noisier, in an A/A: nothing flagged, nothing improved.
+TEST(Shards, ASlowNoisyRunnerInAnAAFlagsNothing) {
+  for (uint64_t salt : {0, 1, 2, 3}) {
+    std::vector<Partial> parts = {partial(1, 1.0, 1.0, 0.03, false, kPairsPerShard, kShards, salt),
+                                  partial(2, 1.5, 1.0, 0.09, false, kPairsPerShard, kShards, salt),
+                                  partial(3, 1.0, 1.0, 0.03, false, kPairsPerShard, kShards, salt)};
+    const Merged m = merge_shards(config(), parts, kPaths);
+    EXPECT_EQ(m.strata, 3);
+    for (const auto& f : m.comparison.functions) {
+      EXPECT_NE(f.verdict, stats::Verdict::kRegression) << f.name;
+      EXPECT_NE(f.verdict, stats::Verdict::kImprovement) << f.name;
+    }
+    EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+    EXPECT_LT(m.shards[1].weight, m.shards[0].weight);
+  }
+}
+
+// (c) A real 1.3x slowdown of main.f03 on every runner, one of them slow and noisy: flagged alone.
+TEST(Shards, ARealSlowdownIsFlaggedBesideASlowNoisyRunner) {
+  std::vector<Partial> parts = {partial(1, 1.0, 1.3, 0.03, false), partial(2, 1.5, 1.3, 0.09, false),
+                                partial(3, 1.0, 1.3, 0.03, false)};
+  const Merged m = merge_shards(config(), parts, kPaths);
+  EXPECT_EQ(find(m.comparison, "main.f03").verdict, stats::Verdict::kRegression);
+  EXPECT_NEAR(p50(m.comparison, "main.f03").ratio, 1.3, 0.06);
+  for (const auto& f : m.comparison.functions) {
+    if (f.name != "main.f03") EXPECT_NE(f.verdict, stats::Verdict::kRegression) << f.name;
+  }
+  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kRegression);
+}
+
+// One shard is gate ab: the same intervals and verdicts to the last digit.
+TEST(Shards, OneShardGivesExactlyWhatGateAbGives) {
+  const std::vector<Partial> parts = {partial(1, 1.0, 1.3, 0.03, false, 12, 1)};
+  const Merged m = merge_shards(config(), parts, {"shard1.json"});
+  const stats::Comparison ab = pooled(m);
+  EXPECT_EQ(m.strata, 1);
+  ASSERT_EQ(m.comparison.functions.size(), ab.functions.size());
+  for (const auto& f : ab.functions)
+    for (const auto& q : f.quantiles) {
+      const auto* mq = find(m.comparison, f.name).find(q.name);
+      ASSERT_NE(mq, nullptr);
+      EXPECT_EQ(mq->ci_low, q.ci_low) << f.name << " " << q.name;
+      EXPECT_EQ(mq->ci_high, q.ci_high) << f.name << " " << q.name;
+      EXPECT_EQ(mq->verdict, q.verdict) << f.name << " " << q.name;
+    }
+  EXPECT_EQ(m.comparison.exit_code, ab.exit_code);
+  EXPECT_EQ(find(m.comparison, "main.f03").verdict, stats::Verdict::kRegression);
+}
+
+// A shard of 2 pairs has no noise of its own: pooled into the smallest shard that has one, and the
+// figures say so.
+TEST(Shards, AShardOfTooFewPairsIsPooledAndSaysSo) {
+  EXPECT_EQ(shard_strata({6, 2, 6}), (std::vector<std::vector<size_t>>{{0, 1}, {2}}));
+  EXPECT_EQ(shard_strata({6, 2, 2, 5}), (std::vector<std::vector<size_t>>{{0}, {3}, {1, 2}}));
+  EXPECT_EQ(shard_strata({2, 1}), (std::vector<std::vector<size_t>>{{0, 1}}));
+  std::vector<Partial> parts = {partial(1, 1.0, 1.0), partial(2, 1.0, 1.0, 0.03, true, 2), partial(3, 1.0, 1.0)};
+  const Merged m = merge_shards(config(), parts, kPaths);
+  EXPECT_EQ(m.strata, 2);
+  EXPECT_EQ(m.shards[1].stratum, (std::vector<int>{1, 2}));
+  EXPECT_EQ(m.shards[0].stratum, (std::vector<int>{1, 2}));
+  EXPECT_EQ(m.shards[2].stratum, (std::vector<int>{3}));
+  EXPECT_NEAR(m.shards[1].weight / m.shards[0].weight, 2.0 / kPairsPerShard, 1e-9);  // the stratum's share by pairs
+}
+
+// The combination itself: inverse-variance weights; with many degrees of freedom no correction.
+TEST(Shards, CombinesStrataByInverseVariance) {
+  const StratifiedEstimate e = combine_strata({0.1, 0.3}, {0.1, 0.2}, {1e9, 1e9});
+  const double w1 = 1 / 0.01, w2 = 1 / 0.04;
+  EXPECT_NEAR(e.log_center, (w1 * 0.1 + w2 * 0.3) / (w1 + w2), 1e-12);
+  EXPECT_NEAR(e.log_scale, std::sqrt(1 / (w1 + w2)), 1e-9);
+  EXPECT_NEAR(e.shares[0], w1 / (w1 + w2), 1e-12);
+  // Equal strata of few degrees of freedom: Satterthwaite adds theirs, Meier widens the variance.
+  const StratifiedEstimate small = combine_strata({0, 0, 0}, {0.1, 0.1, 0.1}, {4, 4, 4});
+  EXPECT_NEAR(small.df, 12, 1e-9);
+  const double plain = 0.1 / std::sqrt(3.0);
+  EXPECT_GT(small.log_scale, plain);
+  EXPECT_NEAR(small.log_scale * small.log_scale, plain * plain * (1 + 4 * 3 * (1.0 / 3) * (2.0 / 3) / 4), 1e-12);
 }
 
 std::string refusal(std::vector<Partial> parts) {
