@@ -62,8 +62,14 @@ amalgamation=$(dirname "$(compgen -G "$src/simdjson-*/singleheader/simdjson.cpp"
 echo "ci/build-static.sh: simdjson from $(basename "$(dirname "$amalgamation")")"
 
 # 3. Configure and build the gate executable alone (no tests), Release, stripped into build/static.
-cmake -S "$GATE_ROOT" -B "$out/tree" -DCMAKE_BUILD_TYPE=Release -DGATE_STATIC=ON -DGATE_BUILD_TESTS=OFF \
-      -DGATE_SIMDJSON_SOURCE="$amalgamation" >/dev/null
+#    A unity build (as ci/test.sh's: docs/development.md, "Suite time"); Ninja when installed and
+#    the tree is new.
+gen=()
+if command -v ninja >/dev/null && ! grep -qs '^CMAKE_GENERATOR:INTERNAL=' "$out/tree/CMakeCache.txt"; then
+  gen=(-G Ninja)
+fi
+cmake "${gen[@]}" -S "$GATE_ROOT" -B "$out/tree" -DCMAKE_BUILD_TYPE=Release -DGATE_STATIC=ON -DGATE_BUILD_TESTS=OFF \
+      -DCMAKE_UNITY_BUILD=ON -DGATE_SIMDJSON_SOURCE="$amalgamation" >/dev/null
 cmake --build "$out/tree" --target gate -j"$(nproc)"
 strip -o "$out/gate" "$out/tree/gate/cli/gate"
 

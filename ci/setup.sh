@@ -62,6 +62,7 @@ test_pkgs=(
   postgresql   # history tests: a private cluster made with its initdb and pg_ctl
 )
 test_pkgs+=(debootstrap)   # issue 41: the Debian 11 chroot of tests/ci/glibc_floor_test.sh
+test_pkgs+=(ninja-build)   # issue 40: ci/build.sh and ci/build-static.sh build with Ninja when it is there
 pkgs=("${build_pkgs[@]}")
 [[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")
 

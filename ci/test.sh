@@ -28,10 +28,13 @@ fi
 # Test build flags (docs/development.md, "Suite time"): line tables only (-g1: backtraces keep
 # file:line) instead of full debug info, which took ~30% of each compile; tests/CMakeLists.txt
 # compiles the test code itself at GATE_TEST_OPTIMIZATION (-O1), gate's libraries stay at -O2.
-# GATE_TEST_DEBUG_INFO=-g keeps full debug info.
+# GATE_TEST_DEBUG_INFO=-g keeps full debug info. A unity build (CMAKE_UNITY_BUILD: up to 8 sources
+# of a target compiled as one, so the headers they share are parsed and their inline code emitted
+# once) and the tests' precompiled header (GATE_PCH) cut the build's CPU (docs/development.md,
+# "Suite time"); GATE_UNITY_BUILD=OFF compiles each source alone.
 g="${GATE_TEST_DEBUG_INFO:--g1}"
 build_rc=0
-"$GATE_ROOT/ci/build.sh" -DGATE_BUILD_TESTS=ON \
+"$GATE_ROOT/ci/build.sh" -DGATE_BUILD_TESTS=ON "-DCMAKE_UNITY_BUILD=${GATE_UNITY_BUILD:-ON}" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 $g -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 $g -DNDEBUG" || build_rc=$?
 t2=$(date +%s)
 static_note=off
