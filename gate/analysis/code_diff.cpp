@@ -9,22 +9,17 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 namespace gate::analysis {
 namespace {
 
-std::string hex(int64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, v < 0 ? "-0x%llx" : "0x%llx", static_cast<unsigned long long>(v < 0 ? -v : v));
-  return b;
-}
-
 // What an address means, independent of layout: an offset in this function, a function (+offset),
 // or data.
 std::string place(uint64_t target, const Function& fn, const FunctionTable& table) {
-  if (target >= fn.address && target < fn.address + fn.size) return "L+" + hex(static_cast<int64_t>(target - fn.address));
+  if (target >= fn.address && target < fn.address + fn.size) return "L+" + signed_hex(static_cast<int64_t>(target - fn.address));
   if (const Function* other = table.find_containing(target))
-    return other->name + (target == other->address ? "" : "+" + hex(static_cast<int64_t>(target - other->address)));
+    return other->name + (target == other->address ? "" : "+" + signed_hex(static_cast<int64_t>(target - other->address)));
   return "data";
 }
 
@@ -32,7 +27,7 @@ std::string operand(csh h, const cs_insn& in, const cs_x86_op& op, bool branch, 
                     const FunctionTable& table) {
   switch (op.type) {
     case X86_OP_REG: return cs_reg_name(h, op.reg);
-    case X86_OP_IMM: return branch ? place(static_cast<uint64_t>(op.imm), fn, table) : hex(op.imm);
+    case X86_OP_IMM: return branch ? place(static_cast<uint64_t>(op.imm), fn, table) : signed_hex(op.imm);
     case X86_OP_MEM: {
       if (op.mem.base == X86_REG_RIP)
         return "[" + place(in.address + in.size + static_cast<uint64_t>(op.mem.disp), fn, table) + "]";
@@ -40,7 +35,7 @@ std::string operand(csh h, const cs_insn& in, const cs_x86_op& op, bool branch, 
       if (op.mem.segment != X86_REG_INVALID) m += std::string(cs_reg_name(h, op.mem.segment)) + ":";
       if (op.mem.base != X86_REG_INVALID) m += cs_reg_name(h, op.mem.base);
       if (op.mem.index != X86_REG_INVALID) m += std::string("+") + cs_reg_name(h, op.mem.index) + "*" + std::to_string(op.mem.scale);
-      if (op.mem.disp) m += (op.mem.disp < 0 ? "" : "+") + hex(op.mem.disp);
+      if (op.mem.disp) m += (op.mem.disp < 0 ? "" : "+") + signed_hex(op.mem.disp);
       return m + "]";
     }
     default: return "?";
@@ -72,7 +67,7 @@ class X86 {
     uint64_t pc = fn.address;
     while (left > 0) {
       if (!cs_disasm_iter(h_, &code, &left, &pc, insn_)) {
-        out.push_back("(undecodable at L+" + hex(static_cast<int64_t>(pc - fn.address)) + ")");
+        out.push_back("(undecodable at L+" + signed_hex(static_cast<int64_t>(pc - fn.address)) + ")");
         break;
       }
       const cs_insn& in = *insn_;

@@ -8,18 +8,13 @@
 
 #include "analysis/pclntab.hpp"
 #include "common/error.hpp"
+#include "common/fnv.hpp"
 
 namespace gate::analysis {
 namespace {
 
 constexpr std::string_view kGenericToken = "[...]";
 constexpr std::string_view kAbi0Suffix = ".abi0";
-
-uint64_t hash_name(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 // End (one past) of the balanced "[...]" that starts at `pos`, or npos.
 size_t balanced_end(std::string_view name, size_t pos) {
@@ -161,7 +156,7 @@ FunctionTable::FunctionTable(std::vector<Function> functions, std::string source
   std::stable_sort(functions_.begin(), functions_.end(),
                    [](const Function& a, const Function& b) { return a.address < b.address; });
   by_name_.reserve(functions_.size());
-  for (uint32_t i = 0; i < functions_.size(); ++i) by_name_.emplace_back(hash_name(functions_[i].name), i);
+  for (uint32_t i = 0; i < functions_.size(); ++i) by_name_.emplace_back(fnv1a64(functions_[i].name), i);
   std::sort(by_name_.begin(), by_name_.end());
 }
 
@@ -201,7 +196,7 @@ FunctionTable FunctionTable::from_elf(const elf::ElfFile& elf) {
 
 const Function* FunctionTable::find_exact(std::string_view name) const {
   auto lookup = [this](std::string_view n) -> const Function* {
-    const uint64_t h = hash_name(n);
+    const uint64_t h = fnv1a64(n);
     auto it = std::lower_bound(by_name_.begin(), by_name_.end(), std::pair<uint64_t, uint32_t>{h, 0});
     for (; it != by_name_.end() && it->first == h; ++it)
       if (functions_[it->second].name == n) return &functions_[it->second];

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 namespace gate::analysis {
 namespace {
@@ -212,12 +213,6 @@ class Session {
   ::Elf* elf_ = nullptr;
   Dwarf* dbg_ = nullptr;
 };
-
-std::string hex(uint64_t v) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 

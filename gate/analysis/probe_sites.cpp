@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "gate_shared.h"
 
 namespace gate::analysis {
@@ -236,12 +237,6 @@ class Disassembler {
 Disassembler& disassembler_for(elf::Arch arch) {
   thread_local Disassembler x86(elf::Arch::kX86_64), arm64(elf::Arch::kArm64);
   return arch == elf::Arch::kX86_64 ? x86 : arm64;
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 Site site_of(const Insn& in) { return {in.address, in.text, in.cost}; }

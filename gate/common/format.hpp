@@ -1,6 +1,10 @@
-// Padding for aligned text columns (durations are formatted by report::format_duration).
+// The number and text spellings shared across gate: padding for aligned columns, hex addresses,
+// one printf'd double, percentages (each rounding under its own name). Durations: report::format_duration.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace gate {
@@ -13,5 +17,33 @@ inline std::string pad_left(std::string s, size_t w) {
   if (s.size() < w) s.insert(0, w - s.size(), ' ');
   return s;
 }
+
+// 0x401000
+inline std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+// A signed offset: 0x1f, -0x8.
+inline std::string signed_hex(int64_t v) {
+  char b[24];
+  const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  std::snprintf(b, sizeof b, v < 0 ? "-0x%llx" : "0x%llx", static_cast<unsigned long long>(magnitude));
+  return b;
+}
+
+// One double through a printf format: fmt("%.3f", x).
+inline std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// All significant digits ("%g"): 0.05 -> "5%", 0.12345 -> "12.345%" (thresholds, as configured).
+inline std::string percent(double fraction) { return fmt("%g", fraction * 100) + "%"; }
+// Rounded to a tenth of a percent: 0.1 -> "10%", 0.125 -> "12.5%", 0.12345 -> "12.3%".
+inline std::string percent_to_tenth(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+// A change, signed, whole percent: 0.052 -> "+5%", -0.3 -> "-30%".
+inline std::string signed_percent(double change) { return fmt("%+.0f%%", change * 100); }
 
 }  // namespace gate

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 
 extern char** environ;
@@ -56,10 +57,6 @@ struct ExecImage {
   const int e = errno;
   (void)!write(errno_fd, &e, sizeof e);
   _exit(127);
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Reads both pipes until they close; on cancellation signals the child, then kills it 2 s later.

@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/numbers.hpp"
+
 // Two functions whose first instruction is known: a nop (emulated by the kernel's x86 uprobe code,
 // as jmp/call/jcc are) and a mov (single-stepped out of line). Both return their argument.
 asm(R"(
@@ -127,12 +129,6 @@ double time_calls(Fn fn, int calls) {
   const auto t1 = std::chrono::steady_clock::now();
   asm volatile("" : : "r"(sink));
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / calls;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 std::string us(double ns) {

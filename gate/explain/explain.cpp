@@ -59,21 +59,21 @@ std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOp
              " has " + std::to_string(w.have) + " (a longer workload, or a higher sampling.hz, gives it samples)";
     case Why::Kind::kSuspect:
       return "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") + " its interval " +
-             interval_text(w.own_low, w.own_high) + " lies above +" + percent(qc.band.regression) + ", but not" +
+             interval_text(w.own_low, w.own_high) + " lies above +" + percent_to_tenth(qc.band.regression) + ", but not" +
              family_clause(qc, o, looks) + " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) +
              " >= " + fmt("%g", w.alpha) + ", interval " + shown + "); more runs would decide";
     case Why::Kind::kAboveButWide:
-      return "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent(qc.band.regression) +
+      return "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent_to_tenth(qc.band.regression) +
              ", but its interval " + shown + family_clause(qc, o, looks) + " reaches below it; more runs would decide";
     case Why::Kind::kBelowButWide:
-      return "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent(qc.band.improvement) +
+      return "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent_to_tenth(qc.band.improvement) +
              ", but its interval " + shown + family_clause(qc, o, looks) + " reaches above it; more runs would decide";
     case Why::Kind::kEquivalenceWide: {
       std::string which;
-      if (w.eq_past_regression) which = "+" + percent(qc.band.regression);
-      if (w.eq_past_improvement) which += (which.empty() ? "" : " and ") + ("-" + percent(qc.band.improvement));
+      if (w.eq_past_regression) which = "+" + percent_to_tenth(qc.band.regression);
+      if (w.eq_past_improvement) which += (which.empty() ? "" : " and ") + ("-" + percent_to_tenth(qc.band.improvement));
       if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
-      return percent(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
+      return percent_to_tenth(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
              " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
     }
   }
@@ -164,7 +164,7 @@ std::string finding(const Finding& f) {
              "): the probe's own cost differs, so part of the change may be the probe's";
     case Finding::Kind::kDroppedCalls:
       return f.function + ": " + f.side + " dropped " +
-             percent(static_cast<double>(f.count) / static_cast<double>(f.total ? f.total : 1)) + " of its calls (" +
+             percent_to_tenth(static_cast<double>(f.count) / static_cast<double>(f.total ? f.total : 1)) + " of its calls (" +
              num(f.count) + "): latencies may be biased; fix: raise the pairing map size or trace fewer functions";
     case Finding::Kind::kUnmatchedCalls:
       return f.function + ": " + f.side + " has " + num(f.count) + " unmatched entries/returns against " +
@@ -175,13 +175,13 @@ std::string finding(const Finding& f) {
 
 std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
   const stats::MethodFacts& m = c.method_facts;
-  const std::string conf = percent(o.confidence);
+  const std::string conf = percent_to_tenth(o.confidence);
   const std::string over = " over " + std::to_string(c.tests) + " tests" +
                            (m.with_benchmarks ? " (functions and benchmark metrics)" : "");
   const std::string fam =
       o.multiplicity == stats::Multiplicity::kNone ? "no multiple-testing correction"
       : o.multiplicity == stats::Multiplicity::kHolmPrimaryFirst
-          ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent(stats::kPrimaryShare) +
+          ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent_to_tenth(stats::kPrimaryShare) +
                 " of alpha)"
           : std::string(to_string(o.multiplicity)) + "-adjusted" + over;
   const std::string runs = c.base_runs == c.head_runs
@@ -205,7 +205,7 @@ std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
       "; each interval shown is bounded at the level that correction gave its test, so a regression is "
       "exactly one whose interval lies above its threshold; a suspect lies above it by its own test only"
       "; unchanged needs the " +
-      percent(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
+      percent_to_tenth(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
       fmt("%g", o.equivalence_alpha) + ")";
   if (m.with_benchmarks)
     out += std::string("; Go benchmark metrics: one value per run and unit, the same interval with the default "
@@ -215,7 +215,7 @@ std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
 }
 
 std::string method_short(const stats::Comparison& c, const stats::CompareOptions& o) {
-  return std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + percent(o.confidence) + " CI, " +
+  return std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + percent_to_tenth(o.confidence) + " CI, " +
          (c.method_facts.speed_fitted ? "speed-normalized (fitted), " : c.speed_normalized ? "speed-normalized, " : "") +
          (o.multiplicity == stats::Multiplicity::kNone ? std::string("uncorrected")
                                                        : std::string(to_string(o.multiplicity)));

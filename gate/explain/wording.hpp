@@ -1,19 +1,12 @@
 // The number spellings every sentence of explain/ shares.
 #pragma once
 
-#include <cmath>
-#include <cstdio>
 #include <string>
+
+#include "common/format.hpp"  // fmt, percent_to_tenth
 
 namespace gate::explain {
 
-inline std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-// 0.1 -> "10%", 0.125 -> "12.5%".
-inline std::string percent(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
 // [0.981, 1.042]
 inline std::string interval_text(double lo, double hi) { return "[" + fmt("%.3f", lo) + ", " + fmt("%.3f", hi) + "]"; }
 // 950 -> "950 ns", 12345 -> "12.3 us"

@@ -6,6 +6,8 @@
 #include <limits>
 #include <random>
 
+#include "common/numbers.hpp"
+
 namespace gate::history {
 namespace {
 
@@ -67,11 +69,8 @@ double permutation_p(const std::vector<double>& x, size_t s, size_t e, double q,
 }  // namespace
 
 double median_of(const std::vector<double>& values, size_t begin, size_t end) {
-  if (end <= begin) return std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> v(values.begin() + begin, values.begin() + end);
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  if (end <= begin) return kNaN;
+  return median(std::vector<double>(values.begin() + begin, values.begin() + end));
 }
 
 std::vector<ChangePoint> e_divisive(const std::vector<double>& values, const ChangePointParams& p) {

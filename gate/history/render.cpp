@@ -4,14 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/format.hpp"
+
 namespace gate::history {
 namespace {
-
-std::string printf_str(const char* fmt, double a) {
-  char b[64];
-  snprintf(b, sizeof b, fmt, a);
-  return b;
-}
 
 std::string machine_short(const Machines& m, const std::string& id) {
   const auto it = m.find(id);
@@ -19,10 +15,10 @@ std::string machine_short(const Machines& m, const std::string& id) {
 }
 
 std::string change_line(const Change& c) {
-  std::string s = "  " + c.function + " " + c.quantile + ": " + printf_str("%.3fx", c.point.shift) + " from " +
+  std::string s = "  " + c.function + " " + c.quantile + ": " + fmt("%.3fx", c.point.shift) + " from " +
                   short_commit(c.commit) + " (after " + short_commit(c.before_commit) + "), " +
                   fmt_ns(c.point.before) + " -> " + fmt_ns(c.point.after) + ", p=" +
-                  printf_str("%.3f", c.point.p_value);
+                  fmt("%.3f", c.point.p_value);
   if (c.point.provisional) s += ", PROVISIONAL (too few commits after it to confirm)";
   return s + "\n";
 }
@@ -33,10 +29,10 @@ std::string short_commit(const std::string& sha) { return sha.substr(0, 12); }
 
 std::string fmt_ns(double ns) {
   if (!std::isfinite(ns)) return "-";
-  if (ns >= 1e9) return printf_str("%.3g s", ns / 1e9);
-  if (ns >= 1e6) return printf_str("%.3g ms", ns / 1e6);
-  if (ns >= 1e3) return printf_str("%.3g us", ns / 1e3);
-  return printf_str("%.3g ns", ns);
+  if (ns >= 1e9) return fmt("%.3g s", ns / 1e9);
+  if (ns >= 1e6) return fmt("%.3g ms", ns / 1e6);
+  if (ns >= 1e3) return fmt("%.3g us", ns / 1e3);
+  return fmt("%.3g ns", ns);
 }
 
 nlohmann::json series_json(const Series& s) {
@@ -83,7 +79,7 @@ std::string show_text(const std::string& function, const std::vector<Series>& se
       std::string mark;
       for (const auto& c : changes)
         if (c.machine == s.machine && c.quantile == s.quantile && c.commit == p.commit)
-          mark = "  <- change " + printf_str("%.3fx", c.point.shift) + printf_str(" p=%.3f", c.point.p_value) +
+          mark = "  <- change " + fmt("%.3fx", c.point.shift) + fmt(" p=%.3f", c.point.p_value) +
                  (c.point.provisional ? " (provisional)" : "");
       out += "  " + short_commit(p.commit) + "  " + p.time + "  " + fmt_ns(p.value) + "  [" + fmt_ns(p.lo) + ", " +
              fmt_ns(p.hi) + "]  " + std::to_string(p.runs) + " runs" + mark + "\n";
@@ -114,13 +110,13 @@ std::string drift_text(const std::vector<Drift>& drifts, const std::vector<std::
   for (const auto& d : drifts) {
     over += d.over;
     out += std::string(d.over ? "  OVER  " : "  ok    ") + d.function + " " + d.quantile + ": " +
-           printf_str("%.3fx", d.ratio) + " since " + short_commit(d.since_commit) + " (" + fmt_ns(d.since_value) +
+           fmt("%.3fx", d.ratio) + " since " + short_commit(d.since_commit) + " (" + fmt_ns(d.since_value) +
            " -> " + fmt_ns(d.latest_value) + " at " + short_commit(d.latest_commit) + ", " +
            std::to_string(d.commits) + " commits)\n";
   }
   for (const auto& n : not_pinned) out += "  note  " + n + ": not measured at " + since + " on its machine\n";
   out += std::to_string(over) + " of " + std::to_string(drifts.size()) + " series drifted more than " +
-         printf_str("%g%%", budget * 100) + " since " + since + "\n";
+         fmt("%g%%", budget * 100) + " since " + since + "\n";
   return out;
 }
 

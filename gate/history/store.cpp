@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/error.hpp"
-#include "runner/config.hpp"
+#include "common/fnv.hpp"
 
 namespace gate::history {
 namespace {
@@ -61,7 +61,7 @@ Machine machine_of(const RunContext& c) {
   m.go_version = c.go_version;
   m.gate_version = c.gate_version;
   m.cpu_count = c.cpu_count;
-  m.id = runner::config_fingerprint(m.cpu_model + "\n" + m.kernel + "\n" + m.go_version + "\n" + m.gate_version);
+  m.id = fnv1a64_fingerprint(m.cpu_model + "\n" + m.kernel + "\n" + m.go_version + "\n" + m.gate_version);
   return m;
 }
 
@@ -196,7 +196,7 @@ IngestOutcome Store::add(const ResultFile& r, const std::string& result_bytes, c
   IngestOutcome out;
   out.machine = machine_of(r.context);
   // The natural key: a retried upload of the same file for the same commit is the same row.
-  out.key = runner::config_fingerprint(c.commit + "\n" + result_bytes);
+  out.key = fnv1a64_fingerprint(c.commit + "\n" + result_bytes);
   db_->begin_write();
   try {
     const Machine& m = out.machine;

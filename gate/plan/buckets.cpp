@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 namespace gate::plan {
 
@@ -13,12 +14,6 @@ namespace {
 
 // The expression a bucket name shows: "len(b)", "n", "p".
 std::string subject(const BucketBy& s) { return s.by == "len" ? "len(" + s.arg + ")" : s.arg; }
-
-std::string hex(uint64_t v) {
-  char b[32];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 std::string arg_list(const analysis::FunctionArgs& f) {
   std::string out;

@@ -9,6 +9,7 @@
 
 #include "analysis/inlining.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "elf/elf_file.hpp"
 #include "plan/cookie.hpp"
 #include "plan/dwarf.hpp"
@@ -16,12 +17,6 @@
 namespace gate::plan {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char b[32];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // "main.a, main.b and 3 more": the distinct callers of a function's inlined copies.
 std::string callers_of(const std::vector<analysis::InlineSite>& sites) {

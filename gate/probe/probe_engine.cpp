@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "probe/kernel_memory.hpp"
 
 extern "C" {
@@ -382,9 +383,7 @@ struct ProbeEngine::Impl {
                                                     path_of(sites[i]).c_str(), sites[i].file_offset, &uo);
       if (!l) {
         int err = errno;
-        char off[32];
-        snprintf(off, sizeof off, "0x%llx", static_cast<unsigned long long>(sites[i].file_offset));
-        throw Error::make("uprobe at file offset " + std::string(off) + " in " + path_of(sites[i]),
+        throw Error::make("uprobe at file offset " + hex(sites[i].file_offset) + " in " + path_of(sites[i]),
                           std::string("attach failed: ") + std::strerror(err) + "\n" + libbpf_log_tail(),
                           err == EPERM ? missing_bpf_privileges()
                                        : "check that the binary was not rebuilt between analysis and attach",

@@ -101,7 +101,7 @@ std::string profile_sentence(const std::string& function, const ProfileNote& n, 
            us(n.frames.front().head_ns_per_call - n.frames.front().base_ns_per_call) + ", p=" + p + ")";
     }
   }
-  if (n.head_probe_share >= 0.005) s += "; " + format_number("%.0f", 100 * n.head_probe_share) + "% of head's in [gate probe]";
+  if (n.head_probe_share >= 0.005) s += "; " + fmt("%.0f", 100 * n.head_probe_share) + "% of head's in [gate probe]";
   return s;
 }
 
@@ -112,7 +112,7 @@ std::vector<std::string> annotation_lines(const stats::FunctionComparison& f, co
   if (n->profile) out.push_back("profile: " + profile_sentence(f.name, *n->profile));
   if (n->code && (flagged(f.verdict) || !n->code->same)) out.push_back("code: " + code_sentence(*n->code));
   if (n->layout_share)
-    out.push_back("layout_share: " + format_number("%.0f", 100 * *n->layout_share) +
+    out.push_back("layout_share: " + fmt("%.0f", 100 * *n->layout_share) +
                   "% of its between-unit variance comes from the code layout variant");
   if (n->profile && !n->profile->pprof_command.empty()) out.push_back("pprof: " + n->profile->pprof_command);
   return out;
@@ -218,15 +218,15 @@ void draw(const Node& n, double x, int depth, double scale, std::string& svg, in
   const double change = n.head - n.base;
   const std::string title = n.name + ": base " + us(n.base, false) + ", head " + us(n.head, false) + " per call (" +
                             us(change) + (n.head <= 0 ? ", vanished" : n.base <= 0 ? ", new" : "") + ")";
-  svg += "<g><title>" + xml_escape(title) + "</title><rect x=\"" + format_number("%.1f", x) + "\" y=\"" +
-         std::to_string(depth * kRow) + "\" width=\"" + format_number("%.1f", std::max(0.5, w - 0.5)) + "\" height=\"" +
+  svg += "<g><title>" + xml_escape(title) + "</title><rect x=\"" + fmt("%.1f", x) + "\" y=\"" +
+         std::to_string(depth * kRow) + "\" width=\"" + fmt("%.1f", std::max(0.5, w - 0.5)) + "\" height=\"" +
          std::to_string(kRow - 1) + "\" fill=\"" + colour(n) + "\"" +
          (n.head <= 0 ? " class=\"vanished\" stroke=\"#5a6f8f\" stroke-dasharray=\"3,2\"" : "") + "/>";
   if (w > 40) {
     const size_t chars = static_cast<size_t>(w / 7);
     std::string label = short_name(n.name) + " " + us(change);
     if (label.size() > chars) label = label.substr(0, chars > 2 ? chars - 2 : 0) + "..";
-    svg += "<text x=\"" + format_number("%.1f", x + 3) + "\" y=\"" + std::to_string(depth * kRow + 13) + "\">" +
+    svg += "<text x=\"" + fmt("%.1f", x + 3) + "\" y=\"" + std::to_string(depth * kRow + 13) + "\">" +
            xml_escape(label) + "</text>";
   }
   svg += "</g>\n";
@@ -261,8 +261,8 @@ std::string flame_graph_svg(const std::string& function, const ProfileNote& p) {
   int max_depth = 0;
   draw(root, 0, 0, kWidth / root.width, body, max_depth);
   const int height = (max_depth + 1) * 18;
-  return "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + format_number("%.0f", kWidth) +
-         "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + format_number("%.0f", kWidth) + " " +
+  return "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", kWidth) +
+         "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + fmt("%.0f", kWidth) + " " +
          std::to_string(height) + "\" font-family=\"monospace\" font-size=\"11\">\n" + body + "</svg>";
 }
 

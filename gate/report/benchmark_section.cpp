@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/numbers.hpp"
 #include "gobench/source.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -65,7 +66,7 @@ std::string metric_details(const stats::BenchmarkMetricComparison& m) {
 std::string benchmark_value(double v, const std::string& unit) {
   if (std::isnan(v)) return "-";
   if (unit == "ns/op") return format_duration(v) + "/op";
-  return format_number("%.4g", v) + " " + unit;
+  return fmt("%.4g", v) + " " + unit;
 }
 
 std::string benchmark_change(const stats::BenchmarkMetricComparison& m) {
@@ -76,7 +77,7 @@ std::string benchmark_change(const stats::BenchmarkMetricComparison& m) {
   if (m.head_value == 0 && m.base_value != 0) return "to 0";
   double r = q.ratio, lo = q.ci_low, hi = q.ci_high;
   if (m.higher_is_better) std::tie(r, lo, hi) = std::tuple(1 / q.ratio, 1 / q.ci_high, 1 / q.ci_low);
-  return format_number("%.2f", r) + "x [" + format_number("%.2f", lo) + ", " + format_number("%.2f", hi) + "]";
+  return fmt("%.2f", r) + "x [" + fmt("%.2f", lo) + ", " + fmt("%.2f", hi) + "]";
 }
 
 std::string benchmark_summary(const stats::BenchmarkComparison& b) {
@@ -189,8 +190,7 @@ std::string benchmark_run_table(const ResultFile& r) {
   for (const auto& key : order) {
     auto vs = values[key];
     std::sort(vs.begin(), vs.end());
-    const double median = vs.size() % 2 ? vs[vs.size() / 2] : (vs[vs.size() / 2 - 1] + vs[vs.size() / 2]) / 2;
-    rows.push_back({key.first, key.second, benchmark_value(median, key.second), benchmark_value(vs.front(), key.second),
+    rows.push_back({key.first, key.second, benchmark_value(median(vs), key.second), benchmark_value(vs.front(), key.second),
                     benchmark_value(vs.back(), key.second), std::to_string(vs.size())});
   }
   return "\n" + aligned(rows) + (source.empty() ? "" : source + "\n");

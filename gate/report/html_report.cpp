@@ -22,7 +22,7 @@ constexpr const char* kHeadColour = "#ea580c";  // orange: distinguishable with 
 constexpr double kWidth = 760, kHeight = 300;
 constexpr double kLeft = 58, kRight = 16, kTop = 36, kBottom = 46;
 
-std::string num(double v) { return format_number("%.1f", v); }
+std::string num(double v) { return fmt("%.1f", v); }
 
 std::string css_class(stats::Verdict v) {
   std::string s(stats::to_string(v));
@@ -165,7 +165,7 @@ std::string frame(const Axes& a) {
          xml_escape(format_duration(v)) + "</text>\n";
   for (double fr : {0.0, 0.25, 0.5, 0.9, 0.99, 0.999})
     s += "<text x=\"" + num(left - 6) + "\" y=\"" + num(a.y(fr) + 4) + "\" text-anchor=\"end\">" +
-         format_number("%g", fr) + "</text>\n";
+         fmt("%g", fr) + "</text>\n";
   s += "<text x=\"" + num((left + right) / 2) + "\" y=\"" + num(kHeight - 8) +
        "\" text-anchor=\"middle\">latency per call (log scale)</text>\n";
   s += "<text transform=\"translate(14 " + num((top + bottom) / 2) +

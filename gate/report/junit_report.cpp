@@ -17,7 +17,7 @@ std::string attr(const std::string& name, const std::string& value) { return " "
 // Below 0.001 the digits say nothing a reader acts on, and they are the least reproducible ones.
 std::string p_value(double p) {
   if (!std::isfinite(p)) return "-";
-  return p < 0.001 ? "<0.001" : format_number("%.3g", p);
+  return p < 0.001 ? "<0.001" : fmt("%.3g", p);
 }
 
 // The numbers behind one function's verdict, one line per quantile.
@@ -112,7 +112,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   const int skipped = c.counts.insufficient_data + one_sided;
   // Time spent measuring in this job: the head runs, and the base runs too when gate ab made them.
   const double seconds = measured_seconds(in.head) + (in.command == "ab" ? measured_seconds(in.base) : 0.0);
-  const std::string time = format_number("%.3f", seconds);
+  const std::string time = fmt("%.3f", seconds);
 
   std::string suite = "gate " + (in.command.empty() ? std::string("compare") : in.command);
   if (!in.subject.empty()) suite += " " + in.subject;

@@ -133,14 +133,6 @@ std::string shell_join(const std::vector<std::string>& words) {
   return out;
 }
 
-std::string format_number(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string percent(double fraction) { return format_number("%g", fraction * 100) + "%"; }
-
 std::string band_text(const stats::Band& b) { return "+" + percent(b.regression) + " / -" + percent(b.improvement); }
 
 std::string headline_counts(const stats::Comparison& c) {
@@ -235,8 +227,8 @@ std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_
     }
   }
   if (f.calls_changed && (f.calls_failed || !regressions_only)) {
-    add("calls per run " + format_number("%.0f", f.base_calls_per_run) + " -> " +
-        format_number("%.0f", f.head_calls_per_run) +
+    add("calls per run " + fmt("%.0f", f.base_calls_per_run) + " -> " +
+        fmt("%.0f", f.head_calls_per_run) +
         (f.calls_failed ? " (fails by the calls policy)" : " (reported only)"));
   }
   return out;

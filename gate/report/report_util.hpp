@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/format.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::report {
@@ -44,10 +45,8 @@ std::vector<std::string> quantile_names(const stats::Comparison& c);
 // "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
 // fails (the regressed quantiles, a calls change that fails by the policy).
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
-// "%.*g"-style formatting without locale surprises.
-std::string format_number(const char* printf_format, double v);
-// A threshold as a percentage: 0.03 -> "3%", 0.125 -> "12.5%".
-std::string percent(double fraction);
+// Numbers: fmt("%.3g", v) and percent(0.125) -> "12.5%" (a threshold as configured) are gate's
+// (common/format.hpp), one definition for every folder.
 // A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every
 // report and the threshold-change notice use.
 std::string band_text(const stats::Band& b);

@@ -7,18 +7,13 @@
 #include <cstdio>
 #include <map>
 
+#include "common/format.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 
 namespace gate::report {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Three significant digits of v (1 <= v < 1000, or 0): "4.56", "45.6", "456".
 std::string sig3(double v) {

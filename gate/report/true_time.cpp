@@ -32,12 +32,7 @@ std::string ms(double ns) {
   return b;
 }
 
-std::string pct(double part, double whole) {
-  if (whole <= 0) return "-";
-  char b[16];
-  std::snprintf(b, sizeof b, "%.1f%%", 100 * part / whole);
-  return b;
-}
+std::string pct(double part, double whole) { return whole <= 0 ? "-" : fmt("%.1f%%", 100 * part / whole); }
 
 // One side's per-call figures of a function: total, self, and by traced callee.
 struct PerCall {

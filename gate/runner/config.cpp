@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "analysis/functions.hpp"
 #include "common/files.hpp"
+#include "common/fnv.hpp"
 
 namespace gate::runner {
 
@@ -552,7 +553,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();
-  cfg.hash = config_fingerprint(text);
+  cfg.hash = fnv1a64_fingerprint(text);
   try {
     cfg.name = root["name"] ? str(c, root["name"], "name") : fs::path(path).stem().string();
     parse_workload(c, root, cfg);
@@ -574,19 +575,6 @@ Config parse_config(const std::string& text, const std::string& path, const std:
                       "see the gate.yaml reference in README.md");
   }
   return cfg;
-}
-
-// FNV-1a 64: a fingerprint to notice that a config changed between baseline and head (not a
-// security boundary: the trusted-baseline check compares file contents, not hashes).
-std::string config_fingerprint(const std::string& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : bytes) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
-  char out[17];
-  snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return std::string("fnv1a64:") + out;
 }
 
 }  // namespace gate::runner

@@ -141,7 +141,7 @@ struct Config {
   // Whether a run needs CPU samples: some function may be measured by samples.
   bool samples_needed() const;
   std::string baseline;          // default baseline file (relative to dir)
-  std::string hash;              // config_fingerprint of the file's bytes
+  std::string hash;              // fnv1a64_fingerprint of the file's bytes (common/fnv.hpp): a changed config
 
   // How native functions' returns are probed: "auto", "uretprobe" or "ret_sites" (plan/native_plan.hpp).
   std::string native_returns = "auto";
@@ -187,8 +187,5 @@ inline int suspect_max_runs(const Config& cfg, int runs, int max_runs) {
 // How the plan finds and probes the config's native functions: native_returns, and the
 // LD_LIBRARY_PATH the workload will run with (env: in the config, else gate's own).
 plan::NativeOptions native_options(const Config& cfg);
-
-// "fnv1a64:<16 hex digits>" of the bytes: detects a changed config.
-std::string config_fingerprint(const std::string& bytes);
 
 }  // namespace gate::runner

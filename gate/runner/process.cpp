@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/subprocess.hpp"
 
@@ -47,10 +48,6 @@ std::vector<std::string> split_words(const std::string& cmd) {
   std::vector<std::string> w;
   for (std::string s; in >> s;) w.push_back(s);
   return w;
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // A /proc file's first bytes ("" when it is gone): stat lines fit.

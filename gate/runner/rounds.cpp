@@ -10,6 +10,9 @@
 #include <ctime>
 #include <sstream>
 
+#include "common/clock.hpp"
+#include "common/format.hpp"
+#include "common/numbers.hpp"
 #include "runner/units.hpp"
 
 namespace gate::runner {
@@ -20,12 +23,6 @@ uint64_t total_calls(const RunResult& r) {
   uint64_t n = 0;
   for (const auto& f : r.functions) n += f.calls;
   return n;
-}
-
-std::string percent(double x) {
-  char b[32];
-  snprintf(b, sizeof b, "%+.0f%%", x * 100);
-  return b;
 }
 
 }  // namespace
@@ -57,13 +54,10 @@ std::vector<std::string> round_call_notes(const std::vector<RunResult>& rounds, 
   std::vector<uint64_t> calls;
   for (const auto& r : rounds) calls.push_back(total_calls(r));
   for (size_t i = 0; i < calls.size(); ++i) {
-    std::vector<uint64_t> others;
+    std::vector<double> others;
     for (size_t j = 0; j < calls.size(); ++j)
-      if (j != i) others.push_back(calls[j]);
-    std::sort(others.begin(), others.end());
-    const size_t n = others.size();
-    const double median = n % 2 ? static_cast<double>(others[n / 2])
-                                : (static_cast<double>(others[n / 2 - 1]) + static_cast<double>(others[n / 2])) / 2;
+      if (j != i) others.push_back(static_cast<double>(calls[j]));
+    const double median = gate::median(others);
     if (!(median > 0)) continue;
     const double change = static_cast<double>(calls[i]) / median - 1;
     if (std::fabs(change) <= calls_change + 1e-12) continue;
@@ -71,7 +65,7 @@ std::vector<std::string> round_call_notes(const std::vector<RunResult>& rounds, 
     snprintf(m, sizeof m, "%.0f", median);
     out.push_back(round_label(unit, static_cast<int>(i) + 1, static_cast<int>(rounds.size()), variant) + " timed " +
                   std::to_string(calls[i]) + " calls of the declared functions, the unit's other rounds " + m +
-                  " (median): " + percent(change) + ", past calls_change (" + percent(calls_change).substr(1) +
+                  " (median): " + signed_percent(change) + ", past calls_change (" + signed_percent(calls_change).substr(1) +
                   "); a load driver that failed part of its requests, or traffic that is not the load's (a health "
                   "check, retries), changes what a round measures; make every round send the same requests (a "
                   "bounded count, not a duration)");

@@ -56,9 +56,8 @@ Error interrupted(int sig, const std::string& label);
 // The service form with {port} filled with a free port and {url} with http://<ready_tcp>.
 ServiceSpec with_free_port(const ServiceSpec& sv);
 // Shared by session.cpp and rounds.cpp (defined once, in session.cpp): the monotonic clock BPF reads
-// (bpf_ktime_get_ns), the steady clock in seconds, and a stop_signal name as its number.
+// (bpf_ktime_get_ns) and a stop_signal name as its number. The steady clock in seconds: common/clock.hpp.
 uint64_t monotonic_ns();
-double now_s();
 int signal_number(const std::string& name);
 
 // A unit's service between its rounds.

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "runner/listeners.hpp"
@@ -27,10 +28,6 @@ uint64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock bpf_ktime_get_ns reads
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int signal_number(const std::string& name) {

@@ -9,21 +9,16 @@
 #include <optional>
 #include <set>
 
+#include "common/fnv.hpp"
+#include "common/numbers.hpp"
 #include "stats/rng.hpp"
 
 namespace gate::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per run: benchmark name -> unit -> the run's value (median of its repeats).
 using RunValues = std::map<std::string, std::map<std::string, double>>;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::vector<RunValues> values_of(const std::vector<RunResult>& runs, std::set<std::string>* higher_better,
                                  std::vector<std::string>* warnings) {
@@ -118,7 +113,7 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     qc.why.kind = Why::Kind::kSameConstant;
     return;
   }
-  uint64_t state = o.seed ^ stable_hash(m.unit, stable_hash(m.benchmark, stable_hash("benchmark")));
+  uint64_t state = o.seed ^ fnv1a64(m.unit, fnv1a64(m.benchmark, fnv1a64("benchmark")));
   const RatioInterval r =
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 
+#include "common/numbers.hpp"
 #include "stats/distributions.hpp"
 #include "stats/rng.hpp"
 
@@ -73,12 +74,6 @@ double replicate_side(const double* strata, uint32_t n, Xoshiro256& rng) {
   return sum / n;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The p_lo and p_hi percentiles (p_lo < 0.5 < p_hi) of v, by linear interpolation between order
 // statistics (numpy's default). Only the few values at each end matter (the 36th of 2000 for a
 // t interval with 18 df), so one pass keeps the smallest and the largest few in two heaps:
@@ -134,7 +129,7 @@ Deviations deviations_of(const RunSamples& side) {
   if (n == 0) return d;
   std::vector<double> v(n), within(n);
   for (size_t i = 0; i < n; ++i) v[i] = side.point_log_ns(i);
-  d.median = median_of(v);
+  d.median = median(v);
   for (size_t i = 0; i < n; ++i) {
     d.abs_dev.push_back(std::abs(v[i] - d.median));
     const auto s = side.strata_log_ns(i);
@@ -143,7 +138,7 @@ Deviations deviations_of(const RunSamples& side) {
     for (double x : s) var += (x - mu) * (x - mu) / kWithinRunStrata;
     within[i] = std::sqrt(var);
   }
-  d.within_sd = median_of(within);
+  d.within_sd = median(within);
   return d;
 }
 
@@ -151,7 +146,7 @@ Deviations deviations_of(const RunSamples& side) {
 // runs), 1.2533 * the mean absolute deviation does.
 double robust_sd(const std::vector<double>& abs_dev) {
   if (abs_dev.empty()) return 0;
-  const double mad = 1.4826 * median_of(abs_dev);
+  const double mad = 1.4826 * median(abs_dev);
   if (mad > 0) return mad;
   double mean = 0;
   for (double d : abs_dev) mean += d / static_cast<double>(abs_dev.size());
@@ -415,7 +410,7 @@ RatioInterval paired_ratio(const RunSamples& base, const RunSamples& head, const
   // Winsorize the differences around their median at outlier_sigmas robust SDs (floored by the
   // within-run sd, as winsorizing_bounds does): one pair caught by a GC storm moves little.
   std::vector<double> sorted = d;
-  const double med = median_of(sorted);
+  const double med = median(sorted);
   std::vector<double> abs_dev;
   for (double x : d) abs_dev.push_back(std::abs(x - med));
   const double sd = std::max(robust_sd(abs_dev), std::sqrt(within));

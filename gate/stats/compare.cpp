@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/fnv.hpp"
+#include "common/numbers.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
@@ -35,22 +37,14 @@
 namespace gate::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Seed of one test: depends on the options' seed, the function and the quantile only, so adding,
 // removing or reordering other functions never changes this one's verdict.
 uint64_t test_seed(uint64_t seed, const std::string& function, const std::string& quantile) {
-  uint64_t h = stable_hash(function);
-  h = stable_hash(std::string_view("\x1f", 1), h);
-  h = stable_hash(quantile, h);
+  uint64_t h = fnv1a64(function);
+  h = fnv1a64(std::string_view("\x1f", 1), h);
+  h = fnv1a64(quantile, h);
   uint64_t s = seed ^ h;
   return splitmix64(s);
 }

@@ -7,13 +7,14 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "common/fnv.hpp"
+#include "common/numbers.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/rng.hpp"
 
 namespace gate::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const RunResult* first_unit(const std::vector<RunResult>& runs) { return runs.empty() ? nullptr : &runs.front(); }
 
@@ -139,7 +140,7 @@ QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const s
       return qc;
     }
   }
-  uint64_t state = o.seed ^ stable_hash(function, stable_hash("sampled cpu/call"));
+  uint64_t state = o.seed ^ fnv1a64(function, fnv1a64("sampled cpu/call"));
   const RatioInterval r =
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {

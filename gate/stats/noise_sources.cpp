@@ -4,18 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/numbers.hpp"
 #include "stats/power.hpp"
 
 namespace gate::stats {
-
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 double NoiseSources::sampling_share(double noise) const {
   return noise > 0 ? std::min(1.0, sampling * sampling / (noise * noise)) : 0;
@@ -54,10 +46,10 @@ NoiseSources noise_sources(const std::vector<const FunctionRun*>& base, const st
     var += (sum / n) * (sum / n);
   }
   out.sampling = std::sqrt(var);
-  out.calls_per_run = median_of(calls);
+  out.calls_per_run = upper_median(calls);
   if (!means.empty()) {
-    out.moment_mean = median_of(means);
-    out.moment_sd = median_of(sds);
+    out.moment_mean = upper_median(means);
+    out.moment_sd = upper_median(sds);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // The comparison's settings: quantile names, per-function thresholds, and their validation.
+#include "common/format.hpp"
 #include "stats/compare.hpp"
 
 #include <algorithm>
@@ -10,13 +11,6 @@
 namespace gate::stats {
 
 namespace {
-
-// "%g" of a value, for the errors below.
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 }  // namespace
 

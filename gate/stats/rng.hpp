@@ -15,16 +15,6 @@ inline uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// FNV-1a: std::hash is not specified to be stable across library versions, and a verdict must not
-// change because the toolchain did.
-inline uint64_t stable_hash(std::string_view s, uint64_t h = 0xcbf29ce484222325ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 // Blackman & Vigna's xoshiro256**: passes BigCrush, ~1 ns per number, which matters because the
 // bootstrap draws tens of millions of indexes per comparison. Satisfies UniformRandomBitGenerator.
 class Xoshiro256 {

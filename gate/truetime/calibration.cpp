@@ -19,6 +19,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/numbers.hpp"
 #include "common/subprocess.hpp"
 #include "common/version.hpp"
 #include "plan/cookie.hpp"
@@ -48,13 +49,6 @@ std::string iso_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // What one process of the target gave: per block, ns per call of each function, and gate's p50

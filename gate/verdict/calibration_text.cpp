@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "common/format.hpp"
 #include "runner/rounds.hpp"
 #include "runner/units.hpp"
 #include "stats/sequential.hpp"
@@ -32,12 +33,7 @@ void appendf(std::string& out, const char* fmt, ...) {
   out += big;
 }
 
-std::string pct(double ratio) {
-  if (!(ratio > 0)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.0f%%", 100 * (ratio - 1));
-  return b;
-}
+std::string pct(double ratio) { return ratio > 0 ? signed_percent(ratio - 1) : "-"; }
 
 std::string runs_text(int units, int max_units) {
   if (units <= 0) return "-";

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
 #include "stats/benchmarks.hpp"
@@ -222,8 +223,7 @@ void warn_noisy_shard(Merged& m) {
   for (const auto& s : m.shards)
     if (s.noise > 0) n.push_back(s.noise);
   if (n.size() < 2) return;
-  std::sort(n.begin(), n.end());
-  const double median = n[n.size() / 2];
+  const double median = upper_median(n);
   for (const auto& s : m.shards)
     if (s.noise > 2 * median) {
       char text[96];
@@ -304,12 +304,6 @@ std::vector<std::vector<double>> stratify(stats::Comparison& c, const std::vecto
       for (size_t k = 0; k < strata.size(); ++k) shares[k].push_back(e.shares[k]);
     }
   return shares;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -409,7 +403,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
         indexes.push_back(parts[i].shard.index);
       }
       for (size_t i : strata[k]) {
-        m.shards[i].weight = median_of(shares[k]) * pairs[i] / stratum_pairs;
+        m.shards[i].weight = upper_median(shares[k]) * pairs[i] / stratum_pairs;
         m.shards[i].stratum = indexes;
       }
     }

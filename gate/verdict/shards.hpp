@@ -43,7 +43,7 @@ struct Partial {
   std::string runner;       // machine fingerprint, as history keeps machines (history::machine_of)
   std::string runner_label; // CPU model / kernel / Go / gate, for the reader
   std::string hostname;
-  std::string config_hash;  // runner::config_fingerprint of the config bytes
+  std::string config_hash;  // fnv1a64_fingerprint of the config bytes (runner::Config::hash)
   std::string base_build_id, head_build_id;
   int base_executions_per_unit = 1, head_executions_per_unit = 1;
   ResultFile base, head;

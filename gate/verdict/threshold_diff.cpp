@@ -6,6 +6,7 @@
 #include "baselines/git_ref.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/format.hpp"
 #include "report/report_util.hpp"
 #include "verdict/options.hpp"
 
@@ -71,8 +72,8 @@ std::string describe(const ThresholdDiff& d) {
     changes.push_back(item);
   }
   if (d.calls_change_before != d.calls_change_after)
-    changes.push_back("calls_change " + report::percent(d.calls_change_before) + " -> " +
-                      report::percent(d.calls_change_after));
+    changes.push_back("calls_change " + percent(d.calls_change_before) + " -> " +
+                      percent(d.calls_change_after));
   auto flag = [](bool v) { return v ? "true" : "false"; };
   if (d.fail_on_calls_before != d.fail_on_calls_after)
     changes.push_back(std::string("fail_on_calls_change ") + flag(d.fail_on_calls_before) + " -> " +

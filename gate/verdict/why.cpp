@@ -9,6 +9,7 @@
 
 #include "analysis/code_diff.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "elf/elf_file.hpp"
 #include "profile/pprof.hpp"
 #include "profile/profile_diff.hpp"
@@ -239,7 +240,7 @@ void explain_calibrate(const AbJudged& j, profile::ProfileRecorder* rec, const s
       if (!fc.significant) continue;
       ++flagged_frames;
       log("A/A CPU profile: " + f.name + ": frame " + fc.frame + " read beyond sampling noise (p=" +
-          report::format_number("%.2g", fc.p_value) + "): the machine's state changed between the sides");
+          fmt("%.2g", fc.p_value) + "): the machine's state changed between the sides");
     }
   }
   log("A/A CPU profile: " + std::to_string(flagged_frames) + " of " + std::to_string(frames) +

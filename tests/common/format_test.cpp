@@ -1,0 +1,47 @@
+// gate/common/format.hpp: the spellings every folder shares, each rounding under its own name.
+#include "common/format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+namespace gate {
+namespace {
+
+TEST(Format, PaddingAndHex) {
+  EXPECT_EQ(pad_right("ab", 4), "ab  ");
+  EXPECT_EQ(pad_left("ab", 4), "  ab");
+  EXPECT_EQ(pad_left("abcde", 4), "abcde");
+  EXPECT_EQ(hex(0x401000), "0x401000");
+  EXPECT_EQ(hex(UINT64_MAX), "0xffffffffffffffff");
+  // Offsets in code_diff: signed, the sign outside the 0x.
+  EXPECT_EQ(signed_hex(-8), "-0x8");
+  EXPECT_EQ(signed_hex(std::numeric_limits<int64_t>::min()), "-0x8000000000000000");
+  EXPECT_EQ(fmt("%.0f ns", 949.6), "950 ns");
+}
+
+// Three percentages, three roundings: each call site keeps its own output byte for byte.
+TEST(Format, PercentagesEachWithItsRounding) {
+  struct Case {
+    double x;
+    const char* all_digits;  // percent: thresholds as configured
+    const char* to_tenth;    // percent_to_tenth: explain's sentences
+    const char* signed_;     // signed_percent: a change
+  };
+  const Case cases[] = {
+      {0.03, "3%", "3%", "+3%"},
+      {0.125, "12.5%", "12.5%", "+12%"},
+      {0.12345, "12.345%", "12.3%", "+12%"},
+      {0.99996, "99.996%", "100%", "+100%"},
+      {-0.3, "-30%", "-30%", "-30%"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(percent(c.x), c.all_digits) << c.x;
+    EXPECT_EQ(percent_to_tenth(c.x), c.to_tenth) << c.x;
+    EXPECT_EQ(signed_percent(c.x), c.signed_) << c.x;
+  }
+}
+
+}  // namespace
+}  // namespace gate
