@@ -269,6 +269,7 @@ TEST(Shards, RefusesOtherBinariesNamingTheSide) {
   EXPECT_NE(msg.find("shard2.json"), std::string::npos) << msg;
   EXPECT_NE(msg.find("head binary"), std::string::npos) << msg;
   EXPECT_NE(msg.find("other-head"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--no-build"), std::string::npos) << "the fix says to build once: " << msg;
   parts = three(1.0);
   parts[2].base_build_id = "other-base";
   EXPECT_NE(refusal(parts).find("base binary"), std::string::npos);
