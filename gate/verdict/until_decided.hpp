@@ -112,8 +112,9 @@ class InterleavedPairs : public Schedule {
   std::string round_name() const override;
   // The executions' length changed (calls: auto removed probes after the first pair): the next
   // pair plans the units again from its first executions (one unit of min_unit_seconds). Without
-  // it the units stay sized by the probed first pair: a fifth of the planned length where the
-  // removed probes were most of an execution, and as many fewer samples a unit.
+  // it the units stay sized by the probed first pair: a fraction of the planned length where the
+  // removed probes were most of an execution (hotloop: 7 s probed, ~1 s without), and as many
+  // fewer samples a unit.
   void replan(std::function<void(const std::string&)> log = nullptr) {
     if (fixed_ > 0 || !planned_) return;
     planned_ = false;
