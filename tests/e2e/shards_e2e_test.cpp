@@ -159,16 +159,25 @@ TEST(ShardsE2e, ThreeShardsMergedPassAnAAWithAHogAndFlagOnlyASlowApply) {
   const auto merged = merge(s, slow, parts, report_dir);
   std::printf("--- merge, Apply slower (exit %d): %s\n%s\n%s\n", merged.code, figures.c_str(), merged.out.c_str(),
               merged.err.c_str());
+  // The A/A's partials are another comparison (another config): refused, naming the file.
+  const auto mixed = merge(s, slow, {parts[0], parts[1], aa[2]}, (s.dir / "mixed").string());
+  EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
+  EXPECT_NE(mixed.err.find(aa[2]), std::string::npos) << mixed.err;
+  EXPECT_NE(mixed.err.find("another config"), std::string::npos) << mixed.err;
   if (merged.code == 0) {
-    // Undecided: a failure when Apply's interval was narrow enough for the band to decide it (the
-    // slowdown was sized wrong), a loud skip when it was wider than the band itself.
+    // Undecided (inconclusive, or a suspect: above the band on its own test, not after the family's
+    // correction): a failure when Apply's interval was narrow enough for the band to decide it (the
+    // slowdown was sized wrong), a loud skip when it was wider than the band itself. 4 pairs a
+    // shard give each runner's noise 3 degrees of freedom: seen once in 1 repeat here (1.90x
+    // [1.44, 2.50], a suspect at a 50% band).
     std::ifstream in(fs::path(report_dir) / "report.json");
     const auto js = nlohmann::json::parse(in);
     for (const auto& f : js.at("functions"))
       if (f.at("name") == kApply && !f.at("quantiles").empty()) {
         const auto& q = f.at("quantiles")[0];
         const double lo = q.at("ci_low").get<double>(), hi = q.at("ci_high").get<double>();
-        if (q.at("verdict") == "inconclusive" && hi - lo > 2 * threshold) {
+        const auto verdict = q.at("verdict").get<std::string>();
+        if ((verdict == "inconclusive" || verdict == "suspect") && hi - lo > 2 * threshold) {
           std::printf("%s: Apply's interval [%.3f, %.3f] after %d pairs is wider than the %.0f%% band; measured: %s\n",
                       kTooNoisy, lo, hi, kPairs, 100 * threshold, figures.c_str());
           GTEST_SKIP() << kTooNoisy << ": " << figures;
@@ -179,11 +188,6 @@ TEST(ShardsE2e, ThreeShardsMergedPassAnAAWithAHogAndFlagOnlyASlowApply) {
   EXPECT_EQ(regressions(merged.out), std::vector<std::string>{kApply}) << merged.out;
   EXPECT_TRUE(fs::exists(fs::path(report_dir) / "report.json"));
 
-  // The A/A's partials are another comparison (another config): refused, naming the file.
-  const auto mixed = merge(s, slow, {parts[0], parts[1], aa[2]}, (s.dir / "mixed").string());
-  EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
-  EXPECT_NE(mixed.err.find(aa[2]), std::string::npos) << mixed.err;
-  EXPECT_NE(mixed.err.find("another config"), std::string::npos) << mixed.err;
   fs::remove_all(s.dir);
 }
 
