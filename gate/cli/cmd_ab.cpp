@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/flag_table.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/shard_flags.hpp"
@@ -70,7 +71,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "A unit lasts at least min_unit_seconds (config, default 1 s): a shorter workload runs several times\n"
       "a unit, both sides alternating inside it.\n"
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
-  return [a, &g]() -> int {
+  return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
@@ -112,19 +113,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     const stats::Comparison& c = j.comparison;
     ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
     rc.notes = &j.notes;
-    rc.rerun = {"ab"};
-    for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
-    for (const auto& b : a->base_binaries) rc.rerun.insert(rc.rerun.end(), {"--base-binary", b});
-    for (const auto& b : a->head_binaries) rc.rerun.insert(rc.rerun.end(), {"--head-binary", b});
-    if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
-    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
-    if (a->seed != 1) rc.rerun.insert(rc.rerun.end(), {"--seed", std::to_string(a->seed)});
-    if (a->slice_ms > 0) {
-      char b[32];
-      snprintf(b, sizeof b, "%g", a->slice_ms);
-      rc.rerun.insert(rc.rerun.end(), {"--slice-ms", b});
-    }
-    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.rerun = rerun_args(app);
     rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
     auto label = [](const std::vector<std::string>& binaries) {
       return binaries.front() +

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/flag_table.hpp"
 #include "baselines/store.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
@@ -39,7 +40,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
       "  gate check -c gate.yaml --fail-on-suspect   # also fail on a suspected regression\n"
       "  gate check -c gate.yaml --profile --report-dir gate-report   # CPU profile against baselines/NAME.pb.gz\n"
       "Exit codes: 0 no regression, 1 regression (or suspect with --fail-on-suspect), 2 usage/config/baseline error, 3 could not measure.");
-  return [a, &g]() -> int {
+  return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
@@ -63,12 +64,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     const ResultFile& head = checked.head.result;
     ReportContext rc{"check", &cfg, &base, &head};
     rc.notes = &checked.notes;
-    rc.rerun = {"check"};
-    for (const auto& w : measure_args(a->m)) rc.rerun.push_back(w);
-    if (!a->baseline.empty()) rc.rerun.insert(rc.rerun.end(), {"--baseline", a->baseline});
-    if (a->max_runs) rc.rerun.insert(rc.rerun.end(), {"--max-runs", std::to_string(a->max_runs)});
-    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
-    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.rerun = rerun_args(app);
     rc.accept = {"gate", "record", "-c", a->m.config, "--baseline", display_path(path), "--force"};
     if (!a->report.baseline_ref.empty())
       rc.accept_note = "then commit " + display_path(path) + " to the branch " + a->report.baseline_ref + " names";

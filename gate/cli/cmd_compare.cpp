@@ -2,6 +2,7 @@
 #include <future>
 
 #include "cli/commands.hpp"
+#include "cli/flag_table.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
@@ -25,7 +26,7 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
       "  gate compare baselines/shop.json head.json\n"
       "  gate compare base.json head.json -c gate.yaml\n"
       "  gate compare baselines/shop.json head.json --format markdown --output summary.md");
-  return [a, &g]() -> int {
+  return [a, &g, &app]() -> int {
     validate_report_flags(a->report, nullptr);  // usage errors first
     // Left to the process's exit on purpose: freeing two 10,000-function, 20-run results object by
     // object was 8% of compare's time (valgrind --tool=callgrind), and gate exits right after.
@@ -45,10 +46,7 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     if (!a->config.empty()) cfg = runner::load_config(a->config);
     const auto c = verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr, a->suspect.fail_on_suspect);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
-    rc.rerun = {"compare", a->base, a->head};
-    if (!a->config.empty()) rc.rerun.insert(rc.rerun.end(), {"-c", a->config});
-    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
-    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.rerun = rerun_args(app);
     rc.accept = {"cp", a->head, a->base};
     if (!a->report.baseline_ref.empty()) rc.accept_note = "then commit " + a->base + " to the branch " + a->report.baseline_ref + " names";
     rc.base_label = a->report.baseline_ref.empty() ? a->base : a->report.baseline_ref + ":" + a->base;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/flag_table.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/shards.hpp"
@@ -47,9 +48,10 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
     SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
-  app.add_option("partials", a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
-      ->required();
+  // -c first: the reproduce line (flag_table.hpp) follows this order, "merge -c gate.yaml PARTIAL...".
   app.add_option("-c,--config", a->config, "The gate.yaml the shards measured with (its thresholds and quantiles)")
+      ->required();
+  app.add_option("partials", a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
       ->required();
   add_suspect_flags(app, a->suspect, false);
   add_report_flags(app, a->report);
@@ -64,7 +66,7 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
       "Examples:\n"
       "  gate merge -c gate.yaml shard1.json shard2.json shard3.json\n"
       "  gate merge -c gate.yaml partials/*.json --format markdown --output report.md");
-  return [a, &g]() -> int {
+  return [a, &g, &app]() -> int {
     runner::Config cfg = runner::load_config(a->config);
     apply_suspect_flags(a->suspect, cfg, cfg.runs, cfg.max_runs);
     validate_report_flags(a->report, &cfg);
@@ -74,10 +76,7 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
     print_shards(m);
     ReportContext rc{"ab", &cfg, &m.base, &m.head};
     rc.notes = &m.notes;
-    rc.rerun = {"merge", "-c", a->config};
-    for (const auto& p : a->partials) rc.rerun.push_back(p);
-    for (const auto& w : suspect_args(a->suspect)) rc.rerun.push_back(w);
-    for (const auto& w : report_args(a->report)) rc.rerun.push_back(w);
+    rc.rerun = rerun_args(app);
     rc.accept_note = "merge as is: gate ab compares with the base commit's binary, there is no stored baseline to update";
     rc.base_label = m.base.context.binary_path + " (" + std::to_string(m.shards.size()) + " shards)";
     rc.head_label = m.head.context.binary_path + " (" + std::to_string(m.shards.size()) + " shards)";

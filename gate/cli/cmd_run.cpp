@@ -11,7 +11,6 @@
 #include "results/result.hpp"
 #include "runner/coverage.hpp"
 #include "runner/measure.hpp"
-#include "truetime/calibration.hpp"
 
 namespace gate::cli {
 
@@ -28,71 +27,7 @@ struct RunArgs {
   std::string profile_out = "profile.pb.gz";
 };
 
-probe::AttachMode parse_mode(const std::string& m) {
-  if (m == "uprobe_multi") return probe::AttachMode::kMulti;
-  if (m == "perf_event") return probe::AttachMode::kPerProbe;
-  return probe::AttachMode::kAuto;
-}
-
 }  // namespace
-
-void add_measure_flags(CLI::App& app, MeasureFlags& f) {
-  app.add_option("-c,--config", f.config, "gate.yaml: binary, workload, functions, thresholds")->required();
-  app.add_option("-n,--runs", f.runs, "Number of runs (default: the config's runs)")->check(CLI::Range(1, 10000));
-  app.add_option("--keep-output", f.keep_output, "Keep each run's stdout/stderr in this directory");
-  app.add_option("--attach-mode", f.attach_mode, "auto, uprobe_multi or perf_event")
-      ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
-  app.add_flag("--no-build", f.no_build, "Skip the config's build command");
-  // Compensation is opt-in: it subtracts per-host constants, and where a probe's real cost swings
-  // with the host's load (a VM whose single-steps trap to the hypervisor) the error lands whole on
-  // small functions (README "True time": ratios of near-zero times in the verdict e2e test).
-  // Retired for verdicts (issue 39): on a VM host the probes' cost moves with the load, so the
-  // compensated time of a function near that cost is unstable (a 6.5 us function read 0.0 us once
-  // its callee was traced); the sampled instrument (measure: auto) measures such a function's CPU
-  // time without the probes instead. Kept for the call graph's self times.
-  auto* tt = app.add_flag("--true-time", f.true_time,
-                          "Retired for verdicts: use the sampled instrument (measure: auto or samples), which "
-                          "takes a probe-dominated function's CPU time from samples, without the probes. Still "
-                          "subtracts the probes' calibrated cost from every traced call (docs/how-it-measures.md)");
-  app.add_flag("--raw-times", f.raw_times,
-               "No per-goroutine accounting in BPF at all: no self time nor call graph (the cheapest probes)")
-      ->excludes(tt);
-  auto* ex = app.add_flag("--exclude-preemption", f.exclude_preemption,
-                          "Time each call minus the time other processes had its thread's CPU while it waited "
-                          "for it; sleeps, blocking and the program's own threads stay in. Same as the config's "
-                          "exclude_preemption: true");
-  app.add_flag("--no-exclude-preemption", f.no_exclude_preemption,
-               "Time each call as its wall window, whatever the config says (exclude_preemption: false)")
-      ->excludes(ex);
-  app.add_flag("--recalibrate", f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
-      ->needs(tt);
-}
-
-runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) {
-  runner::MeasureOptions mo;
-  mo.runs = f.runs;
-  mo.skip_build = f.no_build;
-  mo.session.engine.mode = parse_mode(f.attach_mode);
-  mo.session.keep_output_dir = f.keep_output;
-  mo.session.log = [&g](const std::string& s) { g.log(s); };
-  mo.session.engine.true_time = !f.raw_times;  // self time and call graph; compensation below
-  mo.exclude_preemption = f.preemption_choice();
-  if (f.true_time) {
-    g.log("warning: --true-time is retired for verdicts: its compensation moves with the host's probe cost; "
-          "measure: auto (the default) measures probe-dominated functions by CPU samples instead");
-    truetime::CalibrationOptions co;
-    co.force = f.recalibrate;
-    co.progress = [&g](const std::string& s) { g.log(s); };
-    try {
-      mo.calibration = truetime::probe_calibration(co);
-      g.log(report::calibration_line(mo.calibration));
-    } catch (const Error& e) {
-      // Without a calibration the times are raw, as before true time; the result says so.
-      g.log(std::string("warning: probe calibration failed, times are raw: ") + e.what());
-    }
-  }
-  return mo;
-}
 
 void write_folded(const std::string& path, const ResultFile& r, const Globals& g) {
   const std::string text = report::render_folded(r);

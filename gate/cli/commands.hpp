@@ -2,10 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <functional>
 #include <string>
 
-#include "runner/measure.hpp"
+#include "cli/measure_flags.hpp"
 
 namespace gate::cli {
 
@@ -14,31 +15,10 @@ struct Globals {
   bool quiet = false;    // no progress lines
   bool verbose = false;  // more detail
   // Progress / log line to stderr unless quiet.
-  void log(const std::string& line) const;
-};
-
-// Flags of every command that measures (run, record, check, ab).
-struct MeasureFlags {
-  std::string config;
-  int runs = 0;
-  std::string keep_output;
-  std::string attach_mode = "auto";
-  bool no_build = false;
-  bool true_time = false;    // subtract the calibrated probe costs (opt-in)
-  bool raw_times = false;    // no per-goroutine accounting (no self time, call graph)
-  bool exclude_preemption = false;     // time calls minus other processes' preemption
-  bool no_exclude_preemption = false;  // wall time, whatever the config says
-  // The two flags above as one choice: unset when neither was given.
-  std::optional<bool> preemption_choice() const {
-    if (exclude_preemption) return true;
-    if (no_exclude_preemption) return false;
-    return std::nullopt;
+  void log(const std::string& line) const {
+    if (!quiet) std::fprintf(stderr, "gate: %s\n", line.c_str());
   }
-  bool recalibrate = false;  // measure the probe costs again even when cached
 };
-void add_measure_flags(CLI::App& app, MeasureFlags& f);
-// MeasureOptions from the flags, logging through g.
-runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g);
 
 // Each returns a callback to run after parsing.
 std::function<int()> add_run(CLI::App& app, const Globals& g);

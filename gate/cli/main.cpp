@@ -8,14 +8,6 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 
-namespace gate::cli {
-
-void Globals::log(const std::string& line) const {
-  if (!quiet) std::fprintf(stderr, "gate: %s\n", line.c_str());
-}
-
-}  // namespace gate::cli
-
 int main(int argc, char** argv) {
   using namespace gate;
   CLI::App app{"gate: a performance-regression gate for Go services.\n"

@@ -102,17 +102,10 @@ bool want_colour() {
 
 int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, const ReportContext& ctx) {
   const auto requests = report_requests(f);  // before any work: a usage error is exit 2, not a half report
-  std::optional<stats::CompareOptions> options;
-  if (ctx.head) {
-    options = verdict::with_looks(verdict::compare_options(ctx.cfg, ctx.head->functions), *ctx.head);
-    if (ctx.cfg && !f.baseline_ref.empty()) {
-      try {
-        const std::string notice = verdict::config_change_notice(f.baseline_ref, *ctx.cfg, ctx.head->functions);
-        if (!notice.empty()) f.notices.push_back(notice);
-      } catch (const Error& e) {  // after measuring, a report with a notice beats no report
-        f.notices.push_back("the thresholds could not be compared with " + f.baseline_ref + ": " + e.summary());
-      }
-    }
+  const std::optional<stats::CompareOptions> options = verdict::report_options(ctx.cfg, ctx.head);
+  if (ctx.cfg && ctx.head && !f.baseline_ref.empty()) {
+    const std::string notice = verdict::config_change_notice(f.baseline_ref, *ctx.cfg, ctx.head->functions);
+    if (!notice.empty()) f.notices.push_back(notice);
   }
   report::ReportInputs in;
   in.command = ctx.command;
@@ -133,21 +126,6 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   for (const auto& r : requests)
     if (!r.path.empty() && r.path != "-") g.log("wrote the " + std::string(report::to_string(r.format)) + " report to " + r.path);
   return static_cast<int>(c.exit_code);
-}
-
-std::vector<std::string> measure_args(const MeasureFlags& m) {
-  std::vector<std::string> a = {"-c", m.config};
-  if (m.runs) a.insert(a.end(), {"--runs", std::to_string(m.runs)});
-  if (m.attach_mode != "auto") a.insert(a.end(), {"--attach-mode", m.attach_mode});
-  if (m.no_build) a.push_back("--no-build");
-  if (m.exclude_preemption) a.push_back("--exclude-preemption");
-  if (m.no_exclude_preemption) a.push_back("--no-exclude-preemption");
-  return a;
-}
-
-std::vector<std::string> report_args(const ReportFlags& f) {
-  if (f.baseline_ref.empty()) return {};
-  return {"--baseline-ref", f.baseline_ref};
 }
 
 std::string display_path(const std::string& path) {

@@ -41,7 +41,7 @@ struct ReportContext {
   const runner::Config* cfg = nullptr;  // its thresholds (JSON options; changes against --baseline-ref)
   const ResultFile* base = nullptr;     // histograms for the HTML plots
   const ResultFile* head = nullptr;
-  std::vector<std::string> rerun;       // gate's arguments that reproduce the verdict ({"check", "-c", ...})
+  std::vector<std::string> rerun;       // gate's arguments that reproduce the verdict: rerun_args (flag_table.hpp)
   std::vector<std::string> accept;      // a command (argv) that accepts the change; empty: none
   std::string accept_note;              // said after it
   std::string base_label = "base";
@@ -52,10 +52,6 @@ struct ReportContext {
 // With --baseline-ref and a config, notes first whether the branch changed its thresholds.
 int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, const ReportContext& ctx);
 
-// The flags of a measuring command as gate arguments ({"-c", "gate.yaml", "--runs", "10"}), and the
-// report flags that change the verdict ({"--baseline-ref", "origin/main"}): for "reproduce" lines.
-std::vector<std::string> measure_args(const MeasureFlags& m);
-std::vector<std::string> report_args(const ReportFlags& f);
 // A path as a user would type it here: relative to the current directory when inside it.
 std::string display_path(const std::string& path);
 

@@ -31,11 +31,4 @@ void apply_suspect_flags(const SuspectFlags& f, runner::Config& cfg, int runs, i
   cfg.suspect_max_runs = f.suspect_max_runs;
 }
 
-std::vector<std::string> suspect_args(const SuspectFlags& f) {
-  std::vector<std::string> out;
-  if (f.fail_on_suspect) out.push_back(*f.fail_on_suspect ? "--fail-on-suspect" : "--no-fail-on-suspect");
-  if (f.suspect_max_runs > 0) out.insert(out.end(), {"--suspect-max-runs", std::to_string(f.suspect_max_runs)});
-  return out;
-}
-
 }  // namespace gate::cli

@@ -21,7 +21,5 @@ void add_suspect_flags(CLI::App& app, SuspectFlags& f, bool measuring);
 // The flags into the config (a flag wins over the config's key). Throws gate::Error (exit 2) for
 // --suspect-max-runs below the runs the command will make anyway.
 void apply_suspect_flags(const SuspectFlags& f, runner::Config& cfg, int runs, int max_runs);
-// The flags as words for a "reproduce:" command line.
-std::vector<std::string> suspect_args(const SuspectFlags& f);
 
 }  // namespace gate::cli

@@ -62,4 +62,9 @@ stats::CompareOptions with_looks(stats::CompareOptions o, const ResultFile& head
   return o;
 }
 
+std::optional<stats::CompareOptions> report_options(const runner::Config* cfg, const ResultFile* head) {
+  if (!head) return std::nullopt;
+  return with_looks(compare_options(cfg, head->functions), *head);
+}
+
 }  // namespace gate::verdict

@@ -2,6 +2,7 @@
 // quantile, per function written against patterns), calls-change policy, insufficient-data policy.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,9 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
 std::string looks_text(int first, int last);
 // o with first_look/last_look from head's extra "looks" (unchanged when absent or unreadable).
 stats::CompareOptions with_looks(stats::CompareOptions o, const ResultFile& head);
+
+// The options a report states beside a comparison: the config's (or the defaults) for head's
+// functions, with head's looks; nullopt without a head result.
+std::optional<stats::CompareOptions> report_options(const runner::Config* cfg, const ResultFile* head);
 
 }  // namespace gate::verdict

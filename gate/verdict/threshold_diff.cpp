@@ -86,7 +86,12 @@ std::string describe(const ThresholdDiff& d) {
 
 std::string config_change_notice(const std::string& ref, const runner::Config& cfg,
                                  const std::vector<FunctionInfo>& functions) {
-  const baselines::FileAtRef f = baselines::read_at_ref(ref, cfg.path);
+  baselines::FileAtRef f;
+  try {
+    f = baselines::read_at_ref(ref, cfg.path);
+  } catch (const Error& e) {  // after measuring, a report with a notice beats no report
+    return "the thresholds could not be compared with " + ref + ": " + e.summary();
+  }
   if (!f.exists) {
     return "the config " + f.repo_path + " is new on this branch (not in " + ref +
            "): its thresholds cannot be checked against " + ref;

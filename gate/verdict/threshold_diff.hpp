@@ -35,8 +35,8 @@ ThresholdDiff diff_thresholds(const stats::CompareOptions& before, const stats::
 std::string describe(const ThresholdDiff& d);
 
 // The notice for a config that may differ from its version at `ref` ("" when the thresholds are the
-// same). A config REF does not have, or cannot parse, is a notice too: never an error, because it is
-// said after measuring and a report with a notice beats none. Reads git through baselines/.
+// same). A config REF does not have, or cannot parse, or git that cannot be read, is a notice too:
+// never an error, because it is said after measuring and a report with a notice beats none. Reads git through baselines/.
 std::string config_change_notice(const std::string& ref, const runner::Config& cfg,
                                  const std::vector<FunctionInfo>& functions);
 
