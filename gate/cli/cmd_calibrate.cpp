@@ -8,10 +8,10 @@
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
-#include "verdict/calibration_text.hpp"
+#include "verdict/aa_noise_text.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
-#include "verdict/why.hpp"
+#include "verdict/change_notes.hpp"
 
 namespace gate::cli {
 

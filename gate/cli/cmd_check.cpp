@@ -9,7 +9,7 @@
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
-#include "verdict/why.hpp"
+#include "verdict/change_notes.hpp"
 
 namespace gate::cli {
 

@@ -11,7 +11,7 @@
 #include "verdict/options.hpp"
 #include "common/error.hpp"
 #include "runner/coverage.hpp"
-#include "verdict/why.hpp"
+#include "verdict/change_notes.hpp"
 
 namespace gate::cli {
 

@@ -5,7 +5,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "report/true_time.hpp"
-#include "truetime/calibration.hpp"
+#include "truetime/probe_cost.hpp"
 
 namespace gate::cli {
 

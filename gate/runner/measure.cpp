@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "runner/coverage.hpp"
-#include "runner/benchmarks.hpp"
+#include "runner/benchmark_results.hpp"
 #include "runner/rounds.hpp"
 #include "results/units.hpp"
 #include "runner/units.hpp"

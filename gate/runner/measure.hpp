@@ -131,7 +131,7 @@ class Measurer {
   Measurement m_;
   std::vector<RunResult> open_unit_;  // executions of the unit being measured
   double last_execution_s_ = 0;
-  // Clean executions (benchmarks: go with functions declared; runner/benchmarks.hpp): after each
+  // Clean executions (benchmarks: go with functions declared; runner/benchmark_results.hpp): after each
   // probed execution, one with no probe attached, whose benchmark figures the unit keeps. They run
   // a copy of the binary no probe is attached to (a fresh one per unit); where gate cannot make
   // the workload run a copy, the probes are detached for them instead. A benchmarks-only config

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "probe/probe_fixture.hpp"
-#include "truetime/calibration.hpp"
+#include "truetime/probe_cost.hpp"
 
 using namespace gate;
 using namespace gate::testing;

@@ -9,7 +9,7 @@
 #include "common/error.hpp"
 #include "gobench/source.hpp"
 #include "results/result.hpp"
-#include "runner/benchmarks.hpp"
+#include "runner/benchmark_results.hpp"
 
 namespace gate::runner {
 namespace {

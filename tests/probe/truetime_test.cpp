@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "probe/probe_fixture.hpp"
-#include "truetime/calibration.hpp"
+#include "truetime/probe_cost.hpp"
 
 namespace gate::testing {
 namespace {

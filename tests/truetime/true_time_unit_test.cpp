@@ -4,7 +4,7 @@
 
 #include "common/error.hpp"
 #include "report/true_time.hpp"
-#include "truetime/calibration.hpp"
+#include "truetime/probe_cost.hpp"
 #include "truetime/true_time.hpp"
 
 namespace gate {

@@ -1,5 +1,5 @@
-// Code and profile notes beside the verdicts (verdict/why.hpp).
-#include "verdict/why.hpp"
+// Code and profile notes beside the verdicts (verdict/change_notes.hpp).
+#include "verdict/change_notes.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Tests of verdict/calibration: the numbers gate calibrate prints, from a synthetic A/A with known
+// Tests of verdict/aa_noise: the numbers gate calibrate prints, from a synthetic A/A with known
 // run-to-run noise.
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.hpp"
-#include "verdict/calibration.hpp"
+#include "verdict/aa_noise.hpp"
 
 namespace gate::verdict {
 namespace {

@@ -1,7 +1,7 @@
 // Probe-cost calibration: three copies of one function traced three ways (entry jump + RET, RET
 // alone, first instruction + RET) and an untraced twin, timed in interleaved blocks inside one
 // process; per round the median of block-to-block differences, then median and range of rounds.
-#include "truetime/calibration.hpp"
+#include "truetime/probe_cost.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>

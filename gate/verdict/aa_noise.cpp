@@ -1,5 +1,5 @@
 // gate calibrate's numbers from an A/A comparison, through stats/power.
-#include "verdict/calibration.hpp"
+#include "verdict/aa_noise.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,5 @@
-#include "verdict/calibration_text.hpp"
+// gate calibrate's text from the A/A noise figures (verdict/aa_noise_text.hpp).
+#include "verdict/aa_noise_text.hpp"
 
 #include <algorithm>
 #include <cstdarg>
@@ -8,7 +9,7 @@
 #include "runner/rounds.hpp"
 #include "runner/units.hpp"
 #include "stats/sequential.hpp"
-#include "verdict/calibration.hpp"
+#include "verdict/aa_noise.hpp"
 
 namespace gate::verdict {
 namespace {

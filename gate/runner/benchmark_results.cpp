@@ -1,5 +1,5 @@
 // read_benchmarks: the run's stdout through the benchfmt reader into RunResult::benchmarks.
-#include "runner/benchmarks.hpp"
+#include "runner/benchmark_results.hpp"
 
 #include <algorithm>
 #include <cstdio>
