@@ -441,6 +441,88 @@ static __always_inline __u32 arg_bucket(struct pt_regs *ctx, __u32 func) {
   return b + 1;
 }
 
+/* The frame an entry and its return share: its goroutine (a C frame: its thread) and its depth
+ * on that stack. 0 when a goroutine's stack bound cannot be read (the hit is counted dropped). */
+static __always_inline int frame_key(struct pt_regs *ctx, struct gate_func_stats *st, __u32 kind, __u32 tid,
+                                     __u64 g, struct gate_frame_key *key) {
+  __u64 sp = ctx->rsp;
+  if (kind >= GATE_SITE_NATIVE_ENTRY) {
+    /* A C frame lives on the thread's own stack, which never moves: the thread and the entry's
+     * stack pointer tell recursive frames apart, and a frame left by longjmp or an exception is
+     * replaced (counted abandoned) by the next call at the same depth, never paired later. */
+    g = GATE_NATIVE_THREAD_TAG | tid;
+    key->depth = kind == GATE_SITE_NATIVE_URETPROBE ? sp - 8 : sp;
+  } else {
+    __u64 stack_hi = 0;
+    if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
+      __sync_fetch_and_add(&st->dropped, 1);
+      return 0;
+    }
+    key->depth = stack_hi - sp;
+  }
+  key->g = g;
+  return 1;
+}
+
+/* A return site's hit: pairs it with its entry's frame and records the call. */
+static __always_inline void on_return(struct gate_func_stats *st, __u32 func, __u32 kind, __u64 now,
+                                      struct gate_frame_key *key, struct gate_g_state *gs, __u32 tid) {
+  struct gate_frame *f = bpf_map_lookup_elem(&frames, key);
+  if (!f) {
+    __sync_fetch_and_add(&st->unmatched_returns, 1);
+  } else {
+    struct gate_frame entry = *f;
+    bpf_map_delete_elem(&frames, key);
+    __u64 slice_start = *(volatile __u64 *)&slice_start_ns;
+    if (slice_start && entry.ts < slice_start) {
+      /* Its traced callers entered earlier still, so they straddle too: nothing to rewind but
+       * the goroutine's innermost traced function. */
+      __sync_fetch_and_add(&straddled_calls, 1);
+      if (gs)
+        gs->cur_func = entry.caller;
+    } else if (gs) {
+      finish_call(st, func, now, &entry, gs, tid);
+    } else {
+      struct gate_g_state none = {.epoch = ~entry.epoch};
+      finish_call(st, func, now, &entry, &none, tid);
+    }
+  }
+  if (gs)
+    gs->cost_ns += cost_of(costs.full_ns, kind);
+}
+
+/* An entry site's hit: opens the call's frame, its timestamp taken last. */
+static __always_inline void on_entry(struct pt_regs *ctx, struct gate_func_stats *st, __u32 func, __u32 kind,
+                                     struct gate_frame_key *key, struct gate_g_state *gs, __u32 tid) {
+  /* An entry for a frame that already has one: the earlier call never returned (a panic unwound
+   * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
+  if (bpf_map_lookup_elem(&frames, key))
+    __sync_fetch_and_add(&st->abandoned_entries, 1);
+  struct gate_frame f = {.entry_kind = kind, .bucket = arg_bucket(ctx, func)};
+  if (gs) {
+    gs->cost_ns += cost_of(costs.full_ns, kind);
+    f.epoch = gs->epoch;
+    f.cost_ns = gs->cost_ns;
+    f.calls = gs->calls;
+    f.child_ns = gs->child_ns;
+    f.caller = gs->cur_func;
+    gs->cur_func = func + 1;
+  } else {
+    f.epoch = ~0ULL; /* matches no state: the call is recorded uncompensated */
+  }
+  if (exclude_preemption) {
+    struct gate_thread *th = bpf_map_lookup_elem(&threads, &tid);
+    f.tid = tid;
+    f.preempted_ns = th ? th->preempted_ns : 0;
+  }
+  f.ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
+  if (bpf_map_update_elem(&frames, key, &f, BPF_ANY) != 0)
+    __sync_fetch_and_add(&st->dropped, 1);
+}
+
+/* A hit of any site: which process, function and kind (the cookie), the hits that are not a
+ * call's entry or return (a library load, a morestack detour, a count-only entry), then the frame
+ * the entry and its return share, and one of the two handlers. */
 static __always_inline int on_site(struct pt_regs *ctx) {
   __u64 now = bpf_ktime_get_ns(); /* first: a return's time is taken as early as possible */
   __u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -485,75 +567,15 @@ static __always_inline int on_site(struct pt_regs *ctx) {
     __sync_fetch_and_add(&st->count, 1);
     return 0;
   }
-  __u64 sp = ctx->rsp;
   struct gate_frame_key key = {.tgid = tgid, .func = func};
-  if (kind >= GATE_SITE_NATIVE_ENTRY) {
-    /* A C frame lives on the thread's own stack, which never moves: the thread and the entry's
-     * stack pointer tell recursive frames apart, and a frame left by longjmp or an exception is
-     * replaced (counted abandoned) by the next call at the same depth, never paired later. */
-    g = GATE_NATIVE_THREAD_TAG | tid;
-    key.depth = kind == GATE_SITE_NATIVE_URETPROBE ? sp - 8 : sp;
-  } else {
-    __u64 stack_hi = 0;
-    if (bpf_probe_read_user(&stack_hi, sizeof(stack_hi), (void *)(g + g_stack_hi_offset)) != 0) {
-      __sync_fetch_and_add(&st->dropped, 1);
-      return 0;
-    }
-    key.depth = stack_hi - sp;
-  }
-  key.g = g;
-  struct gate_g_state *gs = goroutine_state(tgid, g);
-
-  if (kind == GATE_SITE_RETURN || kind == GATE_SITE_NATIVE_URETPROBE || kind == GATE_SITE_NATIVE_RETURN) {
-    struct gate_frame *f = bpf_map_lookup_elem(&frames, &key);
-    if (!f) {
-      __sync_fetch_and_add(&st->unmatched_returns, 1);
-    } else {
-      struct gate_frame entry = *f;
-      bpf_map_delete_elem(&frames, &key);
-      __u64 slice_start = *(volatile __u64 *)&slice_start_ns;
-      if (slice_start && entry.ts < slice_start) {
-        /* Its traced callers entered earlier still, so they straddle too: nothing to rewind but
-         * the goroutine's innermost traced function. */
-        __sync_fetch_and_add(&straddled_calls, 1);
-        if (gs)
-          gs->cur_func = entry.caller;
-      } else if (gs) {
-        finish_call(st, func, now, &entry, gs, tid);
-      } else {
-        struct gate_g_state none = {.epoch = ~entry.epoch};
-        finish_call(st, func, now, &entry, &none, tid);
-      }
-    }
-    if (gs)
-      gs->cost_ns += cost_of(costs.full_ns, kind);
+  if (!frame_key(ctx, st, kind, tid, g, &key))
     return 0;
-  }
+  struct gate_g_state *gs = goroutine_state(tgid, key.g);
 
-  /* An entry for a frame that already has one: the earlier call never returned (a panic unwound
-   * it, or runtime.Goexit). Count it and start afresh, never pairing the stale entry. */
-  if (bpf_map_lookup_elem(&frames, &key))
-    __sync_fetch_and_add(&st->abandoned_entries, 1);
-  struct gate_frame f = {.entry_kind = kind, .bucket = arg_bucket(ctx, func)};
-  if (gs) {
-    gs->cost_ns += cost_of(costs.full_ns, kind);
-    f.epoch = gs->epoch;
-    f.cost_ns = gs->cost_ns;
-    f.calls = gs->calls;
-    f.child_ns = gs->child_ns;
-    f.caller = gs->cur_func;
-    gs->cur_func = func + 1;
-  } else {
-    f.epoch = ~0ULL; /* matches no state: the call is recorded uncompensated */
-  }
-  if (exclude_preemption) {
-    struct gate_thread *th = bpf_map_lookup_elem(&threads, &tid);
-    f.tid = tid;
-    f.preempted_ns = th ? th->preempted_ns : 0;
-  }
-  f.ts = bpf_ktime_get_ns(); /* last: keep the handler's own work out of the window */
-  if (bpf_map_update_elem(&frames, &key, &f, BPF_ANY) != 0)
-    __sync_fetch_and_add(&st->dropped, 1);
+  if (kind == GATE_SITE_RETURN || kind == GATE_SITE_NATIVE_URETPROBE || kind == GATE_SITE_NATIVE_RETURN)
+    on_return(st, func, kind, now, &key, gs, tid);
+  else
+    on_entry(ctx, st, func, kind, &key, gs, tid);
   return 0;
 }
 
