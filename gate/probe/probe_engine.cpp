@@ -281,6 +281,7 @@ struct ProbeEngine::Impl {
   bpf_link* switch_link = nullptr;  // exclude_preemption only
   double attach_s = 0;
   int ncpus = 0;
+  EngineCounters last;  // of the last collect
 
   void progress(const std::string& s) const {
     if (opts.progress) opts.progress(s);
@@ -527,6 +528,8 @@ void ProbeEngine::set_run_start(uint64_t monotonic_ns) {
   __atomic_store_n(&impl_->skel->bss->run_start_ns, monotonic_ns, __ATOMIC_SEQ_CST);
 }
 
+const EngineCounters& ProbeEngine::engine_counters() const { return impl_->last; }
+
 std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   Impl& m = *impl_;
   std::vector<FunctionCounters> out(m.nfuncs);
@@ -580,12 +583,10 @@ std::vector<FunctionCounters> ProbeEngine::collect(bool end_of_run) {
   });
   for (auto& c : out)
     std::sort(c.callers.begin(), c.callers.end(), [](const auto& a, const auto& b) { return a.caller < b.caller; });
-  if (!out.empty()) out[0].lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
-  const uint64_t straddled = __atomic_exchange_n(&m.skel->bss->straddled_calls, 0, __ATOMIC_SEQ_CST);
-  if (!out.empty()) out[0].straddled_calls = straddled;
-  const uint64_t preempted = __atomic_exchange_n(&m.skel->bss->preempted_calls, 0, __ATOMIC_SEQ_CST);
-  const uint64_t changed = __atomic_exchange_n(&m.skel->bss->thread_changed_calls, 0, __ATOMIC_SEQ_CST);
-  if (!out.empty()) out[0].preempted_calls = preempted, out[0].thread_changed_calls = changed;
+  m.last.lost_edges = __atomic_exchange_n(&m.skel->bss->lost_edges, 0, __ATOMIC_SEQ_CST);
+  m.last.straddled_calls = __atomic_exchange_n(&m.skel->bss->straddled_calls, 0, __ATOMIC_SEQ_CST);
+  m.last.preempted_calls = __atomic_exchange_n(&m.skel->bss->preempted_calls, 0, __ATOMIC_SEQ_CST);
+  m.last.thread_changed_calls = __atomic_exchange_n(&m.skel->bss->thread_changed_calls, 0, __ATOMIC_SEQ_CST);
   // The goroutines' accumulators matter only within a call; the workload's processes are gone.
   if (end_of_run)
     for (const auto& k : map_keys<gate_g_key>(m.skel->maps.goroutines))

@@ -106,16 +106,20 @@ struct FunctionCounters {
     uint64_t calls = 0, sum_ns = 0;  // this function's calls and compensated time under it
   };
   std::vector<Caller> callers;  // sorted by caller id
-  uint64_t lost_edges = 0;      // engine-wide (on function 0 only): caller pairs not counted
-  uint64_t straddled_calls = 0;  // engine-wide (on function 0 only): calls dropped because they
-                                 // entered before the current time slice (set_slice_start)
-  uint64_t preempted_calls = 0;       // engine-wide (function 0): calls with preemption taken out
-  uint64_t thread_changed_calls = 0;  // engine-wide (function 0): returned on another thread, kept whole
   uint64_t unmatched_returns = 0;
   uint64_t abandoned_entries = 0;  // replaced by a newer entry of the same frame
   uint64_t open_entries = 0;       // still in flight when collected (never returned)
   uint64_t diverted_entries = 0;
   uint64_t dropped = 0;
+};
+
+// Counts of the whole engine (no function's) since the last collect.
+struct EngineCounters {
+  uint64_t lost_edges = 0;       // caller pairs not counted (the call-edge map was full)
+  uint64_t straddled_calls = 0;  // calls dropped because they entered before the current time
+                                 // slice (set_slice_start)
+  uint64_t preempted_calls = 0;       // calls with preemption taken out
+  uint64_t thread_changed_calls = 0;  // returned on another thread, kept whole
 };
 
 // What the kernel holds for one engine now, by the kernel's own accounting (the memlock figure
@@ -163,6 +167,8 @@ class ProbeEngine {
   // The origin of the calls' moments in the run (FunctionCounters::sum_start_us): set it as the
   // run (or slice) starts. 0: not kept.
   void set_run_start(uint64_t monotonic_ns);
+  // The engine-wide counts read (and reset) by the last collect_and_reset or collect_slice.
+  const EngineCounters& engine_counters() const;
 
   // Native functions: how often the workload's ld.so mapped each watched library (its DT_INIT ran)
   // since the last call, indexed by the GATE_SITE_LIBRARY_LOADED cookie's library number.

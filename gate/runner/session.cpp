@@ -341,10 +341,11 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   if (!engine_) return r;  // a clean session: no function figures
   const auto counters = end_of_run ? engine_->collect_and_reset() : engine_->collect_slice();
   if (end_of_run) engine_->untrack_all();
-  if (!counters.empty()) r.lost_call_edges = counters[0].lost_edges;
-  if (!counters.empty()) r.straddled_calls = counters[0].straddled_calls;
-  if (!counters.empty()) r.preempted_calls = counters[0].preempted_calls;
-  if (!counters.empty()) r.thread_changed_calls = counters[0].thread_changed_calls;
+  const probe::EngineCounters& whole = engine_->engine_counters();
+  r.lost_call_edges = whole.lost_edges;
+  r.straddled_calls = whole.straddled_calls;
+  r.preempted_calls = whole.preempted_calls;
+  r.thread_changed_calls = whole.thread_changed_calls;
   for (const auto& fi : target_.functions) {
     FunctionRun fr;
     fr.name = fi.name;
