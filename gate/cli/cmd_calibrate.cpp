@@ -11,6 +11,7 @@
 #include "verdict/aa_noise_text.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
+#include "profile/profile_files.hpp"
 #include "verdict/change_notes.hpp"
 
 namespace gate::cli {
@@ -57,7 +58,11 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     const Sampling sampling = start_sampling(profile_hz(a->profile, cfg), cfg, {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
     verdict::throw_failure(j);
-    verdict::explain_calibrate(j, sampling.for_profiles(), "", [&g](const std::string& l) { g.log(l); });
+    if (auto* rec = sampling.for_profiles()) {
+      for (const char* side : {"base", "head"})
+        write_profile_file(*rec, side, profile::side_profile_path("", side), std::string("the A/A's ") + side, g);
+      verdict::note_aa_profiles(j, *rec, [&g](const std::string& l) { g.log(l); });
+    }
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
     std::fputs(verdict::calibration_text(j.comparison, cfg, opts, a->slowdown, pairs, j).c_str(), stdout);
     return 0;

@@ -8,6 +8,7 @@
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
+#include "profile/profile_files.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/change_notes.hpp"
 
@@ -59,7 +60,11 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     verdict::Checked checked = verdict::check(cfg, base, mo, a->max_runs, &signals);
     if (!a->out.empty()) save_result_file(a->out, checked.head.result);
     verdict::settle(checked, base, path);
-    verdict::explain_check(checked, base, path, sampling.for_profiles(), a->report.report_dir, [&g](const std::string& l) { g.log(l); });
+    if (auto* rec = sampling.for_profiles()) {
+      const std::string head_file = profile::side_profile_path(a->report.report_dir, "head");
+      write_profile_file(*rec, "", head_file, "head", g);
+      verdict::note_check_profiles(checked, base, path, *rec, head_file, [&g](const std::string& l) { g.log(l); });
+    }
     const stats::Comparison& c = checked.comparison;
     const ResultFile& head = checked.head.result;
     ReportContext rc{"check", &cfg, &base, &head};

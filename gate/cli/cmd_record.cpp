@@ -11,7 +11,7 @@
 #include "verdict/options.hpp"
 #include "common/error.hpp"
 #include "runner/coverage.hpp"
-#include "verdict/change_notes.hpp"
+#include "profile/profile_files.hpp"
 
 namespace gate::cli {
 
@@ -49,7 +49,9 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
     save_result_file(path, m.result);
     g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
           std::to_string(m.result.functions.size()) + " functions" + replaced);
-    if (auto* p = sampling.for_profiles()) verdict::record_profile(*p, path, [&g](const std::string& l) { g.log(l); });
+    if (auto* rec = sampling.for_profiles())
+      write_profile_file(*rec, "", profile::baseline_profile_path(path), "the baseline's runs", g,
+                         "; gate check --profile compares the head with it");
     return 0;
   };
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "profile/profile_files.hpp"
+
 namespace gate::cli {
 
 void add_profile_flag(CLI::App& app, ProfileFlags& f) {
@@ -66,6 +68,11 @@ Sampling start_sampling_built(int profile_hz, const runner::Config& cfg, runner:
     mo.skip_build = true;
   }
   return start_sampling(profile_hz, cfg, {{"", cfg.binary}}, mo.session);
+}
+
+void write_profile_file(profile::ProfileRecorder& rec, const std::string& variant, const std::string& path,
+                        const std::string& what, const Globals& g, const std::string& tail) {
+  g.log("wrote " + path + " (CPU profile of " + what + ": " + profile::write_profile(rec, variant, path) + ")" + tail);
 }
 
 }  // namespace gate::cli

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "profile/recorder.hpp"
 #include "runner/config.hpp"
 #include "runner/measure.hpp"
@@ -47,5 +48,10 @@ Sampling start_sampling(int profile_hz, const runner::Config& cfg, const std::ma
 // the runs; mo.skip_build is then set) and starts sampling it as side "".
 Sampling start_sampling_built(int profile_hz, const runner::Config& cfg, runner::MeasureOptions& mo,
                               runner::SignalWatch* signals);
+
+// Writes variant's profile to path (profile/profile_files.hpp) and says so: "wrote PATH (CPU
+// profile of WHAT: ACCOUNT)" and then tail.
+void write_profile_file(profile::ProfileRecorder& rec, const std::string& variant, const std::string& path,
+                        const std::string& what, const Globals& g, const std::string& tail = "");
 
 }  // namespace gate::cli

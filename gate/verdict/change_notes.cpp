@@ -13,6 +13,7 @@
 #include "elf/elf_file.hpp"
 #include "profile/pprof.hpp"
 #include "profile/profile_diff.hpp"
+#include "profile/profile_files.hpp"
 #include "profile/recorder.hpp"
 #include "report/annotations_section.hpp"
 #include "report/report_util.hpp"
@@ -160,22 +161,14 @@ void note_profiles(report::Annotations& notes, const stats::Comparison& c, const
   }
 }
 
-void explain_ab(AbJudged& j, const std::string& base_binary, const std::string& head_binary,
-                profile::ProfileRecorder* rec, const std::string& report_dir, const WhyLog& log) {
-  note_code(j.notes, j.comparison, base_binary, head_binary, log);
-  if (!rec) return;
-  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
-  if (!dir.empty()) std::filesystem::create_directories(dir);
+void note_ab_profiles(AbJudged& j, profile::ProfileRecorder& rec, const std::string& base_file,
+                      const std::string& head_file, const WhyLog& log) {
+  j.notes.profile_files = {base_file, head_file};
   ProfilePair pp;
-  for (const char* side : {"base", "head"}) {
-    const std::string path = dir + "profile-" + side + ".pb.gz";
-    log("wrote " + path + " (CPU profile of " + side + ": " + rec->write(side, path) + ")");
-    j.notes.profile_files.push_back(path);
-  }
-  pp.base = &rec->finish("base");
-  pp.head = &rec->finish("head");
-  pp.base_file = j.notes.profile_files[0];
-  pp.head_file = j.notes.profile_files[1];
+  pp.base = &rec.finish("base");
+  pp.head = &rec.finish("head");
+  pp.base_file = base_file;
+  pp.head_file = head_file;
   note_profiles(j.notes, j.comparison, j.base.result, j.head.result, pp, log);
   bool any = false;
   for (const auto& [_, n] : j.notes.functions) any = any || n.profile.has_value();
@@ -184,26 +177,9 @@ void explain_ab(AbJudged& j, const std::string& base_binary, const std::string& 
         report::shell_quote(pp.head_file));
 }
 
-std::string baseline_profile_path(const std::string& baseline) {
-  std::filesystem::path p(baseline);
-  p.replace_extension(".pb.gz");
-  return p.string();
-}
-
-void record_profile(profile::ProfileRecorder& rec, const std::string& baseline, const WhyLog& log) {
-  const std::string path = baseline_profile_path(baseline);
-  log("wrote " + path + " (CPU profile of the baseline's runs: " + rec.write("", path) +
-      "); gate check --profile compares the head with it");
-}
-
-void explain_check(Checked& c, const ResultFile& base, const std::string& baseline, profile::ProfileRecorder* rec,
-                   const std::string& report_dir, const WhyLog& log) {
-  if (!rec) return;
-  const std::string dir = report_dir.empty() ? "" : report_dir + "/";
-  if (!dir.empty()) std::filesystem::create_directories(dir);
-  const std::string head_file = dir + "profile-head.pb.gz";
-  log("wrote " + head_file + " (CPU profile of head: " + rec->write("", head_file) + ")");
-  const std::string base_file = baseline_profile_path(baseline);
+void note_check_profiles(Checked& c, const ResultFile& base, const std::string& baseline,
+                         profile::ProfileRecorder& rec, const std::string& head_file, const WhyLog& log) {
+  const std::string base_file = profile::baseline_profile_path(baseline);
   if (!std::filesystem::exists(base_file)) {
     log("no CPU profile beside the baseline (" + base_file + "): nothing to compare the head's with; record one "
         "with: gate record --profile --force");
@@ -219,19 +195,13 @@ void explain_check(Checked& c, const ResultFile& base, const std::string& baseli
     return;
   }
   c.notes.profile_files = {base_file, head_file};
-  ProfilePair pp{&base_profile, &rec->finish(""), base_file, head_file};
+  ProfilePair pp{&base_profile, &rec.finish(""), base_file, head_file};
   note_profiles(c.notes, c.comparison, base, c.head.result, pp, log);
 }
 
-void explain_calibrate(const AbJudged& j, profile::ProfileRecorder* rec, const std::string& dir, const WhyLog& log) {
-  if (!rec) return;
-  const std::string d = dir.empty() ? "" : dir + "/";
-  if (!d.empty()) std::filesystem::create_directories(d);
-  for (const char* side : {"base", "head"})
-    log("wrote " + d + "profile-" + side + ".pb.gz (CPU profile of the A/A's " + side + ": " +
-        rec->write(side, d + "profile-" + side + ".pb.gz") + ")");
-  const auto& bp = rec->finish("base");
-  const auto& hp = rec->finish("head");
+void note_aa_profiles(const AbJudged& j, profile::ProfileRecorder& rec, const WhyLog& log) {
+  const auto& bp = rec.finish("base");
+  const auto& hp = rec.finish("head");
   size_t frames = 0, flagged_frames = 0;
   for (const auto& f : j.comparison.functions) {
     const auto diff = profile::diff_subtree(bp, hp, f.name, calls_of(j.base.result, f.name), calls_of(j.head.result, f.name));

@@ -39,29 +39,22 @@ struct ProfilePair {
 void note_profiles(report::Annotations& notes, const stats::Comparison& c, const ResultFile& base,
                    const ResultFile& head, const ProfilePair& profiles, const WhyLog& log);
 
-// gate ab: when rec is given (--profile), writes profile-base.pb.gz and profile-head.pb.gz into
-// report_dir (else the current directory) and logs what they hold; then fills j.notes: the code of
-// every compared function, the profile of each flagged one, the files written.
-void explain_ab(AbJudged& j, const std::string& base_binary, const std::string& head_binary,
-                profile::ProfileRecorder* rec, const std::string& report_dir, const WhyLog& log);
+// gate ab --profile, after the two sides' profiles were written to base_file and head_file
+// (profile/profile_files.hpp): the profile note of each flagged function, the files in j.notes;
+// when none is flagged, logs the command that compares the files.
+void note_ab_profiles(AbJudged& j, profile::ProfileRecorder& rec, const std::string& base_file,
+                      const std::string& head_file, const WhyLog& log);
 
-// The profile stored beside a baseline: baselines/NAME.json -> baselines/NAME.pb.gz.
-std::string baseline_profile_path(const std::string& baseline);
+// gate check --profile, after the head's profile (side "") was written to head_file: when the
+// baseline has a profile beside it, fills the profile notes of flagged functions against it, else
+// says how to record one. No code notes: a baseline keeps no binary.
+void note_check_profiles(Checked& c, const ResultFile& base, const std::string& baseline,
+                         profile::ProfileRecorder& rec, const std::string& head_file, const WhyLog& log);
 
-// gate record --profile: the recorded runs' profile (side "") beside the baseline; logs it.
-void record_profile(profile::ProfileRecorder& rec, const std::string& baseline, const WhyLog& log);
-
-// gate check --profile: writes the head's profile (side "") as profile-head.pb.gz into report_dir
-// (else the current directory); when the baseline has a profile beside it, fills the profile notes
-// of flagged functions against it, else says how to record one. No code notes: a baseline keeps
-// no binary.
-void explain_check(Checked& c, const ResultFile& base, const std::string& baseline, profile::ProfileRecorder* rec,
-                   const std::string& report_dir, const WhyLog& log);
-
-// gate calibrate --profile: the A/A's two profiles into dir (else the current directory), and per
-// compared function how many frames the sampling-noise test flags between two runs of one binary
-// (expected: none at its false discovery rate).
-void explain_calibrate(const AbJudged& j, profile::ProfileRecorder* rec, const std::string& dir, const WhyLog& log);
+// gate calibrate --profile, after the A/A's two profiles were written: per compared function how
+// many frames the sampling-noise test flags between two runs of one binary (expected: none at its
+// false discovery rate).
+void note_aa_profiles(const AbJudged& j, profile::ProfileRecorder& rec, const WhyLog& log);
 
 // The function's calls over the result's runs.
 uint64_t calls_of(const ResultFile& r, const std::string& function);
