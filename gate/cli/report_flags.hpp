@@ -1,6 +1,7 @@
-// Shared by check/compare/ab: the report flags (--format/--output/--report-dir/--baseline-ref),
-// loading the baseline they name, the "reproduce"/"accept" commands, and printing the reports with
-// the exit code the comparison implies. Parsing and printing only: the work is in verdict/.
+// Shared by check/compare/ab/merge: the report flags (--format/--output/--report-dir/--baseline-ref),
+// loading the baseline they name, and printing the reports (with the "reproduce" line that
+// flag_table.hpp builds and the "accept" command) and the exit code the comparison implies.
+// Parsing and printing only: the work is in verdict/.
 #pragma once
 
 #include <string>
