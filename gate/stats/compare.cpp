@@ -585,8 +585,7 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   // No function compared at all (a benchmarks-only config): no call was expected.
   if ((!c.functions.empty() && (base_calls == 0 || head_calls == 0)) ||
       (o.require_sufficient_data && c.counts.insufficient_data > 0))
-    c.exit_code = ExitCode::kMeasure;
-  c.exit_code = verdict_exit_code(c, o.fail_on_suspect);
+    c.measured_too_little = true;
   return c;
 }
 

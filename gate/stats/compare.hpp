@@ -385,9 +385,18 @@ struct Comparison {
   int head_runs = 0;
   int tests = 0;                              // function x quantile tests with enough data
   BenchmarkComparison benchmarks;             // Go benchmark results, when the runs hold them
-  // 1 if any regression (or a tested common_shift regression: first, a definite failure); else 3 when a side recorded no calls of any
-  // compared function, or some function lacks data and require_sufficient_data is set; else 0.
+  // A side recorded no calls of any compared function, or some function lacks data and
+  // require_sufficient_data is set: the comparison could not measure enough.
+  bool measured_too_little = false;
+  // The process exit code, decided in verdict/ (verdict::exit_code) once the verdicts are final;
+  // the reports show it. The statistics never set it.
   ExitCode exit_code = ExitCode::kOk;
+
+  // A regression among the verdicts (a function's, a benchmark metric's, or a tested common
+  // shift); a suspect among them; either that fails the gate (a suspect when suspects_fail).
+  bool regressed() const;
+  bool suspected() const;
+  bool fails() const { return regressed() || (suspects_fail && suspected()); }
 
   // True when more runs (up to max_units a side, or pairs) could still change the outcome: no
   // regression yet among paired runs (one there decides the gate: stop and fail fast; against a
@@ -406,9 +415,6 @@ struct Comparison {
   std::vector<std::string> suspects_decidable_within(int within_units) const;
 };
 
-// The exit code a comparison's verdicts give: 1 on a regression (or a suspect, with
-// fail_on_suspect), else what it already holds (0, or 3 when it could not measure).
-ExitCode verdict_exit_code(const Comparison& c, bool fail_on_suspect);
 
 // base_meta / head_meta supply the context and the declared functions (their `runs` are not
 // read); the runs are passed separately so that a caller can compare a subset (e.g. only the

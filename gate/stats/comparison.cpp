@@ -42,7 +42,7 @@ bool Comparison::need_more_runs(int max_units) const {
   // Paired runs met the same state of the machine, so a regression among them is final. Against a
   // stored baseline a slow spell in the first runs can look like one (pricing.Apply read 1.74x in
   // 1 of 10 e2e checks of unchanged code): there, more runs still dilute it.
-  if (exit_code == ExitCode::kRegression && paired) return false;
+  if (fails() && paired) return false;
   // units_to_decide comes from a noisy estimate (a squared ratio of the interval's width to the
   // distance from a threshold): at 7 pairs it is easily off 2-3x. Only a test beyond 4x max_units
   // is given up on (a verdict 20 pairs away at 7 of 14 was decided by 14 in the e2e test).
@@ -61,7 +61,7 @@ bool Comparison::need_more_runs(int max_units) const {
 
 std::vector<std::string> Comparison::suspects_decidable_within(int within_units) const {
   std::vector<std::string> out;
-  if (exit_code == ExitCode::kRegression && paired) return out;
+  if (fails() && paired) return out;
   auto worth = [&](const QuantileComparison& q) {
     return (q.verdict == Verdict::kInconclusive || q.verdict == Verdict::kSuspect) && q.ratio > 1 + q.band.regression &&
            q.units_to_decide > 0 && q.units_to_decide <= within_units;
@@ -75,13 +75,14 @@ std::vector<std::string> Comparison::suspects_decidable_within(int within_units)
   return out;
 }
 
-ExitCode verdict_exit_code(const Comparison& c, bool fail_on_suspect) {
-  const bool regression = c.counts.regression > 0 || c.benchmarks.counts.regression > 0 ||
-                          (c.common_shift_tested && c.common_shift.verdict == Verdict::kRegression);
-  const bool suspect = c.counts.suspect > 0 || c.benchmarks.counts.suspect > 0 ||
-                       (c.common_shift_tested && c.common_shift.verdict == Verdict::kSuspect);
-  if (regression || (fail_on_suspect && suspect)) return ExitCode::kRegression;
-  return c.exit_code == ExitCode::kRegression ? ExitCode::kOk : c.exit_code;
+bool Comparison::regressed() const {
+  return counts.regression > 0 || benchmarks.counts.regression > 0 ||
+         (common_shift_tested && common_shift.verdict == Verdict::kRegression);
+}
+
+bool Comparison::suspected() const {
+  return counts.suspect > 0 || benchmarks.counts.suspect > 0 ||
+         (common_shift_tested && common_shift.verdict == Verdict::kSuspect);
 }
 
 }  // namespace gate::stats

@@ -10,6 +10,7 @@
 #include "gobench/source.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/family.hpp"
+#include "verdict/exit_code.hpp"
 #include "verdict/instruments.hpp"
 
 namespace gate::verdict {
@@ -100,7 +101,7 @@ void redecide(stats::Comparison& c, const stats::CompareOptions& o) {
   c.tests = static_cast<int>(tests.size());
   stats::decide_family(tests, o);
   redecide_functions(c);
-  c.exit_code = stats::verdict_exit_code(c, o.fail_on_suspect);
+  c.exit_code = exit_code(c, o.fail_on_suspect);
 }
 
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
@@ -110,6 +111,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
   judge_instruments(c, base_runs, head_runs, o);
   judge_benchmarks(c, base_runs, head_runs, o);
   explain::explain(c, o);
+  c.exit_code = exit_code(c, o.fail_on_suspect);
   return c;
 }
 

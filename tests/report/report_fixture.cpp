@@ -4,6 +4,7 @@
 
 #include "common/files.hpp"
 #include "synthetic.hpp"
+#include "verdict/exit_code.hpp"
 
 namespace gate::testing {
 
@@ -43,6 +44,7 @@ void make_report_sample(ReportSample& s) {
   s.options.thresholds.per_function_quantile[kImproved]["p99"] = {0.10, 0.05};
   s.options.threads = 1;
   s.comparison = stats::compare_explained(s.base.runs, s.head.runs, s.base, s.head, s.options);
+  s.comparison.exit_code = verdict::exit_code(s.comparison, s.options.fail_on_suspect);  // as verdict/ does
 
   auto& in = s.inputs;
   in.command = "check";

@@ -20,6 +20,7 @@
 #include "report/report_util.hpp"
 #include "report/reports.hpp"
 #include "report/text_report.hpp"
+#include "verdict/exit_code.hpp"
 #include "report_fixture.hpp"
 
 namespace gate::testing {
@@ -152,7 +153,7 @@ TEST(ReportSuspect, NamedAtTheTopOfEveryFormat) {
   // With fail_on_suspect the suspect is a JUnit failure and the build fails.
   stats::Comparison failing = c;
   failing.suspects_fail = true;
-  failing.exit_code = stats::verdict_exit_code(failing, true);
+  failing.exit_code = verdict::exit_code(failing, true);
   const std::string xf = report::render_junit(failing, in);
   EXPECT_TRUE(contains(xf, "type=\"suspect\"")) << xf;
   EXPECT_TRUE(contains(report::render(report::Format::kText, failing, in), "fails the build (fail_on_suspect: true)"));

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "shards_synthetic.hpp"
+#include "verdict/exit_code.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 
@@ -60,7 +61,7 @@ TEST(Shards, AFastAndASlowRunnerInAnAADoNotFlag) {
     EXPECT_NE(m.comparison.common_shift.verdict, stats::Verdict::kRegression);
     EXPECT_NE(m.comparison.common_shift.verdict, stats::Verdict::kImprovement);
   }
-  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+  EXPECT_EQ(verdict::exit_code(m.comparison, false), ExitCode::kOk);
 }
 
 // The control: had each pair's head run on a runner 1.5x slower than its base (sides measured on
@@ -75,7 +76,7 @@ TEST(Shards, ARunnersSpeedReadsAsAChangeWhenAPairCrossesRunners) {
   const auto& shift = m.comparison.common_shift;
   EXPECT_NEAR(shift.ratio, 1.5, 0.1);
   EXPECT_EQ(shift.verdict, stats::Verdict::kRegression) << "[" << shift.ci_low << ", " << shift.ci_high << "]";
-  EXPECT_NE(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+  EXPECT_NE(verdict::exit_code(m.comparison, false), ExitCode::kOk);
 }
 
 TEST(Shards, ARealSlowdownFlagsThatFunctionAlone) {
@@ -86,7 +87,7 @@ TEST(Shards, ARealSlowdownFlagsThatFunctionAlone) {
   EXPECT_NEAR(p50->ratio, 1.3, 0.06);
   for (const auto& f : m.comparison.functions)
     if (f.name != "main.f03") EXPECT_NE(f.verdict, stats::Verdict::kRegression) << f.name;
-  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kRegression);
+  EXPECT_EQ(verdict::exit_code(m.comparison, false), ExitCode::kRegression);
 }
 
 TEST(Shards, ReportsEachShardsPairsAndNoise) {
@@ -160,7 +161,7 @@ TEST(Shards, ANoisyRunnerWeighsLessThanPoolingWouldMakeIt) {
   EXPECT_NEAR(std::log(p50(all, "main.f03").ratio), shift / 3, 0.04);
   EXPECT_LT(std::abs(std::log(p50(m.comparison, "main.f03").ratio)), shift / 6);
   EXPECT_NEAR(std::log(p50(m.comparison, "main.f03").ratio), noisy.weight * shift, 0.04);
-  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+  EXPECT_EQ(verdict::exit_code(m.comparison, false), ExitCode::kOk);
 }
 
 // (b) A runner 1.5x slower and 3x noisier, in an A/A: nothing flagged, nothing improved.
@@ -175,7 +176,7 @@ TEST(Shards, ASlowNoisyRunnerInAnAAFlagsNothing) {
       EXPECT_NE(f.verdict, stats::Verdict::kRegression) << f.name;
       EXPECT_NE(f.verdict, stats::Verdict::kImprovement) << f.name;
     }
-    EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kOk);
+    EXPECT_EQ(verdict::exit_code(m.comparison, false), ExitCode::kOk);
     EXPECT_LT(m.shards[1].weight, m.shards[0].weight);
   }
 }
@@ -190,7 +191,7 @@ TEST(Shards, ARealSlowdownIsFlaggedBesideASlowNoisyRunner) {
   for (const auto& f : m.comparison.functions) {
     if (f.name != "main.f03") EXPECT_NE(f.verdict, stats::Verdict::kRegression) << f.name;
   }
-  EXPECT_EQ(stats::verdict_exit_code(m.comparison, false), ExitCode::kRegression);
+  EXPECT_EQ(verdict::exit_code(m.comparison, false), ExitCode::kRegression);
 }
 
 // One shard is gate ab: the same intervals and verdicts to the last digit.
