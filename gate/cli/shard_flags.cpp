@@ -46,23 +46,9 @@ std::optional<ShardPlan> plan_shard(const ShardFlags& f, int profile_hz, runner:
 
 int finish_shard(const ShardPlan& plan, verdict::AbJudged& j, const runner::Config& cfg, const ShardFlags& f) {
   verdict::throw_failure(j);
-  verdict::Partial p;
-  p.shard = plan.spec;
-  p.seed = plan.seed;
-  p.shard_seed = plan.shard_seed;
   const history::Machine machine = history::machine_of(j.head.result.context);
-  p.runner = machine.id;
-  p.runner_label = machine.label();
-  p.hostname = j.head.result.context.hostname;
-  p.config_hash = cfg.hash;
-  p.base_build_id = j.base.result.context.build_id;
-  p.head_build_id = j.head.result.context.build_id;
-  p.base_executions_per_unit = j.notes.base_executions_per_unit;
-  p.head_executions_per_unit = j.notes.head_executions_per_unit;
-  p.base = std::move(j.base.result);
-  p.head = std::move(j.head.result);
-  verdict::unrotate_layouts(p.base, plan.base_binaries.size(), plan.spec);
-  verdict::unrotate_layouts(p.head, plan.head_binaries.size(), plan.spec);
+  const verdict::Partial p = verdict::partial_of(j, plan.spec, plan.seed, plan.shard_seed, plan.base_binaries.size(),
+                                                 plan.head_binaries.size(), cfg, machine.id, machine.label());
   verdict::save_partial(f.partial_out, p);
   std::printf("gate: shard %d/%d measured %d pairs on %s (%s); wrote %s: gate merge decides\n", p.shard.index,
               p.shard.count, p.pairs(), p.hostname.c_str(), p.runner.c_str(), f.partial_out.c_str());

@@ -17,6 +17,7 @@
 #include "stats/distributions.hpp"
 #include "stats/layouts.hpp"
 #include "verdict/benchmarks.hpp"
+#include "verdict/judge.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
 
@@ -129,6 +130,28 @@ Partial partial_from_json_text(const std::string& text, const std::string& origi
 }
 
 void save_partial(const std::string& path, const Partial& p) { write_file_atomically(path, partial_to_json_text(p)); }
+
+Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
+                   size_t head_layouts, const runner::Config& cfg, const std::string& runner,
+                   const std::string& runner_label) {
+  Partial p;
+  p.shard = shard;
+  p.seed = seed;
+  p.shard_seed = shard_seed;
+  p.runner = runner;
+  p.runner_label = runner_label;
+  p.hostname = j.head.result.context.hostname;
+  p.config_hash = cfg.hash;
+  p.base_build_id = j.base.result.context.build_id;
+  p.head_build_id = j.head.result.context.build_id;
+  p.base_executions_per_unit = j.notes.base_executions_per_unit;
+  p.head_executions_per_unit = j.notes.head_executions_per_unit;
+  p.base = std::move(j.base.result);
+  p.head = std::move(j.head.result);
+  unrotate_layouts(p.base, base_layouts, shard);
+  unrotate_layouts(p.head, head_layouts, shard);
+  return p;
+}
 
 Partial load_partial(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -53,6 +53,15 @@ std::string partial_to_json_text(const Partial& p);
 // Throws gate::Error (exit 2) naming `origin` when the text is not a partial.
 Partial partial_from_json_text(const std::string& text, const std::string& origin);
 void save_partial(const std::string& path, const Partial& p);  // atomically (write_file_atomically)
+
+struct AbJudged;  // verdict/judge.hpp
+// The partial of a shard whose gate ab measured j (its results are moved out): the shard, the seeds,
+// the config hash, the build ids and executions per unit, the runs' layouts back in the
+// comparison's order (unrotate_layouts over base_layouts / head_layouts variants). The runner is
+// named by the caller (history::machine_of, which verdict/ does not include).
+Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
+                   size_t head_layouts, const runner::Config& cfg, const std::string& runner,
+                   const std::string& runner_label);
 Partial load_partial(const std::string& path);
 
 // Throws gate::Error (exit 2) naming the partial and the difference when the partials are not one
