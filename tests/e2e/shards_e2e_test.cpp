@@ -30,7 +30,9 @@ const std::vector<std::string> kFunctions = {kApply, "example.com/shop.(*Store).
                                              "example.com/shop.(*Category).Walk", "example.com/shop.SumBy[...]"};
 constexpr int kShards = 3;
 constexpr int kPairs = 12;  // 4 a shard
-const std::string kArgs = "-orders 600 -workers 1 -q";
+// 300 orders (~0.75 s an execution; 600 before issue 40): 53 executions of the shop a run of the
+// test, and the band and slowdown are sized from the noise measured with this same workload.
+const std::string kArgs = "-orders 300 -workers 1 -q";
 
 // Busy loops on every CPU while alive, at nice -5 so that they outweigh whatever else this shared
 // machine runs at nice 0: the runner of the shard beside them is slower and noisier.
