@@ -1,5 +1,5 @@
 // End to end, as root: the shop example's Go benchmarks (bench_test.go) as the workload of gate ab,
-// a `go test -c` binary on both sides, (*Cart).Checkout made 3x slower in the head copy through
+// a `go test -c` binary on both sides, (*Cart).Checkout made 4x slower in the head copy through
 // SHOP_SLOW. Checked: exit 1, the function (*Cart).Checkout flagged in the function table and
 // BenchmarkCartCheckout's ns/op in the benchmark table. Not checked: that nothing else is flagged.
 // On this loaded 2-vCPU machine a head that busy-waits is descheduled more, so the functions
@@ -58,21 +58,24 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
   fs::copy_file(built, dir / "base" / "shop.test", fs::copy_options::overwrite_existing);
   fs::copy_file(built, dir / "head" / "shop.test", fs::copy_options::overwrite_existing);
   const std::string cfg = (dir / "bench.yaml").string();
-  // Fixed 14 pairs (runs = max_runs): the adaptive loop stops at the first paired regression, and
-  // both sections are to be judged on the same runs. 3x and 300 iterations because ns/op, a mean
+  // Fixed 8 pairs (runs = max_runs): the adaptive loop stops at the first paired regression, and
+  // both sections are to be judged on the same runs. 4x and 300 iterations because ns/op, a mean
   // over the timed loop, takes every descheduling of a ~2 ms checkout on this loaded 2-vCPU machine:
   // it varied 20-65% per pair at 100 iterations (1.5x was caught only some of the time, and 2x at
   // 100x in 9 of 10 runs), and up to 75% per pair at 300 iterations with three jobs on the two
-  // vCPUs (2x at 300x: 9 of 10 runs), while the function's p50 varied far less.
+  // vCPUs (2x at 300x and 14 pairs: 9 of 10 runs), while the function's p50 varied far less.
+  // Issue 40 cut the pairs from 14 (at 3x) to 8 and made the step 4x: at that noise (sd ~0.6 of a
+  // pair's log ratio) ln 4 over 8 pairs stands ~6 standard errors clear of the 10% band, where
+  // ln 2 over 14 pairs stood ~3.8 (the 9 of 10); 3x over 8 would have stood ~4.8.
   std::ofstream(cfg) << "name: shop-bench-e2e\n"
                      << "binary: head/shop.test\n"
                      << "workload: |\n"
                      << "  case \"$GATE_BINARY\" in */head/shop.test) export "
-                        "SHOP_SLOW='example.com/shop.(*Cart).Checkout=3';; esac\n"
+                        "SHOP_SLOW='example.com/shop.(*Cart).Checkout=4';; esac\n"
                      << "  exec \"$GATE_BINARY\" -test.run '^$' -test.bench '^Benchmark(CartCheckout|StoreGet)$' "
                         "-test.benchtime 300x -test.count 1\n"
                      << "benchmarks: go\n"
-                     << "runs: 14\nmax_runs: 14\ntimeout: 300s\n"
+                     << "runs: 8\nmax_runs: 8\ntimeout: 300s\n"
                      << "env: {GOMAXPROCS: \"2\"}\n"
                      << "threshold: 10%\nquantiles: [p50]\nmeasure: probes\n"
                      << "functions:\n"
@@ -84,7 +87,7 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", (dir / "base" / "shop.test").string(), "--head-binary",
                      (dir / "head" / "shop.test").string(), "--out-head", head, "--format", "text", "--output", "-", "--format", "json",
                      "--output", json});
-  std::printf("--- ab, head's (*Cart).Checkout 3x slower (exit %d):\n%s\n", r.code, r.out.c_str());
+  std::printf("--- ab, head's (*Cart).Checkout 4x slower (exit %d):\n%s\n", r.code, r.out.c_str());
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   const auto functions = regressions(r.out, false), benchmarks = regressions(r.out, true);
   EXPECT_NE(std::find(functions.begin(), functions.end(), "example.com/shop.(*Cart).Checkout"), functions.end()) << r.out;
@@ -94,7 +97,7 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
 
   // The benchmark figures are stored per run in the result, and the JSON report has the section.
   const auto h = load_result_file(head);
-  ASSERT_EQ(h.runs.size(), 14u);
+  ASSERT_EQ(h.runs.size(), 8u);
   for (const auto& run : h.runs) {
     ASSERT_EQ(run.benchmarks.size(), 2u);
     EXPECT_EQ(run.benchmarks[0].iterations, 300u);

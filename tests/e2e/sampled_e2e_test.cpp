@@ -123,8 +123,11 @@ TEST(SampledE2e, AbCatchesEightPercentInAHotFunctionAndPassesAA) {
   const std::string cfg = h.config();
   const fs::path slow_dir = h.dir / "slow", same_dir = h.dir / "same";
   // Not -q: the progress lines say when calls: auto removes main.hot's probes.
+  // At most 8 pairs (the config's 20 are the lab's, tests/bench/sampled_lab.sh): what is asserted
+  // (the instrument, the probes removed, an estimate above 1 at >= 5 pairs) needs no more, and an
+  // undecided 8% at a 5% band took all 20, and up to 40 as a suspect (issue 40).
   const auto slow = run_gate({"ab", "-c", cfg, "--base-binary", h.base, "--head-binary", h.head, "--report-dir",
-                              slow_dir.string(), "--out-head", (h.dir / "slow-head.json").string()});
+                              slow_dir.string(), "--out-head", (h.dir / "slow-head.json").string(), "--max-runs", "8"});
   ASSERT_TRUE(fs::exists(slow_dir / "report.json")) << slow.out << slow.err;
   const auto rs = report_of(slow_dir);
   print_trial("head, 8% more own work", slow, rs);
@@ -145,8 +148,9 @@ TEST(SampledE2e, AbCatchesEightPercentInAHotFunctionAndPassesAA) {
   EXPECT_NE(head_text.str().find("fixed_calls_per_execution"), std::string::npos)
       << "the head's runs after the first pair say their calls were not counted";
 
+  // One look (--max-runs = runs): a false alarm fails as before; an undecided A/A passed at any look.
   const auto same = run_gate({"ab", "-c", cfg, "--base-binary", h.base, "--head-binary", h.base, "-q", "--report-dir",
-                              same_dir.string()});
+                              same_dir.string(), "--max-runs", "5"});
   ASSERT_TRUE(fs::exists(same_dir / "report.json")) << same.out << same.err;
   print_trial("A/A", same, report_of(same_dir));
   EXPECT_EQ(same.code, 0) << same.out << same.err;

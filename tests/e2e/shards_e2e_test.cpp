@@ -30,7 +30,9 @@ const std::vector<std::string> kFunctions = {kApply, "example.com/shop.(*Store).
                                              "example.com/shop.(*Category).Walk", "example.com/shop.SumBy[...]"};
 constexpr int kShards = 3;
 constexpr int kPairs = 12;  // 4 a shard
-const std::string kArgs = "-orders 600 -workers 1 -q";
+// 300 orders (~0.75 s an execution; 600 before issue 40): 53 executions of the shop a run of the
+// test, and the band and slowdown are sized from the noise measured with this same workload.
+const std::string kArgs = "-orders 300 -workers 1 -q";
 
 // Busy loops on every CPU while alive, at nice -5 so that they outweigh whatever else this shared
 // machine runs at nice 0: the runner of the shard beside them is slower and noisier.
@@ -119,7 +121,10 @@ TEST(ShardsE2e, ThreeShardsMergedPassAnAAWithAHogAndFlagOnlyASlowApply) {
   const Shop s = copies("gate-shards");
   // Sized here: Apply's own time, its probed p50 and that p50's run-to-run noise with this workload
   // and traced set. The band holds the A/A's interval at kPairs (10%, or 1.25x the raw half-width);
-  // the head reads wholly above it (the band times a second half-width, and at least 1.3x).
+  // the head reads wholly above it (the band times a second half-width, and at least 2x: the test is
+  // the shards' and merge's plumbing, and Apply's size is exact, no traced callee in its window).
+  // 1.3x left it undecided under a load of 12 on the 2 vCPUs: [0.902, 1.595] after 12 pairs, a
+  // TOO NOISY skip, where the 5 runs measured before had read a cv of 3.2% (issue 40's trial).
   const FunctionCost cost = measure_shop_function(
       {.binary = s.base, .args = kArgs, .env = {{"GOMAXPROCS", "1"}}, .functions = kFunctions, .runs = 5}, kApply);
   // The merge's intervals come from 3 strata of 4 pairs (a noise model per runner): ~1.4x as wide as
@@ -127,7 +132,7 @@ TEST(ShardsE2e, ThreeShardsMergedPassAnAAWithAHogAndFlagOnlyASlowApply) {
   constexpr double kStrataWidening = 1.4;
   const double hw = kStrataWidening * interval_half_width(cost.cv(), kPairs);
   const double threshold = std::min(0.5, std::max(0.10, 1.25 * hw));
-  const double ratio = std::max(1.3, (1 + threshold) * (1 + 2 * hw));
+  const double ratio = std::max(2.0, (1 + threshold) * (1 + 2 * hw));
   const double factor = shop_factor_for(cost, ratio);
   char sizing[160];
   std::snprintf(sizing, sizeof sizing, "; band %.0f%%, head sized to read %.2fx (SHOP_SLOW factor %.2f)",
