@@ -317,6 +317,10 @@ json to_json(const RunResult& r, const std::unordered_map<std::string_view, size
     j["clean_duration_s"] = r.clean_duration_s;
     j["probed_executions"] = r.probed_executions;
   }
+  if (r.sampled_executions > 0) {  // optional: absent means the samples came from the probed executions
+    j["sampled_executions"] = r.sampled_executions;
+    j["sampled_duration_s"] = r.sampled_duration_s;
+  }
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }
@@ -476,6 +480,8 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
   r.probed_executions = r.clean_executions == 0 ? r.executions : 0;
   if (!j["probed_executions"].get(i) && i >= 0) r.probed_executions = static_cast<int>(i);
+  if (!j["sampled_executions"].get(i) && i >= 0) r.sampled_executions = static_cast<int>(i);
+  if (!j["sampled_duration_s"].get(d)) r.sampled_duration_s = d;
   return r;
 }
 
