@@ -153,6 +153,14 @@ struct RunResult {
   int clean_executions = 0;
   double clean_duration_s = 0;
   int probed_executions = 1;
+  // > 0: the sampled figures (FunctionRun::cpu_samples, probe_samples, self_samples) come from this
+  // many executions with no probe attached, run beside the probed ones (gate ab, issue 39: a function
+  // measured by samples whose own CPU time is a few samples an execution needs more executions than
+  // the probed ones can give in a unit's time, since on a VM the probes make an execution many times
+  // longer); its calls in them are its calls per probed execution times this. JSON
+  // "sampled_executions", "sampled_duration_s"; absent: the samples come from the probed executions.
+  int sampled_executions = 0;
+  double sampled_duration_s = 0;
 
   const FunctionRun* find(const std::string& name) const {
     for (const auto& f : functions)

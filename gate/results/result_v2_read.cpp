@@ -177,6 +177,8 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
   r.probed_executions = r.clean_executions == 0 ? r.executions : 0;
   if (!j["probed_executions"].get(i) && i >= 0) r.probed_executions = static_cast<int>(i);
+  if (!j["sampled_executions"].get(i) && i >= 0) r.sampled_executions = static_cast<int>(i);
+  if (!j["sampled_duration_s"].get(d)) r.sampled_duration_s = d;
   return r;
 }
 

@@ -128,6 +128,10 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
     j["clean_duration_s"] = r.clean_duration_s;
     j["probed_executions"] = r.probed_executions;
   }
+  if (r.sampled_executions > 0) {  // optional: absent means the samples came from the probed executions
+    j["sampled_executions"] = r.sampled_executions;
+    j["sampled_duration_s"] = r.sampled_duration_s;
+  }
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }

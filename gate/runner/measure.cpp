@@ -215,11 +215,37 @@ bool Measurer::execute(SignalWatch* signals) {
   } catch (const Error& ex) {
     open_unit_.clear();
     open_clean_.clear();
+    open_sampled_.clear();
     fail(ex);
     return false;
   }
   return true;
 }
+
+namespace {
+
+// The unit's sampled figures from its sampled executions (Measurer::execute_sampled), in place of
+// the probed executions'.
+void take_sampled(RunResult& unit, const std::vector<RunResult>& sampled) {
+  for (size_t i = 0; i < unit.functions.size(); ++i) {
+    FunctionRun& f = unit.functions[i];
+    f.cpu_samples = f.probe_samples = f.self_samples = 0;
+    for (const auto& s : sampled) {
+      if (i >= s.functions.size()) continue;
+      f.cpu_samples += s.functions[i].cpu_samples;
+      f.probe_samples += s.functions[i].probe_samples;
+      f.self_samples += s.functions[i].self_samples;
+    }
+  }
+  unit.sampled_executions = static_cast<int>(sampled.size());
+  unit.sampled_duration_s = 0;
+  for (const auto& s : sampled) {
+    unit.sampled_duration_s += s.duration_s;
+    if (s.sample_period_ns) unit.sample_period_ns = s.sample_period_ns;
+  }
+}
+
+}  // namespace
 
 bool Measurer::close_unit() {
   if (failed()) return false;
@@ -237,6 +263,8 @@ bool Measurer::close_unit() {
   if (!open_clean_.empty()) take_clean_benchmarks(r, merge_executions(open_clean_));
   else if (!session_->probed()) mark_all_clean(r);
   open_clean_.clear();
+  if (!open_sampled_.empty()) take_sampled(r, open_sampled_);
+  open_sampled_.clear();
   r.index = runs_done() + 1;
   r.layout = opts_.layout;
   if (const auto& log = opts_.session.log) {
@@ -249,7 +277,11 @@ bool Measurer::close_unit() {
     else
       snprintf(b, sizeof b, "run %d%s done: %.2f s, %llu traced calls", r.index, who().c_str(), r.duration_s,
                static_cast<unsigned long long>(calls));
-    log(std::string(b) + clean_note(r));
+    char sampled[100] = "";
+    if (r.sampled_executions > 0)
+      snprintf(sampled, sizeof sampled, "; samples from %d executions without probes, %.2f s", r.sampled_executions,
+               r.sampled_duration_s);
+    log(std::string(b) + clean_note(r) + sampled);
   }
   m_.result.runs.push_back(std::move(r));
   return true;
@@ -311,8 +343,9 @@ void Measurer::reattach(int copy_index) {
   session_ = std::make_unique<RunSession>(cfg_, target_, opts_.session);
 }
 
-// One clean execution of unit `unit` (see clean_): its benchmark figures, no function figure.
-RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* signals) {
+// One clean execution of unit `unit` (see clean_): its benchmark figures, no function figure;
+// `sampled`: followed by the CPU sampler as the side's probed executions are (execute_sampled).
+RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* signals, bool sampled) {
   namespace fs = std::filesystem;
   const auto& log = opts_.session.log;
   if (copy_dir_.empty()) {
@@ -321,7 +354,7 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
     if (session_ && log && !clean_) log("clean executions: the probes are detached for each (no copy of the binary)");
     session_.reset();
     clean_binary_ = target_.binary;
-  } else if (!clean_ || open_clean_.empty()) {  // a fresh copy per unit, as for the probed ones
+  } else if (!clean_ || (open_clean_.empty() && open_sampled_.empty())) {  // a fresh copy per unit, as for the probed ones
     const fs::path original(original_binary_);
     const fs::path dir = fs::path(copy_dir_) / ("clean-" + std::to_string(unit)) / original.parent_path().filename();
     std::error_code ec;
@@ -335,21 +368,59 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
       fs::remove_all(fs::path(clean_binary_).parent_path().parent_path(), ec);
     clean_binary_ = (dir / original.filename()).string();
   }
-  if (!clean_ || clean_->target().binary != clean_binary_) {
+  if (!clean_ || clean_->target().binary != clean_binary_ || clean_sampled_ != sampled) {
     SessionOptions so = opts_.session;
     so.clean = true;
-    so.on_tracked = nullptr;  // the CPU sampler follows probed executions only: a clean one's
-    so.on_collected = nullptr;  // samples would land in the next probed execution's figures
+    // The CPU sampler follows probed executions, and sampled ones, whose samples are collected
+    // right after them (execute_sampled): an untracked clean one's samples stay out of both.
+    so.on_tracked = nullptr;
+    if (sampled && opts_.session.on_tracked)
+      so.on_tracked = [f = opts_.session.on_tracked, v = opts_.variant](pid_t pid, const std::string&) { f(pid, v); };
+    so.on_collected = nullptr;
     so.on_measure_start = nullptr;
+    clean_sampled_ = sampled;
     so.extra_env["GATE_CLEAN"] = "1";  // workload scripts may tell a clean execution apart
     clean_ = std::make_unique<RunSession>(cfg_, clean_plan(clean_binary_), so);
   }
   // Its own output files ("run-3-base-clean.stdout"): a kept output directory keeps both.
   RunResult c = clean_->run_once(unit, opts_.variant.empty() ? "clean" : opts_.variant + "-clean", signals);
   c.variant = opts_.variant;
-  read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log);
+  if (!sampled) read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log);
   return c;
 }
+
+bool Measurer::execute_sampled(SignalWatch* signals, bool keep) {
+  if (failed()) return false;
+  if (open_unit_.empty() || !opts_.session.on_collected) return true;  // nothing to sample for
+  const int i = runs_done() + 1;
+  const std::string name = "unit " + std::to_string(i) + (keep ? " sampled execution " : " trial execution ") +
+                           std::to_string(open_sampled_.size() + 1) + who();
+  try {
+    const RunResult c = run_clean(i, name, signals, true);
+    RunResult s;  // the probed unit's functions, for their samples
+    s.variant = opts_.variant;
+    s.layout = opts_.layout;
+    s.duration_s = c.duration_s;
+    last_sampled_s_ = c.duration_s;
+    s.functions.reserve(open_unit_.front().functions.size());
+    for (const auto& f : open_unit_.front().functions) {
+      FunctionRun fr;
+      fr.name = f.name;
+      s.functions.push_back(std::move(fr));
+    }
+    opts_.session.on_collected(s);
+    if (keep) open_sampled_.push_back(std::move(s));
+  } catch (const Error& ex) {
+    open_unit_.clear();
+    open_clean_.clear();
+    open_sampled_.clear();
+    fail(ex);
+    return false;
+  }
+  return true;
+}
+
+
 
 RunSession& Measurer::session_for_round() {
   if (++rounds_ > 1) reattach(rounds_);

@@ -93,6 +93,18 @@ class Measurer {
   // (the first pair's), and their time is sampled. Where removing them would leave no probe at all,
   // they count calls with their entry probe instead (count_calls_only).
   void stop_probing(const std::map<std::string, uint64_t>& calls_per_execution);
+  // Sampled executions (issue 39): from the next unit on, each unit also runs executions with no
+  // probe attached whose CPU samples replace the probed executions' sampled figures
+  // (RunResult::sampled_executions); the probed ones keep the latencies and the call counts.
+  // execute_sampled() runs one into the open unit (after its probed executions); the schedule
+  // decides how many (sampled_per_unit). Possible only where executions run copies of the binary
+  // (can_sample_apart): else each would detach and attach every probe.
+  bool can_sample_apart() const { return !copy_dir_.empty() && !cfg_.service; }
+  void set_sampled_per_unit(int n) { sampled_per_unit_ = n < 0 ? 0 : n; }
+  int sampled_per_unit() const { return sampled_per_unit_; }
+  // keep false: a trial, to time a bare execution (last_sampled_seconds); its samples are dropped.
+  bool execute_sampled(SignalWatch* signals, bool keep = true);
+  double last_sampled_seconds() const { return last_sampled_s_; }
   void set_executions_per_unit(int k) { opts_.executions_per_unit = k < 1 ? 1 : k; }
   int executions_per_unit() const { return opts_.executions_per_unit; }
   // Runs that are measured and thrown away (caches, JIT-like warm-up of the service).
@@ -120,6 +132,10 @@ class Measurer {
   int rounds_ = 0;
   bool replanned_ = false;  // count_calls_only changed the plan: re-attach before the next unit
   std::map<std::string, uint64_t> fixed_calls_;  // stop_probing: calls per execution, not counted
+  int sampled_per_unit_ = 0;
+  double last_sampled_s_ = 0;
+  std::vector<RunResult> open_sampled_;  // the open unit's sampled executions (execute_sampled)
+  bool clean_sampled_ = false;           // clean_ is tracked by the CPU sampler
   const Config& cfg_;
   MeasureOptions opts_;
   plan::ProbePlan target_;
@@ -139,7 +155,7 @@ class Measurer {
   std::unique_ptr<RunSession> clean_;
   std::string clean_binary_;
   std::vector<RunResult> open_clean_;
-  RunResult run_clean(int unit, const std::string& name, SignalWatch* signals);
+  RunResult run_clean(int unit, const std::string& name, SignalWatch* signals, bool sampled = false);
 };
 
 // The side a run's CPU samples belong to (profile::ProfileRecorder): its variant ("", "base",

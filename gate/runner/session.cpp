@@ -154,8 +154,8 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
 }
 
 void RunSession::track(pid_t pid, const std::string& variant) {
-  if (!engine_) return;  // a clean session tracks nothing
-  engine_->track(pid);
+  // A clean session attaches no probe; the CPU sampler may follow it (Measurer::execute_sampled).
+  if (engine_) engine_->track(pid);
   if (opts_.on_tracked) opts_.on_tracked(pid, variant);
 }
 

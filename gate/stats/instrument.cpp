@@ -40,7 +40,7 @@ MeasureSetting parse_measure_setting(const std::string& s) {
 InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                  const std::string& function) {
   InstrumentFacts f;
-  uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0;
+  uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0, executions = 0;
   double sampled_ns = 0;
   f.sampled = true;
   for (const RunResult* r : {first_unit(base_runs), first_unit(head_runs)}) {
@@ -51,17 +51,24 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
     const FunctionRun* fr = r->find(function);
     if (!fr) continue;
     ++units;
+    executions += static_cast<uint64_t>(sampled_executions_of(*r));
     cpu += fr->self_samples;
     probe += fr->probe_samples;
     inclusive += fr->cpu_samples;
     sampled_ns += static_cast<double>(fr->cpu_samples + fr->probe_samples) * static_cast<double>(r->sample_period_ns);
     probed_ns += fr->sum_ns;
-    f.latency_timed = f.latency_timed || fr->histogram.count() > 0;
   }
+  // Whether the probes time it now: in the last units (calls: auto removes a sampled function's
+  // return probes after gate ab's first pair; the first units still timed it).
+  for (const auto* runs : {&base_runs, &head_runs})
+    if (!runs->empty())
+      if (const FunctionRun* fr = runs->back().find(function))
+        f.latency_timed = f.latency_timed || fr->histogram.count() > 0;
   if (!f.sampled || units == 0) return f;
   f.probe_share = inclusive + probe ? static_cast<double>(probe) / static_cast<double>(inclusive + probe) : 0;
   f.on_cpu = probed_ns ? sampled_ns / static_cast<double>(probed_ns) : 0;
   f.samples_per_unit = static_cast<double>(cpu) / static_cast<double>(units);
+  f.samples_per_execution = static_cast<double>(cpu) / static_cast<double>(executions);
   return f;
 }
 
@@ -95,20 +102,41 @@ double on_cpu_reference(const std::vector<RunResult>& base_runs, const std::vect
   return busiest ? std::min(1.0, busiest->sampled_ns / static_cast<double>(busiest->probed_ns)) : 0;
 }
 
+double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
+  return rule.planned_executions > 0 ? f.samples_per_execution * rule.planned_executions : f.samples_per_unit;
+}
+
+namespace {
+
+// auto's rule without the count of samples: the probes dominate a function that runs on CPU.
+bool samples_but_for_count(const InstrumentFacts& f, const InstrumentRule& rule) {
+  if (f.on_cpu < rule.min_on_cpu || f.on_cpu < rule.min_on_cpu_relative * rule.on_cpu_reference) return false;
+  return f.probe_share > rule.max_probe_share;
+}
+
+}  // namespace
+
 Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule) {
   if (setting == MeasureSetting::kProbes) return Instrument::kProbes;
   if (setting == MeasureSetting::kSamples) return Instrument::kSamples;
   if (!f.sampled) return Instrument::kProbes;
   if (!f.latency_timed) return Instrument::kSamples;  // calls: entry: the probes time nothing
-  if (f.samples_per_unit < rule.min_samples_per_unit) return Instrument::kProbes;
-  if (f.on_cpu < rule.min_on_cpu || f.on_cpu < rule.min_on_cpu_relative * rule.on_cpu_reference)
-    return Instrument::kProbes;
-  return f.probe_share > rule.max_probe_share ? Instrument::kSamples : Instrument::kProbes;
+  if (samples_per_unit(f, rule) < rule.min_samples_per_unit) return Instrument::kProbes;
+  return samples_but_for_count(f, rule) ? Instrument::kSamples : Instrument::kProbes;
+}
+
+int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule) {
+  if (!f.sampled || !f.latency_timed || !(f.samples_per_execution > 0) || !samples_but_for_count(f, rule)) return 0;
+  const double target = std::max(rule.target_samples_per_unit, rule.min_samples_per_unit);
+  return static_cast<int>(std::max(1.0, std::ceil(target / f.samples_per_execution - 1e-9)));
 }
 
 double sampled_ns_per_call(const RunResult& run, const FunctionRun& f) {
   if (run.sample_period_ns == 0 || f.calls == 0 || f.self_samples == 0) return kNaN;
-  return static_cast<double>(f.self_samples) * static_cast<double>(run.sample_period_ns) / static_cast<double>(f.calls);
+  double calls = static_cast<double>(f.calls);
+  if (run.sampled_executions > 0)  // sampled apart from the probed executions: their calls scaled
+    calls *= static_cast<double>(run.sampled_executions) / std::max(run.probed_executions, 1);
+  return static_cast<double>(f.self_samples) * static_cast<double>(run.sample_period_ns) / calls;
 }
 
 QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
@@ -122,8 +150,15 @@ QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const s
   RunSamples samples[2];
   const std::vector<RunResult>* sides[2] = {&base_runs, &head_runs};
   for (int i = 0; i < 2; ++i) {
+    // Units smaller than the side's largest are left out: gate ab grows its units after the first
+    // pair (for samples, or because calls: auto removed probes and made executions shorter), and a
+    // first unit of a fraction of the samples, measured with the probes still on, would carry
+    // several times the later units' sampling noise into every pair's variance.
+    int largest = 1;
+    for (const auto& run : *sides[i]) largest = std::max(largest, sampled_executions_of(run));
     for (size_t r = 0; r < sides[i]->size(); ++r) {
       const RunResult& run = (*sides[i])[r];
+      if (sampled_executions_of(run) < largest) continue;
       const FunctionRun* fr = run.find(function);
       const double v = fr ? sampled_ns_per_call(run, *fr) : kNaN;
       if (!std::isfinite(v) || v <= 0) continue;

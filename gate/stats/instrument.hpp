@@ -34,6 +34,7 @@ struct InstrumentFacts {
   double probe_share = 0;     // probe samples / all samples whose stack holds it (pooled)
   double on_cpu = 0;          // its sampled CPU time (probes included) / its probed time: < 1 waits
   double samples_per_unit = 0;  // its self samples (stats::sampled_ns_per_call), mean over those units
+  double samples_per_execution = 0;  // the same over those units' executions
   bool latency_timed = false;   // its probes timed calls (not `calls: entry`)
 };
 
@@ -56,7 +57,24 @@ struct InstrumentRule {
   // gave 49%, 20% and 19% per pair, where probes gave 3-11%), and a handful of samples (the
   // shop's pricing.Apply: 7-30) read an A/A as 1.86x once: too coarse for a 5-10% band.
   double min_samples_per_unit = 100;
+  // The executions a unit has (or will have) where the function is judged: its samples a unit are
+  // then samples_per_execution times this. 0: the first units' own (InstrumentFacts::samples_per_unit).
+  int planned_executions = 0;
+  // gate ab grows its units for a function short of samples (sample_sized_executions) to this many
+  // samples a unit, more than the floor: at 100 a unit's count alone is ~10% noise (binomial), 14%
+  // per pair; at 200, 7% and 10%.
+  double target_samples_per_unit = 200;
 };
+
+// Its samples a unit under the rule: samples_per_execution x rule.planned_executions when planned,
+// else the first units' samples_per_unit.
+double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
+
+// auto would choose samples for this function if its units had enough samples: it is sampled, its
+// probes time calls, dominate it (probe share above the rule's) and it does not wait. Then the
+// executions a unit needs for rule.target_samples_per_unit (at least 1); 0 otherwise (auto picks
+// probes whatever the unit's length, or samples already, or it has no sample to count from).
+int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule);
 
 // The facts from the first unit of each side (gate ab's first pair; check: the baseline's first
 // run and the head's). Units without sampling give sampled = false.
@@ -77,6 +95,12 @@ double on_cpu_reference(const std::vector<RunResult>& base_runs, const std::vect
 // auto: samples when the function is sampled, probes dominate it, it does not wait and it has
 // enough samples; or when its probes time nothing (`calls: entry`). A fixed setting stands.
 Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule);
+
+// The executions a unit's samples come from: its sampled executions when it has them
+// (RunResult::sampled_executions), else its executions.
+inline int sampled_executions_of(const RunResult& r) {
+  return r.sampled_executions > 0 ? r.sampled_executions : (r.executions > 0 ? r.executions : 1);
+}
 
 // The per-run value of the sampled instrument: CPU ns per call (self samples x period / calls): the
 // function's CPU time, and its callees' that are not declared, without gate's probes; declared

@@ -8,6 +8,7 @@
 
 #include "stats/benchmarks.hpp"
 #include "stats/distributions.hpp"
+#include "stats/instrument.hpp"
 #include "stats/speed.hpp"
 
 namespace gate::stats {
@@ -42,6 +43,30 @@ double cluster_weight(const std::vector<double>& values, const std::vector<int>&
   double s = 0;
   for (const auto& [l, v] : g.by_layout) s += static_cast<double>(v.size()) * static_cast<double>(v.size());
   return s / (static_cast<double>(g.n) * static_cast<double>(g.n));
+}
+
+// Per unit pair the log head/base ratio of the function's sampled CPU time per call, each side's
+// speed factor taken out as stats::sampled_test does; NaN where a side has no value, or for units
+// smaller than their side's largest (the first pair, when gate ab grew its units after it), which
+// the sampled test leaves out too.
+std::vector<double> sampled_log_ratios(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                                       const std::string& function, const SpeedFactors& speed) {
+  const size_t n = std::min(base_runs.size(), head_runs.size());
+  std::vector<double> values(n, std::nan(""));
+  int largest[2] = {1, 1};
+  for (const auto& r : base_runs) largest[0] = std::max(largest[0], sampled_executions_of(r));
+  for (const auto& r : head_runs) largest[1] = std::max(largest[1], sampled_executions_of(r));
+  for (size_t i = 0; i < n; ++i) {
+    if (sampled_executions_of(base_runs[i]) < largest[0] || sampled_executions_of(head_runs[i]) < largest[1]) continue;
+    const FunctionRun* b = base_runs[i].find(function);
+    const FunctionRun* h = head_runs[i].find(function);
+    if (!b || !h) continue;
+    const double bv = sampled_ns_per_call(base_runs[i], *b), hv = sampled_ns_per_call(head_runs[i], *h);
+    if (!(bv > 0) || !(hv > 0)) continue;
+    values[i] = std::log(hv) - std::log(bv);
+    if (speed.usable && i < speed.all[0].size() && i < speed.all[1].size()) values[i] -= speed.all[1][i] - speed.all[0][i];
+  }
+  return values;
 }
 
 }  // namespace
@@ -132,6 +157,13 @@ std::vector<std::pair<std::string, double>> widen_for_layouts(Comparison& c, con
     double share = -1;
     for (auto& q : f.quantiles) {
       if (!q.tested()) continue;
+      if (q.name == kSampledTestName) {  // the sampled instrument: its cpu/call per unit pair
+        const std::vector<double> values = sampled_log_ratios(base_runs, head_runs, f.name, speed);
+        const LayoutComponents lc = layout_components(values, layout);
+        widen_test(q, lc, o, cluster_weight(values, layout));
+        if (lc.estimable()) share = std::max(share, q.layouts.share);
+        continue;
+      }
       const auto spec_it = std::find_if(o.quantiles.begin(), o.quantiles.end(),
                                         [&](const QuantileSpec& s) { return s.name == q.name; });
       if (spec_it == o.quantiles.end()) continue;

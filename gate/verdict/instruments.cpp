@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "common/format.hpp"
+#include "runner/units.hpp"
 #include "stats/benchmarks.hpp"
 #include "stats/instrument.hpp"
 #include "verdict/benchmarks.hpp"
@@ -25,12 +27,24 @@ double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& func
 }
 
 // measure: auto's rule for these units: the config's probe share, the busiest function's on-CPU share.
+// planned_executions < 0: the largest unit of the runs (the units gate ab grew to, or 1).
 stats::InstrumentRule auto_rule(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
-                                const stats::CompareOptions& o) {
+                                const stats::CompareOptions& o, int planned_executions = -1) {
   stats::InstrumentRule rule;
   rule.max_probe_share = o.auto_max_probe_share;
   rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
+  if (planned_executions < 0) {
+    planned_executions = 0;
+    for (const auto* runs : {&base_runs, &head_runs})
+      for (const auto& r : *runs) planned_executions = std::max(planned_executions, stats::sampled_executions_of(r));
+  }
+  rule.planned_executions = planned_executions;
   return rule;
+}
+
+stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::string& name) {
+  const auto it = o.measure.find(name);
+  return static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
 }
 
 }  // namespace
@@ -41,8 +55,7 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
   bool replaced = false;
   std::optional<stats::SpeedFactors> speed;
   for (auto& f : c.functions) {
-    const auto it = o.measure.find(f.name);
-    const auto setting = static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
+    const auto setting = setting_of(o, f.name);
     const stats::InstrumentFacts facts = stats::instrument_facts(base_runs, head_runs, f.name);
     if (facts.sampled) {
       f.probe_share = facts.probe_share;
@@ -60,20 +73,82 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
 
 std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                                         const std::vector<RunResult>& head_runs,
-                                                        const stats::CompareOptions& o) {
+                                                        const stats::CompareOptions& o, int planned_executions) {
   std::vector<std::string> out;
   if (base_runs.empty() || head_runs.empty()) return out;
-  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
+  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o, planned_executions);
   for (const auto& f : head_runs.front().functions) {
     const std::string name = f.name;
     if (cfg.calls_of(name) != "auto") continue;
-    const auto it = o.measure.find(name);
-    const auto setting = static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
+    const auto setting = setting_of(o, name);
     const auto facts = stats::instrument_facts(base_runs, head_runs, name);
     if (facts.latency_timed && stats::choose_instrument(setting, facts, rule) == stats::Instrument::kSamples)
       out.push_back(name);
   }
   return out;
+}
+
+SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
+                                     const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
+                                     double max_unit_seconds, bool apart, double bare_execution_s) {
+  SampleSizing out;
+  out.apart = apart;
+  if (cfg.service || base_runs.empty() || head_runs.empty()) return out;
+  const RunResult& b = base_runs.front();
+  const RunResult& h = head_runs.front();
+  const int first = std::max({b.executions, h.executions, 1});
+  // One probed execution's seconds, the longer side's: the cap holds for both.
+  const double execution_s = std::max(b.duration_s / std::max(b.probed_executions, 1),
+                                      h.duration_s / std::max(h.probed_executions, 1));
+  // Apart: bare executions (the first pair's trial timed one) within max_unit_seconds; else the
+  // probed units grow, within max_unit_seconds.
+  const int cap =
+      apart ? (bare_execution_s > 0
+                   ? std::min(runner::kMaxExecutionsPerUnit,
+                              static_cast<int>(std::floor(max_unit_seconds / bare_execution_s)))
+                   : 0)
+            : std::min(runner::kMaxExecutionsPerUnit,
+                       execution_s > 0 ? static_cast<int>(std::floor(max_unit_seconds / execution_s)) : first);
+  out.cap = cap;
+  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o, 0);
+  int want = 0;
+  for (const auto& f : head_runs.front().functions) {
+    const std::string name = f.name;
+    if (setting_of(o, name) != stats::MeasureSetting::kAuto) continue;
+    const auto facts = stats::instrument_facts(base_runs, head_runs, name);
+    const int k = stats::executions_for_samples(facts, rule);
+    if (k == 0 || (!apart && k <= first)) continue;  // enough already, or not a candidate
+    if (facts.samples_per_execution * cap < rule.min_samples_per_unit) {
+      out.too_sparse.emplace_back(name, facts.samples_per_execution);
+      continue;
+    }
+    want = std::max(want, std::min(k, cap));
+    out.functions.emplace_back(name, facts.samples_per_execution);
+  }
+  if (want > (apart ? 0 : first)) out.executions = want;
+  return out;
+}
+
+std::string describe_sizing(const SampleSizing& s) {
+  const stats::InstrumentRule rule;
+  std::string out = (s.apart ? "from the second pair on, " + std::to_string(s.executions) +
+                                   " executions a unit without probes, whose CPU samples measure the sampled functions"
+                             : "units of " + std::to_string(s.executions) + " executions from the second pair on") +
+                    ", so that the sampled instrument counts ~" + fmt("%.0f", rule.target_samples_per_unit) +
+                    " samples a unit:";
+  for (size_t i = 0; i < s.functions.size(); ++i)
+    out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
+           " samples an execution";
+  return out;
+}
+
+std::string describe_too_sparse(const SampleSizing& s, const std::string& function, double samples_per_execution) {
+  const stats::InstrumentRule rule;
+  return function + " stays on probes: " + fmt("%.1f", samples_per_execution) + " samples an execution, " +
+         fmt("%.0f", rule.min_samples_per_unit) + " a unit would take more than " + std::to_string(s.cap) +
+         " executions a unit" +
+         (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s of executions without probes)"
+                  : " (" + fmt("%g", kMaxSampledUnitSeconds) + " s of probed executions)");
 }
 
 std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,

@@ -27,9 +27,51 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
 // probes still time them. Why: their return probes are the costly ones (single-stepped) and are no
 // longer read once samples measure them; dropping them makes the run shorter and takes their cost
 // out of every traced caller's window.
+// planned_executions: the executions of the units to come (sample_sized_executions'), 0: the first pair's.
 std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                                         const std::vector<RunResult>& head_runs,
-                                                        const stats::CompareOptions& o);
+                                                        const stats::CompareOptions& o, int planned_executions = 0);
+
+// gate ab's units sized by samples: after the first pair, the executions a unit needs so that every
+// function auto would measure by samples but for its count (stats::executions_for_samples) gets
+// its target count, among those that reach the floor (InstrumentRule::min_samples_per_unit) within
+// max_unit_seconds of probed executions (the first pair's length per execution: the units to come
+// are shorter where probes go) and runner::kMaxExecutionsPerUnit. 0 when no function needs more
+// than the first pair's units. Why: a 2 us function of a workload whose execution lasts 0.2 s gets
+// ~7 samples an execution at 4,999 Hz (the shop's pricing.Apply), far below the ~100 a unit below
+// which a count is as noisy as binomial; the probes would measure mostly themselves instead.
+// apart: the executions are sampled executions without probes, run beside the probed ones
+// (runner::Measurer::execute_sampled), as many as fit in max_unit_seconds (gate ab passes
+// kMaxSampledApartSeconds) at bare_execution_s each (the first pair's trial), at most
+// runner::kMaxExecutionsPerUnit; else the probed units grow, within max_unit_seconds of probed time. Why apart: on a VM the probes make an
+// execution many times longer (the shop: 10-13 s probed at load 8, ~0.3 s bare), so probed units
+// long enough for 100 samples of Apply would take minutes.
+// `chosen` (optional) receives the functions that set it, with their samples per execution.
+struct SampleSizing {
+  bool apart = false;  // executions apart from the probed ones (runner::Measurer::execute_sampled)
+  int cap = 0;         // the most executions a unit it allowed
+  int executions = 0;
+  std::vector<std::pair<std::string, double>> functions;  // name, self samples per execution
+  std::vector<std::pair<std::string, double>> too_sparse;  // would need more than the cap: stay on probes
+};
+SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
+                                     const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
+                                     double max_unit_seconds, bool apart = false, double bare_execution_s = 0);
+
+// Progress lines: "units of 29 executions from the second pair on, so that the sampled instrument
+// counts ~200 samples a unit: example.com/shop/pricing.Apply 7.0 samples an execution", and per
+// function left on probes: "... stays on probes: 0.4 samples an execution, 100 a unit would take
+// units longer than 10 s".
+std::string describe_sizing(const SampleSizing& s);
+std::string describe_too_sparse(const SampleSizing& s, const std::string& function, double samples_per_execution);
+
+// The longest unit sample_sized_executions plans, in probed execution time (seconds).
+inline constexpr double kMaxSampledUnitSeconds = 10.0;
+// The most time a unit's sampled executions take a side (apart). Short: they are what the sampled
+// instrument costs per unit on top of the probed executions (hotloop: ~0.3 s bare executions, so
+// up to 10 a unit; the shop, ~1.1 s of CPU an execution, 2: its pricing.Apply, at ~7 samples an
+// execution, stays on probes, where 100 samples a unit would take ~15 s a side).
+inline constexpr double kMaxSampledApartSeconds = 3.0;
 
 // Of `names` (entry_counted_after_first_pair's), those whose probes can go altogether, with their
 // calls per execution: the workload made the same calls of them in both sides' first unit (a whole

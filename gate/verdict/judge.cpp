@@ -184,10 +184,32 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   AbJudged out;
   const Budget plan = budget(cfg, opts, max_runs);
   // calls: auto (issue 39): the functions the samples measure stop paying for return probes.
+  // Units sized by samples (issue 39): functions auto would measure by samples but for their
+  // count get longer units from the second pair on.
+  // Where the executions run copies of the binary, the samples come from executions without probes
+  // beside the probed ones (sampled executions), planned from a trial one a side in the first pair;
+  // else the probed units grow.
+  const bool trial = slice_ms == 0 && !cfg.service && opts.session.on_collected && cfg.samples_needed() &&
+                     base_side.can_sample_apart() && head_side.can_sample_apart() &&
+                     runner::min_unit_seconds(cfg, runner::UnitCommand::kAb) > 0;
+  if (trial) whole_runs.trial_sampled();
   AfterFirstRound switching(whole_runs, [&] {
-    const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(),
-                                                      loop_options(cfg, head.front()->result().functions, plan));
-    if (names.empty()) return;
+    const auto o = loop_options(cfg, head.front()->result().functions, plan);
+    const double bare_s = std::max(base_side.last_sampled_seconds(), head_side.last_sampled_seconds());
+    const SampleSizing sizing = sample_sized_executions(cfg, base_side.runs(), head_side.runs(), o,
+                                                        trial && bare_s > 0 ? kMaxSampledApartSeconds : kMaxSampledUnitSeconds,
+                                                        trial && bare_s > 0, bare_s);
+    if (opts.session.log) {
+      if (sizing.executions > 0) opts.session.log(describe_sizing(sizing));
+      for (const auto& [name, per_execution] : sizing.too_sparse)
+        opts.session.log(describe_too_sparse(sizing, name, per_execution));
+    }
+    const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, sizing.executions);
+    if (sizing.apart && sizing.executions > 0) {
+      base_side.set_sampled_per_unit(sizing.executions);
+      head_side.set_sampled_per_unit(sizing.executions);
+    }
+    if (names.empty() && (sizing.apart || sizing.executions == 0)) return;
     const auto fixed = fixed_calls_after_first_pair(cfg, names, base_side.runs(), head_side.runs());
     std::set<std::string> set;
     for (const auto& n : names)
@@ -197,7 +219,8 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
         if (!fixed.empty()) m->stop_probing(fixed);
         if (!set.empty()) m->count_calls_only(set);
       }
-    whole_runs.replan(opts.session.log);  // the executions are shorter now: the units as long as planned
+    // The executions are shorter now, or the units must be longer: planned again.
+    whole_runs.replan(opts.session.log, sizing.apart ? 0 : sizing.executions);
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);
   auto base_runs = [&]() -> const std::vector<RunResult>& {

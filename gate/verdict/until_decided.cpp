@@ -2,6 +2,7 @@
 #include "verdict/until_decided.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "runner/measure.hpp"
 #include "runner/sliced.hpp"
@@ -35,11 +36,25 @@ bool MeasuredSide::close_unit() {
 
 double MeasuredSide::last_execution_seconds() const { return current().last_execution_seconds(); }
 
+double MeasuredSide::last_sampled_seconds() const { return current().last_sampled_seconds(); }
+
 void MeasuredSide::set_executions_per_unit(int k) {
   for (auto* m : variants_) m->set_executions_per_unit(k);
 }
 
 int MeasuredSide::executions_per_unit() const { return variants_.front()->executions_per_unit(); }
+
+int MeasuredSide::sampled_per_unit() const { return variants_.front()->sampled_per_unit(); }
+
+bool MeasuredSide::add_sampled_execution(bool keep) { return !failed() && current().execute_sampled(signals_, keep); }
+
+void MeasuredSide::set_sampled_per_unit(int n) {
+  for (auto* m : variants_) m->set_sampled_per_unit(n);
+}
+
+bool MeasuredSide::can_sample_apart() const {
+  return std::all_of(variants_.begin(), variants_.end(), [](const runner::Measurer* m) { return m->can_sample_apart(); });
+}
 
 bool OneSide::add_rounds(int rounds) {
   for (int i = 0; i < rounds && !side_.failed(); ++i) side_.add_run();
@@ -63,13 +78,15 @@ bool InterleavedPairs::add_unit_pair() {
   if (!planned_) {
     if (!both(rng_() & 1, &Side::add_execution)) return false;
     const double execution_s = (base_.last_execution_seconds() + head_.last_execution_seconds()) / 2;
-    const int k = fixed_ > 0 ? fixed_ : runner::executions_per_unit(min_unit_seconds_, execution_s);
+    const int k = fixed_ > 0 ? fixed_
+                             : std::max(runner::executions_per_unit(min_unit_seconds_, execution_s), min_executions_);
     base_.set_executions_per_unit(k);
     head_.set_executions_per_unit(k);
     planned_ = true;
     if (replan_log_) {
-      replan_log_("units planned again from executions without the removed probes: " +
-                  runner::describe_units(k, execution_s, min_unit_seconds_));
+      replan_log_("units planned again from the next executions: " +
+                  runner::describe_units(k, execution_s, min_unit_seconds_) +
+                  (k == min_executions_ && k > 1 ? ", sized by samples" : ""));
       replan_log_ = nullptr;
     }
     for (int e = 1; e < k; ++e)
@@ -78,6 +95,17 @@ bool InterleavedPairs::add_unit_pair() {
     for (int e = 0; e < base_.executions_per_unit(); ++e)
       if (!both(rng_() & 1, &Side::add_execution)) return false;
   }
+  // The sampled executions, alternated as the probed ones; the first pair's trial (trial_sampled).
+  auto sampled_slot = [&](bool keep) {
+    const bool base_first = rng_() & 1;
+    Side& first = base_first ? base_ : head_;
+    Side& second = base_first ? head_ : base_;
+    return first.add_sampled_execution(keep) && second.add_sampled_execution(keep);
+  };
+  const int sampled = std::min(base_.sampled_per_unit(), head_.sampled_per_unit());
+  for (int e = 0; e < sampled; ++e)
+    if (!sampled_slot(true)) return false;
+  if (std::exchange(trial_sampled_, false) && sampled == 0 && !sampled_slot(false)) return false;
   return both(true, &Side::close_unit);
 }
 

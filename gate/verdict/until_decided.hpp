@@ -39,6 +39,12 @@ class Side {
   virtual double last_execution_seconds() const { return 0; }
   virtual void set_executions_per_unit(int) {}
   virtual int executions_per_unit() const { return 1; }
+  // Sampled executions (runner::Measurer::execute_sampled): how many a unit has, and one more into
+  // the open unit.
+  virtual int sampled_per_unit() const { return 0; }
+  virtual bool add_sampled_execution(bool /*keep*/ = true) { return !failed(); }
+  virtual void set_sampled_per_unit(int) {}
+  virtual double last_sampled_seconds() const { return 0; }
 };
 
 // Measurers as a Side, watching `signals`. Several Measurers are layout variants of one side
@@ -57,6 +63,12 @@ class MeasuredSide : public Side {
   double last_execution_seconds() const override;
   void set_executions_per_unit(int k) override;
   int executions_per_unit() const override;
+  int sampled_per_unit() const override;
+  bool add_sampled_execution(bool keep = true) override;
+  // Sampled executions from the next unit on, on every variant (Measurer::set_sampled_per_unit).
+  void set_sampled_per_unit(int n) override;
+  double last_sampled_seconds() const override;
+  bool can_sample_apart() const;
   // The runs of every variant, in the order measured (index 1..n).
   const std::vector<RunResult>& runs() const { return runs_; }
   int layouts() const { return static_cast<int>(variants_.size()); }
@@ -100,7 +112,7 @@ class OneSide : public Schedule {
 // With min_unit_seconds > 0 a round is a pair of units: the first round runs one execution a side,
 // which sets the executions per unit (executions_per_unit() from their mean duration), and every
 // unit pair alternates the sides execution by execution in the seeded order, so that both sides'
-// executions cover the same stretch of time.
+// executions cover the same stretch of time; then the sides' sampled executions, alternated alike.
 class InterleavedPairs : public Schedule {
  public:
   // fixed_executions > 0: every unit has this many executions, not planned (a service's rounds).
@@ -115,10 +127,16 @@ class InterleavedPairs : public Schedule {
   // it the units stay sized by the probed first pair: a fraction of the planned length where the
   // removed probes were most of an execution (hotloop: 7 s probed, ~1 s without), and as many
   // fewer samples a unit.
-  void replan(std::function<void(const std::string&)> log = nullptr) {
+  // min_executions > 0: no fewer executions a unit (units sized by samples:
+  // verdict::sample_sized_executions).
+  // The first unit pair also runs one sampled execution a side whose samples are dropped: it times
+  // a bare execution, from which the sampled executions a unit are planned (verdict/instruments.hpp).
+  void trial_sampled() { trial_sampled_ = true; }
+  void replan(std::function<void(const std::string&)> log = nullptr, int min_executions = 0) {
     if (fixed_ > 0 || !planned_) return;
     planned_ = false;
     replan_log_ = std::move(log);
+    min_executions_ = min_executions;
   }
 
  private:
@@ -129,7 +147,9 @@ class InterleavedPairs : public Schedule {
   std::mt19937_64 rng_;
   double min_unit_seconds_;
   int fixed_ = 0;
+  int min_executions_ = 0;
   bool planned_ = false;
+  bool trial_sampled_ = false;
   std::function<void(const std::string&)> replan_log_;
 };
 

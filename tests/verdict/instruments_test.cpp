@@ -12,6 +12,7 @@
 #include "synthetic.hpp"
 #include "verdict/benchmarks.hpp"
 #include "verdict/instruments.hpp"
+#include "verdict/layouts.hpp"
 
 namespace gate {
 namespace {
@@ -169,6 +170,100 @@ TEST(Instrument, ChoiceRules) {
   EXPECT_THROW(stats::parse_measure_setting("sampled"), Error);
 }
 
+// A function short of samples in the first units reaches them in units of more executions: the
+// choice counts the planned units' samples, and executions_for_samples says how many it takes.
+TEST(Instrument, PlannedUnitsCountTheirSamples) {
+  stats::InstrumentRule rule;
+  stats::InstrumentFacts f;
+  f.sampled = f.latency_timed = true;
+  f.probe_share = 0.6;
+  f.on_cpu = 0.9;
+  f.samples_per_unit = f.samples_per_execution = 7;  // the shop's pricing.Apply, one execution a unit
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  EXPECT_EQ(stats::executions_for_samples(f, rule), 29) << "ceil(200 / 7)";
+  rule.planned_executions = 29;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kSamples);
+  rule.planned_executions = 14;  // 98 samples a unit: below the floor
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  f.probe_share = 0.1;  // its probes do not dominate it: no unit length makes it a sampled function
+  EXPECT_EQ(stats::executions_for_samples(f, rule), 0);
+  f.probe_share = 0.6;
+  f.on_cpu = 0.01;  // it waits
+  EXPECT_EQ(stats::executions_for_samples(f, rule), 0);
+  f.on_cpu = 0.9;
+  f.latency_timed = false;  // calls: entry: samples already, whatever the count
+  EXPECT_EQ(stats::executions_for_samples(f, rule), 0);
+}
+
+// Synthetic sides whose main.hot gets `own_ns` of CPU a call (100,000 calls a run), executions of
+// `execution_s` probed seconds each.
+Sides sparse_sides(double own_ns, double execution_s, uint64_t seed) {
+  Sides s = make_sides(1.0, seed, 5);
+  std::vector<double> speed(5, 1.0);
+  add_samples(s.base, "main.hot", own_ns, 1.0, 0.998, speed, seed + 1);
+  add_samples(s.head, "main.hot", own_ns, 1.0, 0.998, speed, seed + 2);
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side) r.duration_s = execution_s;
+  return s;
+}
+
+TEST(Instrument, SampleSizedExecutionsGrowUnitsWithinTheCap) {
+  runner::Config cfg;
+  const auto o = options();
+  // 100,000 calls x 14 ns / 200 us: ~7 samples an execution of 0.2 s: ~29 executions (5.8 s) for 200.
+  Sides s = sparse_sides(14, 0.2, 11);
+  auto sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds);
+  EXPECT_GE(sizing.executions, 20);
+  EXPECT_LE(sizing.executions, 45);
+  ASSERT_EQ(sizing.functions.size(), 1u);
+  EXPECT_EQ(sizing.functions[0].first, "main.hot");
+  EXPECT_NE(verdict::describe_sizing(sizing).find("main.hot"), std::string::npos) << verdict::describe_sizing(sizing);
+  // The functions counted by entry only are chosen with the planned units, not the first pair's.
+  EXPECT_TRUE(verdict::entry_counted_after_first_pair(cfg, s.base, s.head, o).empty());
+  const auto names = verdict::entry_counted_after_first_pair(cfg, s.base, s.head, o, sizing.executions);
+  EXPECT_EQ(names, (std::vector<std::string>{"main.hot"}));
+  // 1 s executions: the 10 s cap gives 10 executions, ~70 samples: below the floor, stays on probes.
+  s = sparse_sides(14, 1.0, 12);
+  sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds);
+  EXPECT_EQ(sizing.executions, 0);
+  ASSERT_EQ(sizing.too_sparse.size(), 1u);
+  EXPECT_NE(verdict::describe_too_sparse(sizing, sizing.too_sparse[0].first, sizing.too_sparse[0].second).find("stays on probes"),
+            std::string::npos);
+  // Enough samples already (the default sides: ~1,000 a unit): nothing to grow.
+  s = make_sides(1.0, 13, 5);
+  EXPECT_EQ(verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds).executions, 0);
+  // Apart (sampled executions without probes): as many as fit in 10 s at the trial's bare time.
+  s = sparse_sides(14, 2.0, 15);
+  sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds, true, 0.3);
+  EXPECT_TRUE(sizing.apart);
+  EXPECT_EQ(sizing.cap, 33) << "floor(10 s / 0.3 s)";
+  EXPECT_GE(sizing.executions, 20);
+  EXPECT_LE(sizing.executions, 33);
+  sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds, true, 1.5);
+  EXPECT_EQ(sizing.executions, 0) << "6 bare executions: ~42 samples, below the floor";
+  EXPECT_EQ(sizing.too_sparse.size(), 1u);
+  // A service's rounds are not resized.
+  s = sparse_sides(14, 0.2, 14);
+  cfg.service = runner::ServiceSpec{};
+  EXPECT_EQ(verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds).executions, 0);
+}
+
+// After units grew, the first pair's smaller units (a few samples, probes still on) are left out of
+// the cpu/call test: a first pair reading 3x does not move the ratio or widen the interval.
+TEST(Instrument, SampledTestLeavesOutTheSmallerFirstUnits) {
+  Sides s = make_sides(1.0, 21, 12);
+  for (auto* side : {&s.base, &s.head})
+    for (size_t r = 0; r < side->size(); ++r) (*side)[r].executions = r == 0 ? 1 : 8;
+  for (auto& f : s.head.front().functions)
+    if (f.name == "main.hot") f.self_samples *= 3;
+  const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+  const auto& q = hot(c).quantiles.at(0);
+  EXPECT_EQ(q.name, stats::kSampledTestName);
+  EXPECT_EQ(q.units, 11) << "the first pair left out";
+  EXPECT_NEAR(q.ratio, 1.0, 0.04);
+  EXPECT_EQ(hot(c).verdict == stats::Verdict::kRegression || hot(c).verdict == stats::Verdict::kSuspect, false);
+}
+
 // The reference is the busiest timed function (the most samples) with enough samples: its sampled
 // time over its probed time in both sides' first units, capped at 1; functions below the sample
 // floor, untimed (`calls: entry`) or unsampled units do not count.
@@ -310,6 +405,27 @@ TEST(Instrument, FixedCallsOnlyWhereBothSidesFirstExecutionsAgree) {
   ASSERT_EQ(verdict::fixed_calls_after_first_pair(cfg, names, t.base, t.head).size(), 2u);
   cfg.service = runner::ServiceSpec{};
   EXPECT_TRUE(verdict::fixed_calls_after_first_pair(cfg, names, t.base, t.head).empty());
+}
+
+// Layout variants: a function's CPU time follows its placement as its latency does, so the sampled
+// test is widened for the between-layout variance too (it was not: a 3-layout pre-merge judged
+// cpu/call as if every unit were independent).
+TEST(Instrument, SampledTestWidenedForLayouts) {
+  Sides s = make_sides(1.0, 31, 12);
+  const double effect[3] = {0.8, 1.0, 1.25};
+  for (auto* side : {&s.base, &s.head})
+    for (size_t r = 0; r < side->size(); ++r) (*side)[r].layout = static_cast<int>(r % 3);
+  for (size_t r = 0; r < s.head.size(); ++r)
+    for (auto& f : s.head[r].functions)
+      if (f.name == "main.hot")
+        f.self_samples = static_cast<uint64_t>(static_cast<double>(f.self_samples) * effect[r % 3]);
+  const auto c = verdict::judge_with_layouts(s.base, s.head, s.meta, s.meta, options(), nullptr);
+  const auto& q = hot(c).quantiles.at(0);
+  ASSERT_EQ(q.name, stats::kSampledTestName);
+  EXPECT_EQ(q.layouts.layouts, 3);
+  EXPECT_GT(q.layouts.factor, 2.0) << "a +-25% layout effect against ~3% unit noise";
+  EXPECT_GT(q.layouts.share, 0.8);
+  EXPECT_NE(hot(c).verdict, stats::Verdict::kRegression);
 }
 
 }  // namespace

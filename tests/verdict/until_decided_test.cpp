@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <tuple>
 #include <vector>
@@ -303,10 +305,17 @@ struct UnitSide : Side {
   double last_execution_seconds() const override { return seconds; }
   void set_executions_per_unit(int n) override { k = n; }
   int executions_per_unit() const override { return k; }
+  // Sampled executions: lower case in the trace; a trial (not kept) as '?'.
+  int sampled_per_unit() const override { return sampled; }
+  void set_sampled_per_unit(int n) override { sampled = n; }
+  bool add_sampled_execution(bool keep) override {
+    trace += keep ? static_cast<char>(name - 'A' + 'a') : '?';
+    return true;
+  }
   char name;
   std::string& trace;
   double seconds;
-  int k = 1, open = 0, executions = 0;
+  int k = 1, open = 0, executions = 0, sampled = 0;
   std::vector<int> units;
 };
 
@@ -359,6 +368,55 @@ TEST(UntilDecided, ReplanSizesTheUnitsAfterTheProbesGo) {
   EXPECT_EQ(head.units, (std::vector<int>{1, 4, 4, 4}));
   ASSERT_EQ(log.size(), 1u) << "said once, when the units are planned again";
   EXPECT_NE(log.front().find("4 executions per unit"), std::string::npos) << log.front();
+}
+
+TEST(UntilDecided, ReplanGrowsTheUnitsToTheSamplesFloor) {
+  std::string trace;
+  UnitSide base('A', trace, 0.6), head('B', trace, 0.6);  // 1 s target: two executions a unit
+  InterleavedPairs pairs(base, head, 3, 1.0);
+  std::vector<std::string> log;
+  AfterFirstRound s(pairs, [&] { pairs.replan([&](const std::string& l) { log.push_back(l); }, 7); });
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{2, 7, 7}));
+  EXPECT_EQ(head.units, (std::vector<int>{2, 7, 7}));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log.front().find("7 executions per unit"), std::string::npos) << log.front();
+  EXPECT_NE(log.front().find("sized by samples"), std::string::npos) << log.front();
+}
+
+TEST(UntilDecided, ReplanKeepsTheTimeTargetWhenItAsksMore) {
+  std::string trace;
+  UnitSide base('A', trace, 0.1), head('B', trace, 0.1);  // ten executions a second
+  InterleavedPairs pairs(base, head, 3, 1.0);
+  AfterFirstRound s(pairs, [&] { pairs.replan(nullptr, 4); });
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{10, 10, 10}));
+}
+
+// The first pair times one bare execution a side (a trial: its samples are dropped); from the
+// second pair on each unit pair runs its sampled executions after the probed ones, alternated.
+TEST(UntilDecided, SampledExecutionsFollowTheProbedOnesFromTheSecondPair) {
+  std::string trace;
+  UnitSide base('A', trace, 0.6), head('B', trace, 0.6);  // two probed executions a unit
+  InterleavedPairs pairs(base, head, 3, 1.0);
+  pairs.trial_sampled();
+  AfterFirstRound s(pairs, [&] {
+    EXPECT_EQ(std::count(trace.begin(), trace.end(), '?'), 2) << trace << ": one trial a side, in the first pair";
+    base.set_sampled_per_unit(3);
+    head.set_sampled_per_unit(3);
+  });
+  FakeJudge judge{head, 1000};
+  measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
+  EXPECT_EQ(base.units, (std::vector<int>{2, 2, 2}));
+  ASSERT_EQ(trace.size(), 3 * 4 + 2 + 2 * 6u) << trace;
+  EXPECT_EQ(std::count(trace.begin(), trace.end(), '?'), 2) << trace;
+  // Pair 2: four probed executions (A and B alternating), then six sampled ones (a and b).
+  const std::string pair2 = trace.substr(6, 10);
+  EXPECT_EQ(std::count(pair2.begin(), pair2.begin() + 4, 'A'), 2) << pair2;
+  EXPECT_EQ(std::count(pair2.begin() + 4, pair2.end(), 'a'), 3) << pair2;
+  EXPECT_EQ(std::count(pair2.begin() + 4, pair2.end(), 'b'), 3) << pair2;
 }
 
 TEST(UntilDecided, ReplanLeavesFixedUnitsAlone) {
