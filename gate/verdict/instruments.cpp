@@ -175,8 +175,8 @@ bool AfterFirstRound::add_rounds(int rounds) {
   if (!done_ && rounds > 0 && inner_.rounds_done() == 0) {
     if (!inner_.add_rounds(1)) return false;
     done_ = true;
-    after_first_();
-    --rounds;
+    pilot_ = after_first_();
+    if (!pilot_) --rounds;
   }
   return rounds == 0 ? !failed() : inner_.add_rounds(rounds);
 }

@@ -85,20 +85,24 @@ std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Confi
                                                              const std::vector<RunResult>& base_runs,
                                                              const std::vector<RunResult>& head_runs);
 
-// A schedule that calls `after_first` once, when its first round (pair) is done.
+// A schedule that calls `after_first` once, when its first round (pair) is done. When it returns
+// true the first round was a pilot (a trial that sized the sampled executions, which it lacks): it
+// does not count as a round, and one more round follows it at once, so that the sampled test gets
+// every round the budget counts (runs: 5 and --max-runs 5 give 5 pairs with sampled executions).
 class AfterFirstRound : public Schedule {
  public:
-  AfterFirstRound(Schedule& inner, std::function<void()> after_first)
+  AfterFirstRound(Schedule& inner, std::function<bool()> after_first)
       : inner_(inner), after_first_(std::move(after_first)) {}
   bool add_rounds(int rounds) override;
-  int rounds_done() const override { return inner_.rounds_done(); }
+  int rounds_done() const override { return inner_.rounds_done() - (pilot_ ? 1 : 0); }
   bool failed() const override { return inner_.failed(); }
   std::string round_name() const override { return inner_.round_name(); }
 
  private:
   Schedule& inner_;
-  std::function<void()> after_first_;
+  std::function<bool()> after_first_;
   bool done_ = false;
+  bool pilot_ = false;
 };
 
 }  // namespace gate::verdict

@@ -205,11 +205,17 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
         opts.session.log(describe_too_sparse(sizing, name, per_execution));
     }
     const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, sizing.executions);
-    if (sizing.apart && sizing.executions > 0) {
+    // The first pair has no sampled executions (only the trial's, left out): a pilot, not one of
+    // the pairs the budget counts (AfterFirstRound).
+    const bool pilot = sizing.apart && sizing.executions > 0;
+    if (pilot) {
       base_side.set_sampled_per_unit(sizing.executions);
       head_side.set_sampled_per_unit(sizing.executions);
+      if (opts.session.log)
+        opts.session.log("the first pair was the sampled executions' pilot: it counts for the probed figures only; "
+                         "the pairs are counted from the next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
     }
-    if (names.empty() && (sizing.apart || sizing.executions == 0)) return;
+    if (names.empty() && (sizing.apart || sizing.executions == 0)) return pilot;
     const auto fixed = fixed_calls_after_first_pair(cfg, names, base_side.runs(), head_side.runs());
     std::set<std::string> set;
     for (const auto& n : names)
@@ -221,6 +227,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
       }
     // The executions are shorter now, or the units must be longer: planned again.
     whole_runs.replan(opts.session.log, sizing.apart ? 0 : sizing.executions);
+    return pilot;
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);
   auto base_runs = [&]() -> const std::vector<RunResult>& {

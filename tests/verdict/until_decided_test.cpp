@@ -361,6 +361,7 @@ TEST(UntilDecided, ReplanSizesTheUnitsAfterTheProbesGo) {
   AfterFirstRound s(pairs, [&] {
     base.seconds = head.seconds = 0.3;  // without the probes
     pairs.replan([&](const std::string& l) { log.push_back(l); });
+    return false;
   });
   FakeJudge judge{head, 1000};
   measure_until_decided(s, judge.fn(), {4, 4}, nullptr);
@@ -375,7 +376,10 @@ TEST(UntilDecided, ReplanGrowsTheUnitsToTheSamplesFloor) {
   UnitSide base('A', trace, 0.6), head('B', trace, 0.6);  // 1 s target: two executions a unit
   InterleavedPairs pairs(base, head, 3, 1.0);
   std::vector<std::string> log;
-  AfterFirstRound s(pairs, [&] { pairs.replan([&](const std::string& l) { log.push_back(l); }, 7); });
+  AfterFirstRound s(pairs, [&] {
+    pairs.replan([&](const std::string& l) { log.push_back(l); }, 7);
+    return false;
+  });
   FakeJudge judge{head, 1000};
   measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
   EXPECT_EQ(base.units, (std::vector<int>{2, 7, 7}));
@@ -389,7 +393,10 @@ TEST(UntilDecided, ReplanKeepsTheTimeTargetWhenItAsksMore) {
   std::string trace;
   UnitSide base('A', trace, 0.1), head('B', trace, 0.1);  // ten executions a second
   InterleavedPairs pairs(base, head, 3, 1.0);
-  AfterFirstRound s(pairs, [&] { pairs.replan(nullptr, 4); });
+  AfterFirstRound s(pairs, [&] {
+    pairs.replan(nullptr, 4);
+    return false;
+  });
   FakeJudge judge{head, 1000};
   measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
   EXPECT_EQ(base.units, (std::vector<int>{10, 10, 10}));
@@ -397,6 +404,7 @@ TEST(UntilDecided, ReplanKeepsTheTimeTargetWhenItAsksMore) {
 
 // The first pair times one bare execution a side (a trial: its samples are dropped); from the
 // second pair on each unit pair runs its sampled executions after the probed ones, alternated.
+// The first pair is then a pilot: the budget's 3 pairs are the 3 with sampled executions.
 TEST(UntilDecided, SampledExecutionsFollowTheProbedOnesFromTheSecondPair) {
   std::string trace;
   UnitSide base('A', trace, 0.6), head('B', trace, 0.6);  // two probed executions a unit
@@ -406,11 +414,13 @@ TEST(UntilDecided, SampledExecutionsFollowTheProbedOnesFromTheSecondPair) {
     EXPECT_EQ(std::count(trace.begin(), trace.end(), '?'), 2) << trace << ": one trial a side, in the first pair";
     base.set_sampled_per_unit(3);
     head.set_sampled_per_unit(3);
+    return true;
   });
   FakeJudge judge{head, 1000};
   measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
-  EXPECT_EQ(base.units, (std::vector<int>{2, 2, 2}));
-  ASSERT_EQ(trace.size(), 3 * 4 + 2 + 2 * 6u) << trace;
+  EXPECT_EQ(base.units, (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(s.rounds_done(), 3) << "the pilot is not one of the budget's pairs";
+  ASSERT_EQ(trace.size(), 4 * 4 + 2 + 3 * 6u) << trace;
   EXPECT_EQ(std::count(trace.begin(), trace.end(), '?'), 2) << trace;
   // Pair 2: four probed executions (A and B alternating), then six sampled ones (a and b).
   const std::string pair2 = trace.substr(6, 10);
@@ -426,6 +436,7 @@ TEST(UntilDecided, ReplanLeavesFixedUnitsAlone) {
   AfterFirstRound s(pairs, [&] {
     base.seconds = head.seconds = 0.1;
     pairs.replan();
+    return false;
   });
   FakeJudge judge{head, 1000};
   measure_until_decided(s, judge.fn(), {3, 3}, nullptr);
