@@ -66,6 +66,7 @@ std::string metric_details(const stats::BenchmarkMetricComparison& m) {
 std::string benchmark_value(double v, const std::string& unit) {
   if (std::isnan(v)) return "-";
   if (unit == "ns/op") return format_duration(v) + "/op";
+  if (unit == "cpu-ns/op") return format_duration(v) + "/op CPU";
   return fmt("%.4g", v) + " " + unit;
 }
 

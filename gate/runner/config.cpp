@@ -507,6 +507,12 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
       throw c.err(root["benchmarks"], "benchmarks", "is set with service:, whose load's output is not read",
                   "run the benchmarks as workload: (a `go test -c` binary with -test.bench)");
   }
+  if (root["benchmark_cpu"]) {
+    cfg.benchmark_cpu = boolean(c, root["benchmark_cpu"], "benchmark_cpu");
+    if (cfg.benchmark_cpu && cfg.benchmarks != "go")
+      throw c.err(root["benchmark_cpu"], "benchmark_cpu", "is true, and the config does not read benchmarks",
+                  "set benchmarks: go (a `go test -c` workload with -test.bench), or remove benchmark_cpu");
+  }
   if (root["baseline"]) cfg.baseline = absolute(cfg.dir, str(c, root["baseline"], "baseline"));
 }
 
@@ -548,7 +554,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
              {"name", "build", "binary", "workload", "service", "runs", "max_runs", "timeout", "env",
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
-              "pairing", "benchmarks", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
+              "pairing", "benchmarks", "benchmark_cpu", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
               "native_returns", "profile", "min_unit_seconds", "layouts", "measure", "calls", "sampling"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();

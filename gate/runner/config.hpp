@@ -120,6 +120,11 @@ struct Config {
   // executions without probes (runner/measure.hpp: clean executions).
   bool benchmarks_only() const { return functions.empty() && benchmarks == "go"; }
   bool clean_benchmarks() const { return benchmarks == "go"; }
+  // benchmark_cpu: true (with benchmarks: go): each benchmark also gets cpu-ns/op, its execution's
+  // CPU time (wait4's rusage: user + system, every thread) over its b.N. Other processes on the
+  // runner delay a benchmark's wall clock (ns/op) but not its CPU time. Needs one benchmark result
+  // an execution (a -test.bench regex that matches one benchmark, -test.count 1).
+  bool benchmark_cpu = false;
   int profile_hz = 0;  // profile: {hz: N}: sample CPU profiles at N Hz per CPU; 0: off
   // The instrument (issue 39, stats/instrument.hpp): "auto" chooses per function from the first
   // pair's probe share; "probes" times each call; "samples" takes its CPU time from cpu-clock samples.

@@ -209,7 +209,7 @@ bool Measurer::execute(SignalWatch* signals) {
       last_execution_s_ += c.duration_s;  // a unit's planning counts both
       open_clean_.push_back(std::move(c));
     } else {
-      read_benchmarks(cfg_, session_->last_stdout(), name, r, log);
+      read_benchmarks(cfg_, session_->last_stdout(), name, r, log, session_->last_cpu_seconds());
     }
     open_unit_.push_back(std::move(r));
   } catch (const Error& ex) {
@@ -385,7 +385,7 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
   // Its own output files ("run-3-base-clean.stdout"): a kept output directory keeps both.
   RunResult c = clean_->run_once(unit, opts_.variant.empty() ? "clean" : opts_.variant + "-clean", signals);
   c.variant = opts_.variant;
-  if (!sampled) read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log);
+  if (!sampled) read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log, clean_->last_cpu_seconds());
   return c;
 }
 

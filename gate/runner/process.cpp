@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -309,10 +310,13 @@ bool Child::reap(bool block) {
   if (exited_ || pid_ <= 0) return true;
   int st = 0;
   pid_t r;
-  while ((r = waitpid(pid_, &st, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  struct rusage ru {};
+  while ((r = wait4(pid_, &st, block ? 0 : WNOHANG, &ru)) < 0 && errno == EINTR) {
   }
   if (r == pid_) {
     exited_ = true;
+    cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     status_ = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
     return true;
   }

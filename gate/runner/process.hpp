@@ -58,6 +58,9 @@ class Child {
   WaitEnd wait(double timeout_s, SignalWatch* signals);
   // Exit status as a shell reports it: code, or 128+signal. Valid after kExited.
   int status() const { return status_; }
+  // CPU seconds (user + system) of the child and the descendants it waited for, from wait4's
+  // rusage. Valid after kExited; -1 before.
+  double cpu_seconds() const { return cpu_s_; }
   // Sends `sig` to the process group, waits up to grace_s, then SIGKILLs the group.
   void stop(int sig, double grace_s);
 
@@ -76,6 +79,7 @@ class Child {
   pid_t pid_ = -1;
   int pidfd_ = -1;
   int status_ = -1;
+  double cpu_s_ = -1;
   bool exited_ = false;
   int exec_errno_fd_ = -1;  // start_stopped: read at the first resume (closes at exec)
   std::string command_, cwd_, program_;  // for exec errors

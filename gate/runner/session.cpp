@@ -145,6 +145,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   RunFiles files{index, variant, output_path(index, variant, "stdout"), output_path(index, variant, "stderr"),
                  "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")")};
   last_stdout_ = files.out;
+  last_cpu_s_ = -1;
   if (cfg_.service) {
     run_service(files, signals);
   } else {
@@ -174,6 +175,7 @@ void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
     case Child::WaitEnd::kExited:
       break;
   }
+  last_cpu_s_ = child.cpu_seconds();
   if (child.status() != 0) {
     throw run_failure("workload '" + cfg_.workload + "'", f.label, "exited with status " + std::to_string(child.status()),
                       f.err, "run the command by hand in " + cfg_.dir + " to see why; a failed run is never recorded");

@@ -74,6 +74,8 @@ class RunSession {
   const plan::ProbePlan& target() const { return target_; }
   // Path of the last run's stdout file (valid until the next run).
   const std::string& last_stdout() const { return last_stdout_; }
+  // The last workload execution's CPU seconds (Child::cpu_seconds); -1 for a service's rounds.
+  double last_cpu_seconds() const { return last_cpu_s_; }
 
  private:
   struct RunFiles {
@@ -119,6 +121,7 @@ class RunSession {
   std::unique_ptr<probe::ProbeEngine> engine_;
   std::string tmp_dir_;
   std::string last_stdout_;
+  double last_cpu_s_ = -1;
 };
 
 // Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC.

@@ -76,7 +76,7 @@ bool all_equal(const std::vector<std::optional<double>>& a, const std::vector<st
 
 // Units whose value moves with the machine's speed: time per op, and throughput.
 bool speed_dependent(const std::string& unit) {
-  return unit == "ns/op" || unit == "sec/op" || (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s");
+  return unit == "ns/op" || unit == "cpu-ns/op" || unit == "sec/op" || (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s");
 }
 
 void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::optional<double>> sides[2],

@@ -8,15 +8,17 @@
 #
 # With --bench-aa / --bench-head: the same comparisons as a benchmarks-only gate (gate-bench.yaml:
 # `benchmarks: go`, no functions, so no probe and no BPF): BenchmarkHot's ns/op of the test binaries.
+# With --bench-cpu the benchmarks-only config also sets benchmark_cpu: true (cpu-ns/op beside ns/op),
+# and the line shows both metrics.
 #
-# Usage: tests/bench/sampled_lab.sh [--trials N] [--aa N] [--head N] [--bench-aa N] [--bench-head N] [-- GATE_AB_ARGS...]
+# Usage: tests/bench/sampled_lab.sh [--trials N] [--aa N] [--head N] [--bench-aa N] [--bench-head N] [--bench-cpu] [-- GATE_AB_ARGS...]
 #   --trials N  trials of each function kind (default 10); --aa / --head set one kind's count (0 skips it)
 #   --bench-aa N, --bench-head N: benchmarks-only trials (default 0)
 # Environment: GATE (default build/gate/cli/gate), GATE_GO (default the newest installed Go).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$here/ci/env.sh"
-aa=10 head=10 bench_aa=0 bench_head=0 ab_args=()
+aa=10 head=10 bench_aa=0 bench_head=0 bench_cpu=0 ab_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --trials) aa="${2:?--trials needs a count}"; head="$aa"; shift 2 ;;
@@ -24,6 +26,7 @@ while [[ $# -gt 0 ]]; do
     --head) head="${2:?--head needs a count}"; shift 2 ;;
     --bench-aa) bench_aa="${2:?--bench-aa needs a count}"; shift 2 ;;
     --bench-head) bench_head="${2:?--bench-head needs a count}"; shift 2 ;;
+    --bench-cpu) bench_cpu=1; shift ;;
     --) shift; ab_args=("$@"); break ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "sampled_lab: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -41,6 +44,7 @@ cd "$tmp/hotloop"
 "$GATE_GO" build -o bin/hotloop . && "$GATE_GO" build -tags gateslow8 -o bin/hotloop-head .
 if [[ $((bench_aa + bench_head)) -gt 0 ]]; then
   "$GATE_GO" test -c -o bin/hotloop.test . && "$GATE_GO" test -c -tags gateslow8 -o bin/hotloop-head.test .
+  [[ $bench_cpu -eq 1 ]] && echo "benchmark_cpu: true" >> gate-bench.yaml
 fi
 echo "sampled_lab: $("$GATE_GO" version), gate $("$gate" --version 2>&1 | head -n 1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -61,9 +65,10 @@ try:
 except OSError:
     print(f"{kind} {k}: exit {code}, no report ({secs} s)"); sys.exit(0)
 if not r["functions"]:  # benchmarks only: BenchmarkHot's ns/op
-    b = next(x for x in r["benchmarks"]["metrics"] if x["benchmark"].startswith("BenchmarkHot") and x["unit"] == "ns/op")
-    print(f"{kind} {k}: exit {code}, {b['benchmark']} ns/op: {b['verdict']} {b['worse_ratio']:.3f}"
-          f" [{b['worse_ci_low']:.3f}, {b['worse_ci_high']:.3f}] at {r['base_runs']} pairs, {secs} s")
+    ms = [x for x in r["benchmarks"]["metrics"] if x["benchmark"].startswith("BenchmarkHot") and x["unit"] in ("ns/op", "cpu-ns/op")]
+    print(f"{kind} {k}: exit {code}, {ms[0]['benchmark']} " + "; ".join(
+        f"{b['unit']}: {b['verdict']} {b['worse_ratio']:.3f} [{b['worse_ci_low']:.3f}, {b['worse_ci_high']:.3f}]" for b in ms)
+        + f" at {r['base_runs']} pairs, {secs} s")
     sys.exit(0)
 f = next(x for x in r["functions"] if x["name"] == "main.hot")
 q = f["quantiles"][0]

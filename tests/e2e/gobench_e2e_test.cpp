@@ -246,6 +246,22 @@ TEST(GoBenchmarks, BenchmarksOnlyLoadsNoBpfAndAbCompares) {
     if (m["benchmark"].get<std::string>().rfind("BenchmarkHot", 0) == 0 && m["unit"] == "ns/op")
       hot_compared = m["base_runs_used"].get<int>() >= 5 && m["head_runs_used"].get<int>() >= 5;
   EXPECT_TRUE(hot_compared) << j["benchmarks"].dump(1);
+
+  // benchmark_cpu: true: each run also holds BenchmarkHot's cpu-ns/op (the execution's CPU time
+  // over b.N), from one benchmark an execution. It is at least the loop's own CPU: more than a
+  // tenth of its ns/op at any load (a loaded machine stretches ns/op, not the CPU the loop needs).
+  const std::string cpu_cfg = (dir / "gate-cpu.yaml").string();
+  std::ofstream(cpu_cfg) << "name: hotloop-bench-cpu-e2e\nbinary: base/hotloop.test\n"
+                         << "workload: $GATE_BINARY -test.run '^$' -test.bench '^BenchmarkHot$' -test.benchtime 20000x "
+                            "-test.count 1\nbenchmarks: go\nbenchmark_cpu: true\nmin_unit_seconds: 0\n";
+  const std::string cpu_json = (dir / "run-cpu.json").string();
+  auto rc = run_gate({"run", "-c", cpu_cfg, "-o", cpu_json, "--runs", "2"});
+  ASSERT_EQ(rc.code, 0) << rc.out << rc.err;
+  EXPECT_NE(rc.out.find("cpu-ns/op"), std::string::npos) << rc.out;
+  for (const auto& run : load_result_file(cpu_json).runs) {
+    const double cpu = metric(run, "BenchmarkHot", "cpu-ns/op"), wall = metric(run, "BenchmarkHot", "ns/op");
+    EXPECT_GT(cpu, 0.1 * wall) << "cpu-ns/op " << cpu << ", ns/op " << wall;
+  }
   fs::remove_all(dir);
 }
 

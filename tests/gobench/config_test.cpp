@@ -29,6 +29,19 @@ TEST(BenchmarksConfig, GoOrNoneOnlyWithAWorkload) {
   }
 }
 
+// benchmark_cpu: true only where benchmarks are read.
+TEST(BenchmarksConfig, BenchmarkCpuNeedsGoBenchmarks) {
+  EXPECT_FALSE(parse_config(kBase + "benchmarks: go\n", "/tmp/g.yaml").benchmark_cpu);
+  EXPECT_TRUE(parse_config(kBase + "benchmarks: go\nbenchmark_cpu: true\n", "/tmp/g.yaml").benchmark_cpu);
+  try {
+    parse_config(kBase + "benchmark_cpu: true\n", "/tmp/g.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("benchmark_cpu"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("set benchmarks: go"), std::string::npos) << e.what();
+  }
+}
+
 // functions: may be left out with benchmarks: go (a benchmarks-only gate), and only then.
 TEST(BenchmarksConfig, FunctionsOptionalOnlyWithGoBenchmarks) {
   const std::string head = "binary: bin/x.test\nworkload: bin/x.test -test.run '^$' -test.bench .\n";

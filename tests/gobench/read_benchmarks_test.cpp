@@ -56,6 +56,40 @@ TEST(ReadBenchmarks, NoResultIsAnErrorNamingTheWorkload) {
   }
 }
 
+// benchmark_cpu: the execution's CPU time over the one benchmark's b.N, as cpu-ns/op.
+TEST(ReadBenchmarks, BenchmarkCpuAddsTheExecutionsCpuPerOp) {
+  StdoutFile out("BenchmarkA-2  1000  1800 ns/op\nPASS\n");
+  Config c = go_config();
+  c.benchmark_cpu = true;
+  RunResult r;
+  read_benchmarks(c, out.path, "run 1", r, nullptr, 0.002);
+  ASSERT_EQ(r.benchmarks.size(), 1u);
+  ASSERT_EQ(r.benchmarks[0].metrics.size(), 2u);
+  EXPECT_EQ(r.benchmarks[0].metrics[1].first, kCpuNsPerOp);
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].metrics[1].second, 2000.0);  // 2 ms over 1000 ops
+  RunResult unknown;
+  read_benchmarks(c, out.path, "run 1", unknown, nullptr, -1);
+  EXPECT_EQ(unknown.benchmarks[0].metrics.size(), 1u) << "no CPU time known (a service): no cpu-ns/op";
+  RunResult off;
+  read_benchmarks(go_config(), out.path, "run 1", off, nullptr, 0.002);
+  EXPECT_EQ(off.benchmarks[0].metrics.size(), 1u) << "only with benchmark_cpu: true";
+}
+
+TEST(ReadBenchmarks, BenchmarkCpuRefusesSeveralBenchmarksAnExecution) {
+  StdoutFile out("BenchmarkA-2  1000  1800 ns/op\nBenchmarkB-2  10  5 ns/op\n");
+  Config c = go_config();
+  c.benchmark_cpu = true;
+  RunResult r;
+  try {
+    read_benchmarks(c, out.path, "run 1", r, nullptr, 0.002);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("printed 2 benchmark results"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("matches one benchmark"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ReadBenchmarks, NothingWithoutTheConfigKey) {
   StdoutFile out("BenchmarkA-2  10  5 ns/op\n");
   Config c = go_config();

@@ -9,6 +9,22 @@
 namespace gate::runner {
 namespace {
 
+// Child::cpu_seconds from wait4: a child that spins has CPU time, one that sleeps as long has
+// next to none. Asserted as an order, not a figure: a loaded machine slows the spin, not its sign.
+TEST(ChildCpu, SpinningChildHasMoreCpuThanASleepingOne) {
+  auto cpu_of = [](const std::string& command) {
+    Child c = Child::spawn(SpawnOptions{command, "/tmp", {}, "", "", true, false}, nullptr);
+    EXPECT_EQ(c.cpu_seconds(), -1) << "unknown before it exited";
+    EXPECT_EQ(c.wait(60, nullptr), Child::WaitEnd::kExited);
+    EXPECT_EQ(c.status(), 0);
+    return c.cpu_seconds();
+  };
+  const double spin = cpu_of("sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'");
+  const double sleep = cpu_of("sleep 0.3");
+  EXPECT_GT(spin, 0.05) << "300,000 shell loop steps take tens of milliseconds of CPU at least";
+  EXPECT_LT(sleep, spin / 2) << "sleep " << sleep << " s CPU, spin " << spin << " s";
+}
+
 TEST(RunShell, StatusAndMergedOutput) {
   std::string log;
   EXPECT_EQ(run_shell("echo built; echo warning >&2; exit 3", "/tmp", {{"X", "1"}}, &log, nullptr), 3);
