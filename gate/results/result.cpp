@@ -1,6 +1,8 @@
 // The result format's parts every schema version writes alike: the declared functions, the run
 // context and its probe calibration (also its own cache file), a run's Go benchmarks. The runs:
 // result_v1_read.cpp, result_v2_write.cpp, result_v2_read.cpp.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -157,6 +159,22 @@ ProbeCalibration calibration_from_json_text(const std::string& text, const std::
     throw Error::make(origin, std::string("is not a valid probe calibration (") + e.what() + ")",
                       "delete it; gate measures the probes again");
   }
+}
+
+bool without_pilot_pairs(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                         std::vector<RunResult>& base, std::vector<RunResult>& head) {
+  base.clear();
+  head.clear();
+  auto pilot = [](const RunResult& r) { return r.pilot; };
+  if (std::none_of(base_runs.begin(), base_runs.end(), pilot) && std::none_of(head_runs.begin(), head_runs.end(), pilot))
+    return false;
+  for (size_t i = 0; i < base_runs.size() || i < head_runs.size(); ++i) {
+    const bool b = i < base_runs.size(), h = i < head_runs.size();
+    if ((b && base_runs[i].pilot) || (h && head_runs[i].pilot)) continue;
+    if (b) base.push_back(base_runs[i]);
+    if (h) head.push_back(head_runs[i]);
+  }
+  return true;
 }
 
 }  // namespace gate

@@ -172,6 +172,8 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
   if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
   if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
+  bool b = false;
+  if (!j["pilot"].get(b)) r.pilot = b;
   if (!j["sample_period_ns"].get(n)) r.sample_period_ns = n;
   if (!j["clean_executions"].get(i) && i >= 0) r.clean_executions = static_cast<int>(i);
   if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;

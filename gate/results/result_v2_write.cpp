@@ -122,6 +122,7 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
   if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
+  if (r.pilot) j["pilot"] = true;
   if (r.sample_period_ns) j["sample_period_ns"] = r.sample_period_ns;
   if (r.clean_executions > 0) {  // optional: absent means the benchmark figures (if any) came from probed executions
     j["clean_executions"] = r.clean_executions;

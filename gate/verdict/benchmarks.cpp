@@ -107,6 +107,9 @@ void redecide(stats::Comparison& c, const stats::CompareOptions& o) {
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
                                           const std::vector<RunResult>& head_runs, const ResultFile& base_meta,
                                           const ResultFile& head_meta, const stats::CompareOptions& o) {
+  std::vector<RunResult> base, head;  // a pilot pair is in no test (RunResult::pilot)
+  if (without_pilot_pairs(base_runs, head_runs, base, head))
+    return compare_with_benchmarks(base, head, base_meta, head_meta, o);
   stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
   judge_instruments(c, base_runs, head_runs, o);
   judge_benchmarks(c, base_runs, head_runs, o);

@@ -52,6 +52,10 @@ void MeasuredSide::set_sampled_per_unit(int n) {
   for (auto* m : variants_) m->set_sampled_per_unit(n);
 }
 
+void MeasuredSide::mark_pilots() {
+  for (auto& r : runs_) r.pilot = true;
+}
+
 bool MeasuredSide::can_sample_apart() const {
   return std::all_of(variants_.begin(), variants_.end(), [](const runner::Measurer* m) { return m->can_sample_apart(); });
 }

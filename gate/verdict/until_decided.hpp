@@ -69,6 +69,9 @@ class MeasuredSide : public Side {
   void set_sampled_per_unit(int n) override;
   double last_sampled_seconds() const override;
   bool can_sample_apart() const;
+  // Every run so far becomes a pilot (RunResult::pilot): gate ab's first pair, when the probes
+  // changed after it.
+  void mark_pilots();
   // The runs of every variant, in the order measured (index 1..n).
   const std::vector<RunResult>& runs() const { return runs_; }
   int layouts() const { return static_cast<int>(variants_.size()); }

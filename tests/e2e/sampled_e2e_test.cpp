@@ -147,6 +147,13 @@ TEST(SampledE2e, AbCatchesEightPercentInAHotFunctionAndPassesAA) {
   head_text << head_json.rdbuf();
   EXPECT_NE(head_text.str().find("fixed_calls_per_execution"), std::string::npos)
       << "the head's runs after the first pair say their calls were not counted";
+  // The first pair measured with the probes taken off after it: a pilot, in no test (only it).
+  const auto head_result = nlohmann::json::parse(head_text.str());
+  ASSERT_GE(head_result["runs"].size(), 2u);
+  EXPECT_TRUE(head_result["runs"][0].value("pilot", false)) << "the first pair is the pilot";
+  for (size_t i = 1; i < head_result["runs"].size(); ++i) EXPECT_FALSE(head_result["runs"][i].value("pilot", false)) << i;
+  EXPECT_EQ(hot["quantiles"][0]["units"].get<int>(), static_cast<int>(head_result["runs"].size()) - 1)
+      << "the sampled test compares every pair but the pilot";
 
   // One look (--max-runs = runs): a false alarm fails as before; an undecided A/A passed at any look.
   const auto same = run_gate({"ab", "-c", cfg, "--base-binary", h.base, "--head-binary", h.base, "-q", "--report-dir",

@@ -148,6 +148,28 @@ TEST(ResultIo, CountedUntimedFunctionRoundTrips) {
   EXPECT_EQ(b.runs[0].functions[0].histogram, a.runs[0].functions[0].histogram);
 }
 
+// gate ab's first pair, when calls: auto took probes off after it, is a pilot: the flag survives
+// the file (gate compare and gate merge leave the pair out too), and only that pair is left out.
+TEST(ResultIo, PilotRunRoundTripsAndItsPairIsLeftOut) {
+  ResultFile a = sample();
+  a.runs[0].pilot = true;
+  const std::string text = result_to_json_text(a);
+  EXPECT_TRUE(nlohmann::json::parse(text)["runs"][0].value("pilot", false));
+  EXPECT_FALSE(nlohmann::json::parse(text)["runs"][1].contains("pilot")) << "absent means false";
+  const ResultFile b = result_from_json_text(text, "pilot.json");
+  EXPECT_TRUE(b.runs[0].pilot);
+  EXPECT_FALSE(b.runs[1].pilot);
+  ResultFile head = sample();  // the head's first run is no pilot: the pair goes all the same
+  std::vector<RunResult> base_kept, head_kept;
+  ASSERT_TRUE(without_pilot_pairs(b.runs, head.runs, base_kept, head_kept));
+  ASSERT_EQ(base_kept.size(), 2u);
+  ASSERT_EQ(head_kept.size(), 2u);
+  EXPECT_EQ(base_kept[0].index, 2);
+  EXPECT_EQ(head_kept[1].index, 3);
+  EXPECT_FALSE(without_pilot_pairs(head.runs, head.runs, base_kept, head_kept)) << "no pilot: nothing to copy";
+  EXPECT_TRUE(base_kept.empty());
+}
+
 // Schema 2 stores only the functions a run saw; the ones it did not see come back with zero calls,
 // and a function a run does not hold at all stays absent from that run.
 TEST(ResultIo, ColumnsKeepIdleAndAbsentFunctions) {
