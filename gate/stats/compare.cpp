@@ -22,7 +22,7 @@
 
 #include "common/fnv.hpp"
 #include "common/numbers.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"

@@ -303,7 +303,7 @@ struct VerdictCounts {
 };
 
 // One metric of one Go benchmark (config `benchmarks: go`): its per-run values compared like a
-// function's per-run p50, in the same family of tests (stats/benchmarks.hpp, verdict/benchmarks.hpp).
+// function's per-run p50, in the same family of tests (stats/benchmark_tests.hpp, verdict/benchmark_family.hpp).
 struct BenchmarkMetricComparison {
   std::string benchmark;          // as printed: "BenchmarkCartCheckout-2"
   std::string unit;               // "ns/op", "B/op", "allocs/op", "MB/s", any custom unit
@@ -350,7 +350,7 @@ struct MethodFacts {
   bool speed_fitted = false;      // paired, speed-normalized, elasticity fitted per function
   std::string speed_not_used;     // speed normalization asked for but impossible: why (SpeedFactors)
   int resamples = 0;
-  bool with_benchmarks = false;   // Go benchmark metrics share the family (verdict/benchmarks)
+  bool with_benchmarks = false;   // Go benchmark metrics share the family (verdict/benchmark_family)
 };
 
 struct Comparison {

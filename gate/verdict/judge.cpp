@@ -10,7 +10,7 @@
 #include "runner/rounds.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"

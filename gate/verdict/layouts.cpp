@@ -3,7 +3,7 @@
 
 #include "explain/explain.hpp"
 #include "stats/layouts.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 namespace gate::verdict {
 

@@ -12,7 +12,7 @@
 #include "report/reports.hpp"
 #include "report/run_table.hpp"
 #include "results/result.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 namespace gate {
 namespace {

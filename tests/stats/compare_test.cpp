@@ -11,7 +11,7 @@
 
 #include "common/error.hpp"
 #include "report/text_report.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"
 #include "synthetic.hpp"

@@ -7,10 +7,10 @@
 #include <random>
 
 #include "profile/function_samples.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
 #include "synthetic.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
 

@@ -1,6 +1,6 @@
-// judge_benchmarks: estimate the benchmark metrics (stats/benchmarks), then adjust every test of the
+// judge_benchmarks: estimate the benchmark metrics (stats/benchmark_tests), then adjust every test of the
 // comparison in one family and re-decide, as stats::compare's decide_all does for functions alone.
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "explain/explain.hpp"
 #include "gobench/source.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/family.hpp"
 #include "verdict/exit_code.hpp"
 #include "verdict/instruments.hpp"

@@ -1,6 +1,6 @@
 // estimate_benchmarks: per-run benchmark values into RunSamples (point runs: a benchmark line has
 // no within-run spread gate could see), then the same paired or bootstrap interval as functions.
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 
 #include <algorithm>
 #include <cmath>
