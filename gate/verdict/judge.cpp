@@ -24,9 +24,9 @@ namespace {
 // its verdict ("insufficient data") alone does not say that nothing reached it.
 void warn_uncalled(stats::Comparison& c, const ResultFile& base, const ResultFile& head) {
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) c.warnings.push_back(std::move(w));
+    for (auto& w : runner::uncalled_warnings(*r, side)) c.caller_notes.push_back(std::move(w));
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
-    for (auto& w : runner::round_call_warnings(*r, side)) c.warnings.push_back(std::move(w));
+    for (auto& w : runner::round_call_warnings(*r, side)) c.caller_notes.push_back(std::move(w));
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
@@ -82,8 +82,9 @@ void settle(Checked& c, const ResultFile& base, const std::string& base_path) {
   baselines::require_same_time_basis(base.context.preemption_excluded, c.head.result.context.preemption_excluded,
                                      base_path);
   if (base.context.config_hash != c.head.result.context.config_hash) {
-    c.comparison.warnings.push_back("the config changed since the baseline was recorded (" +
-                                    base.context.config_path + ")");
+    stats::Finding f{stats::Finding::Kind::kConfigChangedSinceBaseline};
+    f.detail = base.context.config_path;
+    c.comparison.findings.push_back(std::move(f));
   }
 }
 
@@ -254,7 +255,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   warn_uncalled(out.comparison, out.base.result, out.head.result);
   if (slice_ms > 0)
     for (const auto& [r, side] : {std::pair{&out.base.result, "base"}, std::pair{&out.head.result, "head"}})
-      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.comparison.warnings.push_back(std::move(w));
+      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.comparison.caller_notes.push_back(std::move(w));
   return out;
 }
 
