@@ -296,7 +296,7 @@ std::string benchmark_source(const stats::BenchmarkComparison& b) {
   return base == head || head.empty() ? base : base.empty() ? head : "base: " + base + "; head: " + head;
 }
 
-std::vector<std::string> warnings(const stats::Comparison& c) {
+std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<std::string>& notes) {
   std::vector<std::string> out;
   for (const auto& f : c.findings)
     if (f.kind != Finding::Kind::kConfigChangedSinceBaseline) out.push_back(finding(f));
@@ -310,7 +310,7 @@ std::vector<std::string> warnings(const stats::Comparison& c) {
   if (!bm.without_results.empty())
     out.push_back(bm.without_results +
                   " holds no benchmark results: benchmarks are not compared (was it recorded without benchmarks: go?)");
-  out.insert(out.end(), c.caller_notes.begin(), c.caller_notes.end());
+  out.insert(out.end(), notes.begin(), notes.end());
   // Said last, where gate check has always said it (verdict::settle adds it after the runner's notes).
   for (const auto& f : c.findings)
     if (f.kind == Finding::Kind::kConfigChangedSinceBaseline) out.push_back(finding(f));

@@ -42,8 +42,9 @@ std::string method_short(const stats::Comparison& c);
 
 // Every warning of a comparison, in the order the reports list them: the findings, the
 // benchmarks' (one side only, output lines, units on one side, a side without results), the
-// callers' notes, then a config changed since the baseline.
-std::vector<std::string> warnings(const stats::Comparison& c);
+// measuring layer's notes (report::Annotations::warnings: uncalled functions, rounds, slices, a
+// noisy shard), then a config changed since the baseline.
+std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<std::string>& notes = {});
 
 // One benchmark finding ("BenchmarkX-2: B/op is in base but not in head; not compared"), and the
 // benchmark section's own list of them.

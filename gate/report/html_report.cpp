@@ -362,7 +362,7 @@ std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInpu
     }
     h += "</ul>\n";
   }
-  if (const auto warnings = explain::warnings(c); !warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     h += "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
     for (const auto& w : warnings) h += "<li>" + xml_escape(w) + "</li>\n";
     h += "</ul>\n";

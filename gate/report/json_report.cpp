@@ -184,7 +184,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   if (in.notes && !in.notes->empty()) j["annotations"] = annotation_summary_json(in.notes);
   j["only_in_base"] = c.only_in_base;
   j["only_in_head"] = c.only_in_head;
-  j["warnings"] = explain::warnings(c);
+  j["warnings"] = warnings_of(c, in);
   j["next_steps"] = Json{{"rerun", in.next.rerun}, {"accept", in.next.accept}, {"accept_note", in.next.accept_note}};
   j["base"] = side(in.base_label, in.base);
   j["head"] = side(in.head_label, in.head);

@@ -153,7 +153,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   }
   if (const std::string e = extension_line(c); !e.empty()) log += e + "\n";
   for (const auto& n : in.notices) log += "NOTE: " + n + "\n";
-  for (const auto& w : explain::warnings(c)) log += "warning: " + w + "\n";
+  for (const auto& w : warnings_of(c, in)) log += "warning: " + w + "\n";
   log += summary_line(c) + "\n";
   out += "    <system-out>" + xml_escape(log) + "</system-out>\n";
   out += "  </testsuite>\n</testsuites>\n";

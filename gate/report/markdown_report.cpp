@@ -151,7 +151,7 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
     out += "\n";
   }
 
-  if (const auto warnings = explain::warnings(c); !warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     out += "**Warnings**\n\n";
     for (const auto& w : warnings) out += "- " + md_escape(w) + "\n";
     out += "\n";

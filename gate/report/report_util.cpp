@@ -204,6 +204,10 @@ std::vector<std::string> quantile_names(const stats::Comparison& c) {
   return names;
 }
 
+std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in) {
+  return explain::warnings(c, in.notes ? in.notes->warnings : std::vector<std::string>{});
+}
+
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only) {
   std::string out;
   auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };

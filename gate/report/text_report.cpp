@@ -236,10 +236,10 @@ std::string layout(const Table& t) {
 }
 
 // Warnings, one-sided functions, thresholds, method and the summary line.
-std::string footer(const stats::Comparison& c) {
+std::string footer(const stats::Comparison& c, const ReportInputs& in) {
   std::string out;
   if (const std::string cs = common_shift_line(c); !cs.empty()) out += "\n" + cs + "\n";
-  if (const auto warnings = explain::warnings(c); !warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     out += "\nwarnings:\n";
     for (const auto& w : warnings) out += "  " + w + "\n";
   }
@@ -289,7 +289,7 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   if (c.extension.units > 0) out += extension_line(c) + "\n\n";
   std::string why;
   for (const auto& line : annotation_summary_lines(o.notes)) why += line + "\n";
-  return out + layout(t) + (why.empty() ? "" : "\n" + why) + benchmark_text(c, o.quiet) + footer(c);
+  return out + layout(t) + (why.empty() ? "" : "\n" + why) + benchmark_text(c, o.quiet) + footer(c, o);
 }
 
 }  // namespace gate::report

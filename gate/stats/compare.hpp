@@ -424,9 +424,6 @@ struct Comparison {
   std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
   std::vector<std::string> only_in_head;
   std::vector<Finding> findings;              // what may bias it, as values (explain::warnings)
-  // Notes the callers add (runner/'s uncalled functions and rounds, slices; verdict/'s shards),
-  // already in words: explain::warnings lists them after the findings and the benchmarks'.
-  std::vector<std::string> caller_notes;
   // Measure-until-decided went past max_runs (up to suspect_max_runs) because these tests read
   // past their threshold and were predicted to decide soon; empty when it did not.
   struct Extension {

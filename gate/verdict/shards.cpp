@@ -254,7 +254,7 @@ void warn_noisy_shard(Merged& m) {
   for (const auto& s : m.shards)
     if (s.noise > 2 * median) {
       const bool alone = s.stratum.size() == 1 && m.strata > 1;  // its own stratum: its weight says it
-      m.comparison.caller_notes.push_back(explain::noisy_shard(s.index, s.hostname, s.noise / median, alone ? s.weight : -1));
+      m.notes.warnings.push_back(explain::noisy_shard(s.index, s.hostname, s.noise / median, alone ? s.weight : -1));
     }
 }
 
@@ -432,7 +432,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     redecide(m.comparison, o);
   }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) m.comparison.caller_notes.push_back(std::move(w));
+    for (auto& w : runner::uncalled_warnings(*r, side)) m.notes.warnings.push_back(std::move(w));
   warn_noisy_shard(m);
   m.notes.base_executions_per_unit = parts.front().base_executions_per_unit;
   m.notes.head_executions_per_unit = parts.front().head_executions_per_unit;

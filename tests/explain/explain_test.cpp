@@ -124,7 +124,6 @@ TEST(Explain, WarningsListTheFindingsTheBenchmarksTheCallersNotesThenAConfigChan
   c.tests = 7;
   c.base_runs = c.head_runs = 10;
   c.paired = true;
-  c.caller_notes = {"a caller's note"};
   Finding config{Finding::Kind::kConfigChangedSinceBaseline};
   config.detail = "gate.yaml";
   c.findings.push_back(config);
@@ -132,7 +131,7 @@ TEST(Explain, WarningsListTheFindingsTheBenchmarksTheCallersNotesThenAConfigChan
   c.benchmarks.only_in_head = {"BenchmarkNew-2"};
   c.benchmarks.without_results = "base";
   c.method_facts.with_benchmarks = true;
-  EXPECT_EQ(warnings(c), (std::vector<std::string>{
+  EXPECT_EQ(warnings(c, {"a caller's note"}), (std::vector<std::string>{
                              "head recorded no calls of any compared function",
                              "benchmark BenchmarkNew-2 ran in head but not in base: not compared (new, or renamed?)",
                              "base holds no benchmark results: benchmarks are not compared (was it recorded without "

@@ -298,10 +298,13 @@ TEST(ReportJson, SchemaAndEveryNumber) {
 }
 
 TEST(ReportJson, InvalidUtf8InAWarningIsReplacedNotThrown) {
-  auto c = sample().comparison;
-  c.caller_notes.push_back("workload stderr: \xFF\xFE garbage");
+  const auto& c = sample().comparison;
+  report::Annotations notes;
+  notes.warnings.push_back("workload stderr: \xFF\xFE garbage");
+  auto in = sample().inputs;
+  in.notes = &notes;
   std::string text;
-  ASSERT_NO_THROW(text = report::render_json(c, sample().inputs));
+  ASSERT_NO_THROW(text = report::render_json(c, in));
   EXPECT_TRUE(contains(text, "\xEF\xBF\xBD")) << text;
   EXPECT_TRUE(nlohmann::json::accept(text));
 }
