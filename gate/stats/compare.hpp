@@ -178,7 +178,7 @@ struct Why {
   };
   Kind kind = Kind::kNone;
   std::string side;    // "base" or "head"
-  std::string detail;  // kNotMeasurable
+  std::string detail;  // kNotMeasurable: the result's not_measurable_reason, quoted as the probe plan recorded it
   uint64_t need_calls = 0;
   int need_runs = 0;
   int have = 0;
