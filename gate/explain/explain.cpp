@@ -220,7 +220,8 @@ std::string method(const stats::Comparison& c) {
       m.speed_fitted ? "each run divided by its speed factor (median shift of its other functions) to a power fitted "
                        "per function over the pairs (least squares, one degree of freedom), "
       : c.speed_normalized ? "each run divided by its speed factor (median shift of its other functions), "
-                           : (m.normalize_speed ? "no speed normalization (" + speed_not_used(m.speed_not_used) + "), " : std::string());
+      : m.normalize_speed  ? "no speed normalization (" + speed_not_used(m.speed_not_used) + "), "
+                           : std::string();
   std::string out =
       (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
                       fmt("%g", m.outlier_sigmas) + " robust SDs), "
@@ -287,7 +288,8 @@ std::string benchmark_source(const stats::BenchmarkSource& s) {
                     : "; no function probed (benchmarks only)";
   const int older = s.runs - s.clean_runs;
   if (older > 0)
-    out += "; " + std::to_string(older) + " run" + (older == 1 ? "" : "s") + " read from probed executions (an older result)";
+    out += "; " + std::to_string(older) + " run" + (older == 1 ? "" : "s") +
+           " read from probed executions (an older result)";
   return out;
 }
 
