@@ -44,8 +44,11 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     const ResultFile& head = *head_loading.get();
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
-    const auto c = verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr, a->suspect.fail_on_suspect);
+    report::Annotations notes;
+    const auto c =
+        verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr, a->suspect.fail_on_suspect, &notes);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};
+    rc.notes = &notes;
     rc.rerun = rerun_args(app);
     rc.accept = {"cp", a->head, a->base};
     if (!a->report.baseline_ref.empty()) rc.accept_note = "then commit " + a->base + " to the branch " + a->report.baseline_ref + " names";

@@ -18,18 +18,17 @@ std::string num(uint64_t v) { return std::to_string(v); }
 std::string level_name(double level) { return "p" + fmt("%g", std::round(1000 * level) / 10); }
 
 // " after Holm over 12 tests and 10 looks", " over 10 looks", or "".
-std::string family_clause(const stats::QuantileComparison& qc, const stats::CompareOptions& o,
-                          const std::string& looks) {
-  if (o.multiplicity == stats::Multiplicity::kNone || qc.why.tests <= 1)
+std::string family_clause(const stats::QuantileComparison& qc, const std::string& looks) {
+  if (qc.why.multiplicity == stats::Multiplicity::kNone || qc.why.tests <= 1)
     return looks.empty() ? std::string() : " over " + looks;
-  return " after " + std::string(to_string(o.multiplicity)) + " over " + std::to_string(qc.why.tests) + " tests" +
+  return " after " + std::string(to_string(qc.why.multiplicity)) + " over " + std::to_string(qc.why.tests) + " tests" +
          (looks.empty() ? std::string() : " and " + looks);
 }
 
 // The part of the reason that says what is missing or what the interval shows.
-std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOptions& o) {
+std::string why_text(const stats::QuantileComparison& qc) {
   const Why& w = qc.why;
-  const std::string looks = o.sequential() ? std::to_string(o.last_look - o.first_look + 1) + " looks" : "";
+  const std::string looks = w.looks > 0 ? std::to_string(w.looks) + " looks" : "";
   const std::string shown = interval_text(qc.ci_low, qc.ci_high);
   switch (w.kind) {
     case Why::Kind::kNone: return "";
@@ -60,20 +59,20 @@ std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOp
     case Why::Kind::kSuspect:
       return "on its own" + (looks.empty() ? std::string() : " (" + looks + " counted)") + " its interval " +
              interval_text(w.own_low, w.own_high) + " lies above +" + percent_to_tenth(qc.band.regression) + ", but not" +
-             family_clause(qc, o, looks) + " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) +
+             family_clause(qc, looks) + " (adjusted p " + fmt("%.2g", qc.p_regression_adjusted) +
              " >= " + fmt("%g", w.alpha) + ", interval " + shown + "); more runs would decide";
     case Why::Kind::kAboveButWide:
       return "estimate " + fmt("%.3f", qc.ratio) + " is above +" + percent_to_tenth(qc.band.regression) +
-             ", but its interval " + shown + family_clause(qc, o, looks) + " reaches below it; more runs would decide";
+             ", but its interval " + shown + family_clause(qc, looks) + " reaches below it; more runs would decide";
     case Why::Kind::kBelowButWide:
       return "estimate " + fmt("%.3f", qc.ratio) + " is below -" + percent_to_tenth(qc.band.improvement) +
-             ", but its interval " + shown + family_clause(qc, o, looks) + " reaches above it; more runs would decide";
+             ", but its interval " + shown + family_clause(qc, looks) + " reaches above it; more runs would decide";
     case Why::Kind::kEquivalenceWide: {
       std::string which;
       if (w.eq_past_regression) which = "+" + percent_to_tenth(qc.band.regression);
       if (w.eq_past_improvement) which += (which.empty() ? "" : " and ") + ("-" + percent_to_tenth(qc.band.improvement));
       if (which.empty()) which = "the band";  // at the boundary, where the rounding of the two differs
-      return percent_to_tenth(1 - 2 * o.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
+      return percent_to_tenth(1 - 2 * w.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
              " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
     }
   }
@@ -82,8 +81,8 @@ std::string why_text(const stats::QuantileComparison& qc, const stats::CompareOp
 
 }  // namespace
 
-std::string reason(const stats::QuantileComparison& qc, const stats::CompareOptions& o) {
-  std::string out = why_text(qc, o);
+std::string reason(const stats::QuantileComparison& qc) {
+  std::string out = why_text(qc);
   if (qc.units_to_decide > 0) {
     const std::string unit = qc.paired ? " pairs of runs" : " runs a side";
     out += qc.units_to_decide > 20 * qc.units
@@ -142,10 +141,29 @@ std::string noise_hint(const stats::NoiseSources& s, double noise) {
   return b;
 }
 
+namespace {
+std::string aspect_name(Finding::Aspect a) {
+  switch (a) {
+    case Finding::Aspect::kNone: return "";
+    case Finding::Aspect::kCpuModel: return "CPU model";
+    case Finding::Aspect::kCpuCount: return "CPU count";
+    case Finding::Aspect::kKernel: return "kernel";
+    case Finding::Aspect::kGoVersion: return "Go version";
+    case Finding::Aspect::kGateVersion: return "gate version";
+    case Finding::Aspect::kAttachMode: return "attach mode";
+    case Finding::Aspect::kEntryPlacement: return "entry probe placement";
+    case Finding::Aspect::kEntryHandling: return "entry probe handling";
+  }
+  return "";
+}
+}  // namespace
+
 std::string finding(const Finding& f) {
   switch (f.kind) {
+    case Finding::Kind::kConfigChangedSinceBaseline:
+      return "the config changed since the baseline was recorded (" + f.detail + ")";
     case Finding::Kind::kContextDiffers:
-      return f.what + " differs (base: " + f.base + ", head: " + f.head +
+      return aspect_name(f.aspect) + " differs (base: " + f.base + ", head: " + f.head +
              "): latencies may differ for reasons other than the code";
     case Finding::Kind::kConfigDiffers:
       return "config differs (base: " + f.base.substr(0, 12) + ", head: " + f.head.substr(0, 12) +
@@ -160,7 +178,7 @@ std::string finding(const Finding& f) {
              "] against the base; the verdicts leave this out (a different machine or machine state, or a change "
              "that slows everything); gate ab, which runs both on one machine, tells them apart";
     case Finding::Kind::kProbeDiffers:
-      return f.function + ": " + f.what + " differs (base: " + f.base + ", head: " + f.head +
+      return f.function + ": " + aspect_name(f.aspect) + " differs (base: " + f.base + ", head: " + f.head +
              "): the probe's own cost differs, so part of the change may be the probe's";
     case Finding::Kind::kDroppedCalls:
       return f.function + ": " + f.side + " dropped " +
@@ -173,17 +191,28 @@ std::string finding(const Finding& f) {
   return "";
 }
 
-std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
+std::string speed_not_used(const stats::SpeedNotUsed& s) {
+  switch (s.kind) {
+    case stats::SpeedNotUsed::Kind::kUsed: return "";
+    case stats::SpeedNotUsed::Kind::kTooFewFunctions:
+      return s.side + " run " + std::to_string(s.run) + " has " + std::to_string(s.functions) +
+             " functions with enough calls (>= " + std::to_string(s.needed) + " needed)";
+    case stats::SpeedNotUsed::Kind::kNoRuns: return "a side has no runs";
+  }
+  return "";
+}
+
+std::string method(const stats::Comparison& c) {
   const stats::MethodFacts& m = c.method_facts;
-  const std::string conf = percent_to_tenth(o.confidence);
+  const std::string conf = percent_to_tenth(m.confidence);
   const std::string over = " over " + std::to_string(c.tests) + " tests" +
                            (m.with_benchmarks ? " (functions and benchmark metrics)" : "");
   const std::string fam =
-      o.multiplicity == stats::Multiplicity::kNone ? "no multiple-testing correction"
-      : o.multiplicity == stats::Multiplicity::kHolmPrimaryFirst
+      m.multiplicity == stats::Multiplicity::kNone ? "no multiple-testing correction"
+      : m.multiplicity == stats::Multiplicity::kHolmPrimaryFirst
           ? "adjusted by weighted Holm" + over + " (the p50 tests share " + percent_to_tenth(stats::kPrimaryShare) +
                 " of alpha)"
-          : std::string(to_string(o.multiplicity)) + "-adjusted" + over;
+          : std::string(to_string(m.multiplicity)) + "-adjusted" + over;
   const std::string runs = c.base_runs == c.head_runs
                                ? std::to_string(c.base_runs) + " runs a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
@@ -191,22 +220,23 @@ std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
       m.speed_fitted ? "each run divided by its speed factor (median shift of its other functions) to a power fitted "
                        "per function over the pairs (least squares, one degree of freedom), "
       : c.speed_normalized ? "each run divided by its speed factor (median shift of its other functions), "
-                           : (o.normalize_speed ? "no speed normalization (" + m.speed_not_used + "), " : std::string());
+      : m.normalize_speed  ? "no speed normalization (" + speed_not_used(m.speed_not_used) + "), "
+                           : std::string();
   std::string out =
       (c.paired ? "paired runs: Student t over per-pair log ratios (" + runs + ", winsorized at " +
-                      fmt("%g", o.outlier_sigmas) + " robust SDs), "
-                : "hierarchical bootstrap over runs then calls (" + std::to_string(o.resamples) + " resamples, " +
-                      runs + ", winsorized at " + fmt("%g", o.outlier_sigmas) + " robust SDs, Welch-t calibrated), ") +
+                      fmt("%g", m.outlier_sigmas) + " robust SDs), "
+                : "hierarchical bootstrap over runs then calls (" + std::to_string(m.resamples) + " resamples, " +
+                      runs + ", winsorized at " + fmt("%g", m.outlier_sigmas) + " robust SDs, Welch-t calibrated), ") +
       speed_note + conf + " CI of head/base; a regression needs the CI above its threshold and one-sided p < " +
-      fmt("%g", (1 - o.confidence) / 2) + " " + fam +
-      (o.sequential() ? " of sequential p-values (looks after " + std::to_string(o.first_look) + " to " +
-                            std::to_string(o.last_look) + (c.paired ? " pairs" : " runs") + ")"
+      fmt("%g", (1 - m.confidence) / 2) + " " + fam +
+      (m.sequential() ? " of sequential p-values (looks after " + std::to_string(m.first_look) + " to " +
+                            std::to_string(m.last_look) + (c.paired ? " pairs" : " runs") + ")"
                       : std::string()) +
       "; each interval shown is bounded at the level that correction gave its test, so a regression is "
       "exactly one whose interval lies above its threshold; a suspect lies above it by its own test only"
       "; unchanged needs the " +
-      percent_to_tenth(1 - 2 * o.equivalence_alpha) + " CI inside it (two one-sided tests at " +
-      fmt("%g", o.equivalence_alpha) + ")";
+      percent_to_tenth(1 - 2 * m.equivalence_alpha) + " CI inside it (two one-sided tests at " +
+      fmt("%g", m.equivalence_alpha) + ")";
   if (m.with_benchmarks)
     out += std::string("; Go benchmark metrics: one value per run and unit, the same interval with the default "
                        "threshold") +
@@ -214,33 +244,91 @@ std::string method(const stats::Comparison& c, const stats::CompareOptions& o) {
   return out;
 }
 
-std::string method_short(const stats::Comparison& c, const stats::CompareOptions& o) {
-  return std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + percent_to_tenth(o.confidence) + " CI, " +
+std::string method_short(const stats::Comparison& c) {
+  const stats::MethodFacts& m = c.method_facts;
+  return std::string(c.paired ? "paired t " : "hierarchical bootstrap ") + percent_to_tenth(m.confidence) + " CI, " +
          (c.method_facts.speed_fitted ? "speed-normalized (fitted), " : c.speed_normalized ? "speed-normalized, " : "") +
-         (o.multiplicity == stats::Multiplicity::kNone ? std::string("uncorrected")
-                                                       : std::string(to_string(o.multiplicity)));
+         (m.multiplicity == stats::Multiplicity::kNone ? std::string("uncorrected")
+                                                       : std::string(to_string(m.multiplicity)));
 }
 
-void explain(stats::Comparison& c, const stats::CompareOptions& o) {
-  auto one = [&](stats::QuantileComparison& q) {
-    q.reason = reason(q, o);
-    q.note = mode_window_note(q.name, q.window);
-    const std::string layouts = layout_note(q.layouts);
-    if (!layouts.empty()) q.note += (q.note.empty() ? "" : "; ") + layouts;
-  };
-  for (auto& f : c.functions)
-    for (auto& q : f.quantiles) one(q);
-  one(c.common_shift);
-  for (auto& m : c.benchmarks.metrics) one(m.test);
-  c.method = method(c, o);
-  c.method_short = method_short(c, o);
-  // Again after a re-decision (layouts, benchmarks): the findings' lines are replaced, not repeated.
-  c.warnings.erase(c.warnings.begin(),
-                   c.warnings.begin() + static_cast<std::ptrdiff_t>(std::min(c.finding_warnings, c.warnings.size())));
-  std::vector<std::string> lines;
-  for (const auto& f : c.findings) lines.push_back(finding(f));
-  c.warnings.insert(c.warnings.begin(), lines.begin(), lines.end());
-  c.finding_warnings = lines.size();
+std::string note(const stats::QuantileComparison& q) {
+  std::string out = mode_window_note(q.name, q.window);
+  const std::string layouts = layout_note(q.layouts);
+  if (!layouts.empty()) out += (out.empty() ? "" : "; ") + layouts;
+  return out;
+}
+
+std::string benchmark_finding(const stats::BenchmarkFinding& f) {
+  switch (f.kind) {
+    case stats::BenchmarkFinding::Kind::kOutputLine: return f.recorded;
+    case stats::BenchmarkFinding::Kind::kUnitOnlyInBase:
+      return f.benchmark + ": " + f.unit + " is in base but not in head; not compared";
+    case stats::BenchmarkFinding::Kind::kUnitOnlyInHead:
+      return f.benchmark + ": " + f.unit + " is in head but not in base; not compared";
+  }
+  return "";
+}
+
+std::vector<std::string> benchmark_warnings(const stats::BenchmarkComparison& b) {
+  std::vector<std::string> out;
+  for (const auto& f : b.findings) out.push_back(benchmark_finding(f));
+  return out;
+}
+
+std::string benchmark_source(const stats::BenchmarkSource& s) {
+  if (s.runs == 0) return "";
+  if (s.clean_runs == 0)
+    return "benchmark figures from probed executions (a result recorded before gate ran benchmarks "
+           "without probes): they include the probes' cost";
+  const int clean = s.clean_executions, probed = s.probed_executions;
+  std::string out = "benchmark figures from " + std::to_string(clean) + " clean execution" + (clean == 1 ? "" : "s") +
+                    " (no probe attached)";
+  out += probed > 0 ? "; function figures from " + std::to_string(probed) + " probed one" + (probed == 1 ? "" : "s")
+                    : "; no function probed (benchmarks only)";
+  const int older = s.runs - s.clean_runs;
+  if (older > 0)
+    out += "; " + std::to_string(older) + " run" + (older == 1 ? "" : "s") +
+           " read from probed executions (an older result)";
+  return out;
+}
+
+std::string benchmark_source(const stats::BenchmarkComparison& b) {
+  const std::string base = benchmark_source(b.base_source), head = benchmark_source(b.head_source);
+  return base == head || head.empty() ? base : base.empty() ? head : "base: " + base + "; head: " + head;
+}
+
+std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<std::string>& notes) {
+  std::vector<std::string> out;
+  for (const auto& f : c.findings)
+    if (f.kind != Finding::Kind::kConfigChangedSinceBaseline) out.push_back(finding(f));
+  const auto& bm = c.benchmarks;
+  for (const auto& name : bm.only_in_base)
+    out.push_back("benchmark " + name + " ran in base but not in head: not compared (renamed, removed, or "
+                  "no longer matched by -test.bench?)");
+  for (const auto& name : bm.only_in_head)
+    out.push_back("benchmark " + name + " ran in head but not in base: not compared (new, or renamed?)");
+  for (const auto& f : bm.findings) out.push_back("benchmark output: " + benchmark_finding(f));
+  if (!bm.without_results.empty())
+    out.push_back(bm.without_results +
+                  " holds no benchmark results: benchmarks are not compared (was it recorded without benchmarks: go?)");
+  out.insert(out.end(), notes.begin(), notes.end());
+  // Said last, where gate check has always said it (verdict::settle adds it after the runner's notes).
+  for (const auto& f : c.findings)
+    if (f.kind == Finding::Kind::kConfigChangedSinceBaseline) out.push_back(finding(f));
+  return out;
+}
+
+std::string noisy_shard(int index, const std::string& hostname, double times_median, double weight) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%.1fx as noisy as the median shard", times_median);
+  std::string effect = "its pairs widen every interval";
+  if (weight >= 0) {
+    char w[64];
+    std::snprintf(w, sizeof w, "its pairs weigh %.2f of the estimates", weight);
+    effect = w;
+  }
+  return "shard " + std::to_string(index) + " (" + hostname + ") was " + text + ": " + effect;
 }
 
 }  // namespace gate::explain

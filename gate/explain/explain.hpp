@@ -1,12 +1,13 @@
 // explain: the one place that writes the sentences reports and logs show about a comparison.
 // stats/ computes and returns values (intervals, p-values, power, noise sources, and why each
-// verdict is what it is: stats::Why, stats::Finding, stats::MethodFacts); these functions turn them
-// into English. explain() fills a Comparison's reason, note, method and warning strings in place;
-// verdict/ calls it once per comparison, after every test of the family is decided.
+// verdict is what it is: stats::Why, stats::Finding, stats::MethodFacts, stats::BenchmarkFinding);
+// these functions turn them into English when a report or a log renders them, so that a
+// re-decided comparison never carries a stale sentence.
 // May include: stats, results, common.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "stats/compare.hpp"
 #include "stats/noise_sources.hpp"
@@ -16,7 +17,11 @@ namespace gate::explain {
 // Why a test's verdict is what it is: what is missing, or what would decide it ("" when decided).
 // For an undecided test with a power estimate: how many units would decide it, and where its noise
 // comes from (noise_hint).
-std::string reason(const stats::QuantileComparison& qc, const stats::CompareOptions& o);
+std::string reason(const stats::QuantileComparison& qc);
+
+// What else a test's reader should know: it was compared by the mean of the calls around it
+// (mode_window_note), its interval was widened for the layouts ("" when neither).
+std::string note(const stats::QuantileComparison& qc);
 
 // A quantile compared by the mean of the calls around it because it lies between two modes.
 std::string mode_window_note(const std::string& quantile, const stats::ModeWindow& w);
@@ -28,13 +33,31 @@ std::string noise_hint(const stats::NoiseSources& s, double noise);
 // One finding as a warning line.
 std::string finding(const stats::Finding& f);
 
-// How the verdicts were reached: one long sentence and a short label.
-std::string method(const stats::Comparison& c, const stats::CompareOptions& o);
-std::string method_short(const stats::Comparison& c, const stats::CompareOptions& o);
+// Why speed normalization was not used ("" when it was, or was not asked for).
+std::string speed_not_used(const stats::SpeedNotUsed& s);
 
-// Fills every test's reason and note, the method lines, and puts the findings' warnings first in
-// c.warnings (before any the caller added). Call again after re-deciding a comparison: the
-// sentences are redone and the findings' warnings replaced, not repeated.
-void explain(stats::Comparison& c, const stats::CompareOptions& o);
+// How the verdicts were reached: one long sentence and a short label.
+std::string method(const stats::Comparison& c);
+std::string method_short(const stats::Comparison& c);
+
+// Every warning of a comparison, in the order the reports list them: the findings, the
+// benchmarks' (one side only, output lines, units on one side, a side without results), the
+// measuring layer's notes (report::Annotations::warnings: uncalled functions, rounds, slices, a
+// noisy shard), then a config changed since the baseline.
+std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<std::string>& notes = {});
+
+// One benchmark finding ("BenchmarkX-2: B/op is in base but not in head; not compared"), and the
+// benchmark section's own list of them.
+std::string benchmark_finding(const stats::BenchmarkFinding& f);
+std::vector<std::string> benchmark_warnings(const stats::BenchmarkComparison& b);
+
+// Which executions the benchmark figures came from: one side's ("" when no run holds benchmark
+// figures), and a comparison's (the two sides' when they differ).
+std::string benchmark_source(const stats::BenchmarkSource& s);
+std::string benchmark_source(const stats::BenchmarkComparison& b);
+
+// gate merge: a shard much noisier than the median shard. `weight` < 0: its pairs widen every
+// interval (it shares its stratum); else the share of the estimates its pairs weigh.
+std::string noisy_shard(int index, const std::string& hostname, double times_median, double weight);
 
 }  // namespace gate::explain

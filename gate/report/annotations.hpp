@@ -67,6 +67,10 @@ struct Annotations {
   int base_executions_per_unit = 0, head_executions_per_unit = 0;
   // Layout variants measured per side (0: not known; 1: a single build per side).
   int base_layouts = 0, head_layouts = 0;
+  // What the measuring layer noticed, in its words (runner/: functions never called, a service's
+  // rounds, slices; verdict/: a noisy shard): every format lists them among the comparison's
+  // warnings (explain::warnings), not in the annotation sections, so empty() leaves them out.
+  std::vector<std::string> warnings;
   bool empty() const {
     return functions.empty() && profile_files.empty() && base_executions_per_unit == 0 &&
            head_executions_per_unit == 0 && base_layouts == 0 && head_layouts == 0;

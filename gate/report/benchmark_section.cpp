@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "common/numbers.hpp"
-#include "gobench/source.hpp"
+#include "explain/explain.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -50,14 +50,15 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows, const std
 
 // The one line that says which executions the figures came from ("" when unknown).
 std::string source_line(const stats::BenchmarkComparison& b, const std::string& before, const std::string& after) {
-  return b.source.empty() ? "" : before + b.source + after;
+  const std::string source = explain::benchmark_source(b);
+  return source.empty() ? "" : before + source + after;
 }
 
 std::string metric_details(const stats::BenchmarkMetricComparison& m) {
   std::string s = m.benchmark + " " + m.unit + ": " + verdict_of(m) + ", base " + benchmark_value(m.base_value, m.unit) +
                   " -> head " + benchmark_value(m.head_value, m.unit) + ", head/base " + benchmark_change(m) +
                   ", thresholds " + band_text(m.test.band) + (m.higher_is_better ? " (higher is better)" : "");
-  if (!m.test.reason.empty()) s += ": " + m.test.reason;
+  if (const std::string reason = explain::reason(m.test); !reason.empty()) s += ": " + reason;
   return s;
 }
 
@@ -98,8 +99,9 @@ std::string benchmark_text(const stats::Comparison& c, bool quiet) {
   std::vector<std::string> notes = {""};
   for (const auto* m : shown(c, quiet)) {
     rows.push_back(cells(*m));
-    const bool why = !m->test.reason.empty() && m->test.verdict != stats::Verdict::kUnchanged;
-    notes.push_back(why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + m->test.reason + "\n" : "");
+    const std::string reason = explain::reason(m->test);
+    const bool why = !reason.empty() && m->test.verdict != stats::Verdict::kUnchanged;
+    notes.push_back(why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + reason + "\n" : "");
   }
   return "\n" + aligned(rows, notes) + benchmark_summary(c.benchmarks) + "\n" + source_line(c.benchmarks, "", "\n");
 }
@@ -123,14 +125,15 @@ std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
 std::string benchmark_html(const stats::Comparison& c) {
   if (!c.benchmarks.present()) return "";
   std::string out = "<h2>Benchmarks</h2>\n<p>" + xml_escape(benchmark_summary(c.benchmarks)) + "</p>\n";
-  if (!c.benchmarks.source.empty()) out += "<p>" + xml_escape(c.benchmarks.source) + "</p>\n";
+  if (const std::string source = explain::benchmark_source(c.benchmarks); !source.empty())
+    out += "<p>" + xml_escape(source) + "</p>\n";
   out += "<table class=\"benchmarks\">\n<tr><th>verdict</th><th>benchmark</th><th>unit</th><th>base &#8594; head</th>"
          "<th>head/base [CI]</th><th>why</th></tr>\n";
   for (const auto& m : c.benchmarks.metrics) {
     const auto row = cells(m);
     out += "<tr class=\"" + xml_escape(row[0]) + "\">";
     for (size_t i = 0; i < row.size(); ++i) out += "<td>" + xml_escape(row[i]) + "</td>";
-    out += "<td>" + xml_escape(m.test.reason) + "</td></tr>\n";
+    out += "<td>" + xml_escape(explain::reason(m.test)) + "</td></tr>\n";
   }
   return out + "</table>\n";
 }
@@ -160,7 +163,7 @@ Json benchmark_json(const stats::Comparison& c) {
                            {"paired", q.paired},
                            {"noise", number(q.noise)},
                            {"detectable_ratio", number(q.detectable)},
-                           {"reason", q.reason}});
+                           {"reason", explain::reason(q)}});
   }
   return Json{{"summary", benchmark_summary(b)},
               {"counts", Json{{"regression", b.counts.regression},
@@ -168,11 +171,11 @@ Json benchmark_json(const stats::Comparison& c) {
                               {"unchanged", b.counts.unchanged},
                               {"inconclusive", b.counts.inconclusive},
                               {"insufficient_data", b.counts.insufficient_data}}},
-              {"source", b.source},
+              {"source", explain::benchmark_source(b)},
               {"metrics", metrics},
               {"only_in_base", b.only_in_base},
               {"only_in_head", b.only_in_head},
-              {"warnings", b.warnings}};
+              {"warnings", explain::benchmark_warnings(b)}};
 }
 
 std::string benchmark_run_table(const ResultFile& r) {
@@ -186,7 +189,7 @@ std::string benchmark_run_table(const ResultFile& r) {
         vs.push_back(v);
       }
   if (order.empty()) return "";
-  const std::string source = gobench::benchmark_source(r.runs);
+  const std::string source = explain::benchmark_source(stats::benchmark_source(r.runs));
   std::vector<std::vector<std::string>> rows = {{"benchmark", "unit", "median", "min", "max", "results"}};
   for (const auto& key : order) {
     auto vs = values[key];

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "explain/explain.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -361,9 +362,9 @@ std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInpu
     }
     h += "</ul>\n";
   }
-  if (!c.warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     h += "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
-    for (const auto& w : c.warnings) h += "<li>" + xml_escape(w) + "</li>\n";
+    for (const auto& w : warnings) h += "<li>" + xml_escape(w) + "</li>\n";
     h += "</ul>\n";
   }
   auto list = [&](const char* what, const std::vector<std::string>& names) {
@@ -465,7 +466,7 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
   std::string thresholds = thresholds_line(c);
   if (!thresholds.empty()) thresholds[0] = 'T';
   h += "<footer>\n<p class=\"method\">" + xml_escape(thresholds) + (thresholds.empty() ? "" : " &#183; ") +
-       "Statistics: " + xml_escape(c.method) + "</p>\n<p class=\"method\">" + xml_escape(summary_line(c)) +
+       "Statistics: " + xml_escape(explain::method(c)) + "</p>\n<p class=\"method\">" + xml_escape(summary_line(c)) +
        "</p>\n</footer>\n</body>\n</html>\n";
   return h;
 }

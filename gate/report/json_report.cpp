@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explain/explain.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -110,8 +111,8 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                                                 {"units", c.extension.units},
                                                 {"tests", c.extension.tests}}
                                          : Json(nullptr);
-  j["method"] = c.method;
-  j["method_short"] = c.method_short;
+  j["method"] = explain::method(c);
+  j["method_short"] = explain::method_short(c);
   j["thresholds"] = thresholds_line(c);
   j["options"] = options(in.options);
 
@@ -144,8 +145,8 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"noise", number(q.noise)},
                         {"detectable_ratio", number(q.detectable)},
                         {"units_to_decide", q.units_to_decide},
-                        {"reason", q.reason}};
-    if (!q.note.empty()) out["note"] = q.note;  // the quantile lay between modes (see compare.cpp)
+                        {"reason", explain::reason(q)}};
+    if (const std::string note = explain::note(q); !note.empty()) out["note"] = note;  // the quantile lay between modes (see compare.cpp)
     if (q.elasticity != 1) out["elasticity"] = number(q.elasticity);  // speed_normalization: fitted
     return out;
   };
@@ -183,7 +184,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   if (in.notes && !in.notes->empty()) j["annotations"] = annotation_summary_json(in.notes);
   j["only_in_base"] = c.only_in_base;
   j["only_in_head"] = c.only_in_head;
-  j["warnings"] = c.warnings;
+  j["warnings"] = warnings_of(c, in);
   j["next_steps"] = Json{{"rerun", in.next.rerun}, {"accept", in.next.accept}, {"accept_note", in.next.accept_note}};
   j["base"] = side(in.base_label, in.base);
   j["head"] = side(in.head_label, in.head);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "explain/explain.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -31,7 +32,7 @@ std::string details(const stats::FunctionComparison& f) {
              ", adjusted p (regression) " + p_value(q.p_regression_adjusted) + ", runs " +
              std::to_string(q.base_runs_used) + " / " + std::to_string(q.head_runs_used);
     }
-    if (!q.reason.empty()) out += ": " + q.reason;
+    if (const std::string reason = explain::reason(q); !reason.empty()) out += ": " + reason;
     out += "\n";
   }
   out += "calls per run: " + calls_cell(f) + "\n";
@@ -60,7 +61,7 @@ std::string properties(const stats::Comparison& c, const ReportInputs& in) {
   property("gate.base_runs", std::to_string(c.base_runs));
   property("gate.head_runs", std::to_string(c.head_runs));
   property("gate.thresholds", thresholds_line(c));
-  property("gate.method", c.method);
+  property("gate.method", explain::method(c));
   for (size_t i = 0; i < in.notices.size(); ++i) property("gate.notice." + std::to_string(i + 1), in.notices[i]);
   return out + "    </properties>\n";
 }
@@ -152,7 +153,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   }
   if (const std::string e = extension_line(c); !e.empty()) log += e + "\n";
   for (const auto& n : in.notices) log += "NOTE: " + n + "\n";
-  for (const auto& w : c.warnings) log += "warning: " + w + "\n";
+  for (const auto& w : warnings_of(c, in)) log += "warning: " + w + "\n";
   log += summary_line(c) + "\n";
   out += "    <system-out>" + xml_escape(log) + "</system-out>\n";
   out += "  </testsuite>\n</testsuites>\n";

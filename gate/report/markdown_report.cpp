@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "explain/explain.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -150,9 +151,9 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
     out += "\n";
   }
 
-  if (!c.warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     out += "**Warnings**\n\n";
-    for (const auto& w : c.warnings) out += "- " + md_escape(w) + "\n";
+    for (const auto& w : warnings) out += "- " + md_escape(w) + "\n";
     out += "\n";
   }
   auto list = [&](const char* what, const std::vector<std::string>& names) {
@@ -167,7 +168,7 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
   std::string thresholds = thresholds_line(c);
   if (!thresholds.empty()) thresholds[0] = 'T';
   out += "<sub>" + md_escape(thresholds) + (thresholds.empty() ? "" : " \xC2\xB7 ") + "Statistics: " +
-         md_escape(c.method) + "</sub>\n";
+         md_escape(explain::method(c)) + "</sub>\n";
   return out;
 }
 

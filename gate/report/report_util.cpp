@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "explain/explain.hpp"
 #include "report/text_report.hpp"
 
 namespace gate::report {
@@ -170,7 +171,7 @@ std::vector<std::string> suspect_lines(const stats::Comparison& c) {
   auto add = [&](const std::string& what, const stats::QuantileComparison& q) {
     if (q.verdict != stats::Verdict::kSuspect) return;
     out.push_back(what + " " + q.name + " " + format_ratio(q) + " (threshold +" + percent(q.band.regression) +
-                  "): " + q.reason);
+                  "): " + explain::reason(q));
   };
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles) add(f.name, q);
@@ -203,24 +204,29 @@ std::vector<std::string> quantile_names(const stats::Comparison& c) {
   return names;
 }
 
+std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in) {
+  return explain::warnings(c, in.notes ? in.notes->warnings : std::vector<std::string>{});
+}
+
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only) {
   std::string out;
   auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
   for (const auto& q : f.quantiles) {
     if (regressions_only && q.verdict != stats::Verdict::kRegression) continue;
+    const std::string note = explain::note(q), reason = explain::reason(q);
     switch (q.verdict) {
       case stats::Verdict::kRegression:
         add(q.name + " " + format_ratio(q) + " above +" + percent(q.band.regression) +
-            (q.note.empty() ? "" : " (" + q.note + ")"));
+            (note.empty() ? "" : " (" + note + ")"));
         break;
       case stats::Verdict::kImprovement:
         add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement) +
-            (q.note.empty() ? "" : " (" + q.note + ")"));
+            (note.empty() ? "" : " (" + note + ")"));
         break;
       case stats::Verdict::kSuspect:
       case stats::Verdict::kInconclusive:
       case stats::Verdict::kInsufficientData:
-        add(q.name + " " + std::string(stats::to_string(q.verdict)) + (q.reason.empty() ? "" : ": " + q.reason));
+        add(q.name + " " + std::string(stats::to_string(q.verdict)) + (reason.empty() ? "" : ": " + reason));
         break;
       case stats::Verdict::kUnchanged:
         break;

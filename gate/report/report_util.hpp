@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/format.hpp"
+#include "report/report_inputs.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::report {
@@ -45,6 +46,8 @@ std::vector<std::string> quantile_names(const stats::Comparison& c);
 // "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
 // fails (the regressed quantiles, a calls change that fails by the policy).
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
+// The comparison's warnings and the measuring layer's (in.notes), in the order every format lists them.
+std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in);
 // Numbers: fmt("%.3g", v) and percent(0.125) -> "12.5%" (a threshold as configured) are gate's
 // (common/format.hpp), one definition for every folder.
 // A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every

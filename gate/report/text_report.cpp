@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/format.hpp"
+#include "explain/explain.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -126,7 +127,7 @@ std::string summary_line(const stats::Comparison& c) {
   if (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression)
     s += ", every function slower together (" + fmt("%.2fx", c.common_shift.ratio) + ")";
   s += " (" + plural(static_cast<int>(c.functions.size()), "function", "functions") + ", " + runs + "; " +
-       c.method_short + ")";
+       explain::method_short(c) + ")";
   return s;
 }
 
@@ -137,8 +138,8 @@ std::string common_shift_line(const stats::Comparison& c) {
                   std::string(stats::to_string(q.verdict));
   if (!c.common_shift_tested)
     s += " (shown, not tested: the base runs were not measured beside the head's)";
-  else if (!q.reason.empty())
-    s += ": " + q.reason;
+  else if (const std::string reason = explain::reason(q); !reason.empty())
+    s += ": " + reason;
   return s;
 }
 
@@ -194,9 +195,10 @@ void function_notes(const stats::FunctionComparison& f, const ReportInputs& o, T
     t.line("    " + instrument_line(f));
   if (o.reasons) {
     for (const auto& q : f.quantiles)
-      if (!q.reason.empty()) t.line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + q.reason);
+      if (const std::string reason = explain::reason(q); !reason.empty())
+        t.line("    " + q.name + ": " + std::string(stats::to_string(q.verdict)) + ": " + reason);
     for (const auto& q : f.quantiles)
-      if (!q.note.empty() && q.tested()) t.line("    " + q.name + ": " + q.note);
+      if (const std::string note = explain::note(q); !note.empty() && q.tested()) t.line("    " + q.name + ": " + note);
     if (f.calls_changed)
       t.line("    calls per run changed " + fmt("%.0f", f.base_calls_per_run) + " -> " + fmt("%.0f", f.head_calls_per_run) +
              (f.calls_failed ? ": fails by the calls policy" : ": reported only (calls policy)"));
@@ -234,12 +236,12 @@ std::string layout(const Table& t) {
 }
 
 // Warnings, one-sided functions, thresholds, method and the summary line.
-std::string footer(const stats::Comparison& c) {
+std::string footer(const stats::Comparison& c, const ReportInputs& in) {
   std::string out;
   if (const std::string cs = common_shift_line(c); !cs.empty()) out += "\n" + cs + "\n";
-  if (!c.warnings.empty()) {
+  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
     out += "\nwarnings:\n";
-    for (const auto& w : c.warnings) out += "  " + w + "\n";
+    for (const auto& w : warnings) out += "  " + w + "\n";
   }
   auto list = [&](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
@@ -251,7 +253,7 @@ std::string footer(const stats::Comparison& c) {
   list("only in head", c.only_in_head);
   out += "\n";
   if (const std::string t = thresholds_line(c); !t.empty()) out += t + "\n";
-  out += "method: " + c.method + "\n";
+  out += "method: " + explain::method(c) + "\n";
   out += summary_line(c) + "\n";
   return out;
 }
@@ -287,7 +289,7 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   if (c.extension.units > 0) out += extension_line(c) + "\n\n";
   std::string why;
   for (const auto& line : annotation_summary_lines(o.notes)) why += line + "\n";
-  return out + layout(t) + (why.empty() ? "" : "\n" + why) + benchmark_text(c, o.quiet) + footer(c);
+  return out + layout(t) + (why.empty() ? "" : "\n" + why) + benchmark_text(c, o.quiet) + footer(c, o);
 }
 
 }  // namespace gate::report

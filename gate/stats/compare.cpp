@@ -22,7 +22,7 @@
 
 #include "common/fnv.hpp"
 #include "common/numbers.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"
@@ -521,11 +521,11 @@ void whole_result_findings(Comparison& c, const ResultFile& base_meta, const Res
   }
   std::vector<Finding> context;
   context_findings(base_meta.context, head_meta.context, context);
-  if (base_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "base", "", "", base_meta.partial_reason});
-  if (head_meta.partial) context.push_back({Finding::Kind::kPartial, "", "", "head", "", "", head_meta.partial_reason});
+  if (base_meta.partial) context.push_back({Finding::Kind::kPartial, {}, "", "base", "", "", base_meta.partial_reason});
+  if (head_meta.partial) context.push_back({Finding::Kind::kPartial, {}, "", "head", "", "", head_meta.partial_reason});
   // No function compared (a benchmarks-only config): no call was expected.
-  if (base_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, "", "", "base"});
-  if (head_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, "", "", "head"});
+  if (base_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, {}, "", "base"});
+  if (head_calls == 0 && !c.functions.empty()) context.push_back({Finding::Kind::kNoCalls, {}, "", "head"});
   const QuantileComparison& shift = c.common_shift;
   if (speed.usable && !c.common_shift_tested && shift.tested() &&
       (shift.ci_low > 1 + shift.band.regression || shift.ci_high < 1 - shift.band.improvement)) {
@@ -577,6 +577,13 @@ Comparison compare(const std::vector<RunResult>& base_runs, const std::vector<Ru
   c.method_facts.speed_fitted = speed.usable && c.paired && o.fit_speed_elasticity;
   if (o.normalize_speed && !speed.usable) c.method_facts.speed_not_used = speed.why_not;
   c.method_facts.resamples = o.resamples;
+  c.method_facts.confidence = o.confidence;
+  c.method_facts.equivalence_alpha = o.equivalence_alpha;
+  c.method_facts.outlier_sigmas = o.outlier_sigmas;
+  c.method_facts.multiplicity = o.multiplicity;
+  c.method_facts.normalize_speed = o.normalize_speed;
+  c.method_facts.first_look = o.first_look;
+  c.method_facts.last_look = o.last_look;
   uint64_t base_calls = 0, head_calls = 0;
   for (const auto& f : c.functions) {
     base_calls += f.base_counters.calls;

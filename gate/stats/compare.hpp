@@ -13,6 +13,7 @@
 #include "results/result.hpp"
 #include "stats/multiplicity.hpp"
 #include "stats/noise_sources.hpp"
+#include "stats/speed.hpp"
 
 namespace gate::stats {
 
@@ -177,7 +178,7 @@ struct Why {
   };
   Kind kind = Kind::kNone;
   std::string side;    // "base" or "head"
-  std::string detail;  // kNotMeasurable
+  std::string detail;  // kNotMeasurable: the result's not_measurable_reason, quoted as the probe plan recorded it
   uint64_t need_calls = 0;
   int need_runs = 0;
   int have = 0;
@@ -186,6 +187,12 @@ struct Why {
   double alpha = 0;                  // the one-sided level of the family
   int tests = 0;                     // how many tests the correction was over
   bool eq_past_regression = false, eq_past_improvement = false;
+  // The family's settings the decision was taken with (set with the four undecided kinds above),
+  // so that the sentence needs no CompareOptions: looks counted (0: one look), the correction,
+  // and the equivalence level.
+  int looks = 0;
+  Multiplicity multiplicity = Multiplicity::kHolm;
+  double equivalence_alpha = 0.05;
 };
 
 // A quantile between two modes of a function's calls, compared by the mean of the calls from
@@ -235,8 +242,7 @@ struct QuantileComparison {
   int head_runs_used = 0;
   Verdict verdict = Verdict::kInsufficientData;
   bool more_runs_would_help = false;
-  Why why;                   // why the verdict is what it is (values)
-  std::string reason;        // its sentence (explain::explain fills it): what is missing, what would decide
+  Why why;                   // why the verdict is what it is (values; explain::reason says it)
   // The noise behind the interval, so that a report can say what this comparison could see:
   bool paired = false;       // pairs of runs (gate ab) rather than two independent sides
   int units = 0;             // pairs, or the smaller side's runs
@@ -248,16 +254,15 @@ struct QuantileComparison {
   // Inconclusive: where its noise comes from (which calls a run made, or the machine's state).
   std::optional<NoiseSources> noise_sources;
   // Set when the quantile lies between two modes and the mean of the calls around it was compared
-  // instead (see window_for in compare.cpp); `note` says so in words (explain::explain).
+  // instead (see window_for in compare.cpp); explain::note says so in words.
   ModeWindow window;
   // gate ab over several layout variants per side: the interval widened for the variance between
-  // layouts (stats/layouts.hpp); factor 1: not widened. explain::explain says so in `note`.
+  // layouts (stats/layouts.hpp); factor 1: not widened. explain::note says so.
   struct Layouts {
     int layouts = 0;      // layouts the units were spread over (0: one per side)
     double share = 0;     // share of the per-unit variance that is between layouts
     double factor = 1;    // log_scale after / before
   } layouts;
-  std::string note;
   bool tested() const { return verdict != Verdict::kInsufficientData; }
 };
 
@@ -303,7 +308,7 @@ struct VerdictCounts {
 };
 
 // One metric of one Go benchmark (config `benchmarks: go`): its per-run values compared like a
-// function's per-run p50, in the same family of tests (stats/benchmarks.hpp, verdict/benchmarks.hpp).
+// function's per-run p50, in the same family of tests (stats/benchmark_tests.hpp, verdict/benchmark_family.hpp).
 struct BenchmarkMetricComparison {
   std::string benchmark;          // as printed: "BenchmarkCartCheckout-2"
   std::string unit;               // "ns/op", "B/op", "allocs/op", "MB/s", any custom unit
@@ -316,41 +321,92 @@ struct BenchmarkMetricComparison {
   bool in_family = false;  // counted in the multiple-testing family (false: identical constants, or no data)
 };
 
+// Something about the benchmark output that the comparison left out, as values (explain::
+// benchmark_finding says it).
+struct BenchmarkFinding {
+  enum class Kind : uint8_t {
+    kOutputLine,      // a run's result holds a warning about its benchmark output (`recorded`, as stored)
+    kUnitOnlyInBase,  // `benchmark` printed `unit` in base only: not compared
+    kUnitOnlyInHead,
+  };
+  Kind kind = Kind::kOutputLine;
+  std::string benchmark, unit;
+  std::string recorded;  // kOutputLine: the result file's warning, quoted as it was recorded
+};
+
+// Which executions a side's benchmark figures came from (issue 39): clean ones (no probe
+// attached) since gate measures benchmarks without probes; probed ones in results of before.
+// Counts over the side's runs; explain::benchmark_source says them.
+struct BenchmarkSource {
+  int runs = 0;               // runs holding benchmark figures (0: none)
+  int clean_runs = 0;         // of those, runs with clean executions
+  int clean_executions = 0;   // summed over clean_runs
+  int probed_executions = 0;  // summed over clean_runs
+  bool operator==(const BenchmarkSource&) const = default;
+};
+BenchmarkSource benchmark_source(const std::vector<RunResult>& runs);
+
 struct BenchmarkComparison {
   std::vector<BenchmarkMetricComparison> metrics;  // worst verdict first, then highest ratio
   std::vector<std::string> only_in_base;           // benchmark names that ran on one side only
   std::vector<std::string> only_in_head;
-  std::vector<std::string> warnings;               // malformed output lines, metrics missing on a side
+  std::vector<BenchmarkFinding> findings;          // malformed output lines, metrics missing on a side
   VerdictCounts counts;                            // per metric
-  std::string source;  // which executions the figures came from (runner::benchmark_source), for the reports
+  BenchmarkSource base_source, head_source;        // which executions the figures came from
+  std::string without_results;                     // "base" or "head": that side holds no benchmark results
   bool present() const { return !metrics.empty() || !only_in_base.empty() || !only_in_head.empty(); }
 };
 
-// Something about the two results that may bias the comparison, as values; explain::explain
-// writes it into Comparison::warnings.
+// Something about the two results that may bias the comparison, as values; explain::warnings
+// says it.
 struct Finding {
   enum class Kind : uint8_t {
-    kContextDiffers,  // `what` (CPU model, kernel, Go version, ...) differs: base / head values
+    kContextDiffers,  // `aspect` (CPU model, kernel, Go version, ...) differs: base / head values
     kConfigDiffers,   // the config's hash differs: base / head hashes
-    kPartial,         // `side`'s result is partial; detail: why
+    kPartial,         // `side`'s result is partial; detail: why, as the result recorded it
     kNoCalls,         // `side` recorded no call of any compared function
     kCommonShift,     // every function moved alike (ratio, low, high), not counted in the verdicts
-    kProbeDiffers,    // `function`: `what` (entry probe placement or handling) differs: base / head
+    kProbeDiffers,    // `function`: `aspect` (entry probe placement or handling) differs: base / head
     kDroppedCalls,    // `function`: `side` dropped `count` of `total` calls
     kUnmatchedCalls,  // `function`: `side` has `count` unmatched entries/returns against `total` calls
+    // The config changed since the baseline was recorded (gate check; verdict::settle): detail is
+    // the config's path. Said after the callers' notes, where gate check has always said it.
+    kConfigChangedSinceBaseline,
+  };
+  // What differs, for kContextDiffers and kProbeDiffers.
+  enum class Aspect : uint8_t {
+    kNone,
+    kCpuModel,
+    kCpuCount,
+    kKernel,
+    kGoVersion,
+    kGateVersion,
+    kAttachMode,
+    kEntryPlacement,  // the entry probe's placement
+    kEntryHandling,   // the entry probe's handling (its cost class)
   };
   Kind kind;
-  std::string function, what, side, base, head, detail;
+  Aspect aspect = Aspect::kNone;
+  std::string function, side, base, head, detail;
   uint64_t count = 0, total = 0;
   double ratio = 0, low = 0, high = 0;
 };
 
-// How the verdicts were reached, as values (explain::explain writes Comparison::method).
+// How the verdicts were reached, as values (explain::method, explain::method_short say it): what
+// the comparison did and the settings it did it with.
 struct MethodFacts {
   bool speed_fitted = false;      // paired, speed-normalized, elasticity fitted per function
-  std::string speed_not_used;     // speed normalization asked for but impossible: why (SpeedFactors)
+  SpeedNotUsed speed_not_used;    // speed normalization asked for but impossible: why
   int resamples = 0;
-  bool with_benchmarks = false;   // Go benchmark metrics share the family (verdict/benchmarks)
+  bool with_benchmarks = false;   // Go benchmark metrics share the family (verdict/benchmark_family)
+  // The CompareOptions the sentences name.
+  double confidence = 0.95;
+  double equivalence_alpha = 0.05;
+  double outlier_sigmas = 4.0;
+  Multiplicity multiplicity = Multiplicity::kHolm;
+  bool normalize_speed = true;
+  int first_look = 0, last_look = 0;  // sequential looks (last_look > first_look > 0)
+  bool sequential() const { return last_look > first_look && first_look > 0; }
 };
 
 struct Comparison {
@@ -367,9 +423,7 @@ struct Comparison {
   bool suspects_fail = false;                 // CompareOptions::fail_on_suspect: a suspect exits 1
   std::vector<std::string> only_in_base;      // sorted; never compared, never silently dropped
   std::vector<std::string> only_in_head;
-  std::vector<Finding> findings;              // what may bias it, as values (first in warnings)
-  std::vector<std::string> warnings;          // the findings' sentences, then the callers' notes
-  size_t finding_warnings = 0;                // how many of warnings are the findings' (explain/)
+  std::vector<Finding> findings;              // what may bias it, as values (explain::warnings)
   // Measure-until-decided went past max_runs (up to suspect_max_runs) because these tests read
   // past their threshold and were predicted to decide soon; empty when it did not.
   struct Extension {
@@ -377,9 +431,7 @@ struct Comparison {
     int units = 0;                   // units (pairs, or runs a side) measured in the end
     std::vector<std::string> tests;  // "pricing.Apply p50"
   } extension;
-  MethodFacts method_facts;
-  std::string method;                         // one sentence: how the verdicts were reached (explain)
-  std::string method_short;                   // "hierarchical bootstrap 95% CI, Holm"
+  MethodFacts method_facts;                   // how the verdicts were reached (explain::method)
   VerdictCounts counts;                       // per function
   int base_runs = 0;
   int head_runs = 0;

@@ -60,6 +60,9 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
   qc.why = {};
   qc.why.alpha = alpha;
   qc.why.tests = tests;
+  qc.why.looks = o.sequential() ? o.last_look - o.first_look + 1 : 0;
+  qc.why.multiplicity = o.multiplicity;
+  qc.why.equivalence_alpha = o.equivalence_alpha;
   if (qc.p_regression_adjusted < alpha) {
     qc.verdict = Verdict::kRegression;
   } else if (qc.p_improvement_adjusted < alpha) {

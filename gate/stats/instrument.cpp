@@ -9,7 +9,7 @@
 #include "common/error.hpp"
 #include "common/fnv.hpp"
 #include "common/numbers.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/rng.hpp"
 
 namespace gate::stats {

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/instrument.hpp"
 #include "stats/speed.hpp"

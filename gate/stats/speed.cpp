@@ -67,9 +67,8 @@ SpeedFactors estimate_speed(const std::vector<std::vector<double>> values[2]) {
       }
       if (s.usable && dev.size() < SpeedFactors::kMinFunctions) {
         s.usable = false;
-        s.why_not = std::string(side ? "head" : "base") + " run " + std::to_string(r + 1) + " has " +
-                    std::to_string(dev.size()) + " functions with enough calls (>= " +
-                    std::to_string(SpeedFactors::kMinFunctions) + " needed)";
+        s.why_not = {SpeedNotUsed::Kind::kTooFewFunctions, side ? "head" : "base", r + 1, dev.size(),
+                     SpeedFactors::kMinFunctions};
       }
       s.all[side].push_back(median_sorted(sorted));
       s.sorted[side].push_back(std::move(sorted));
@@ -78,7 +77,7 @@ SpeedFactors estimate_speed(const std::vector<std::vector<double>> values[2]) {
   }
   if (values[0].empty() || values[1].empty()) {
     s.usable = false;
-    s.why_not = "a side has no runs";
+    s.why_not = {SpeedNotUsed::Kind::kNoRuns};
   }
   return s;
 }

@@ -19,11 +19,25 @@ namespace gate::stats {
 // a slowdown of f from cancelling itself; the median keeps a change to a few functions (f and
 // its callers) from moving the factor. A change that slows more than half of the functions
 // alike moves the factor itself: that is what the common-mode test (common_shift) reports.
+// Why speed normalization was asked for but not used, as values (explain::speed_not_used says it).
+struct SpeedNotUsed {
+  enum class Kind : uint8_t {
+    kUsed,             // nothing to say: used, or not asked for
+    kTooFewFunctions,  // run `run` (1-based) of `side` has `functions` with enough calls, `needed` needed
+    kNoRuns,           // a side has no runs
+  };
+  Kind kind = Kind::kUsed;
+  std::string side;  // "base" or "head"
+  size_t run = 0;
+  size_t functions = 0;
+  size_t needed = 0;
+};
+
 struct SpeedFactors {
   // False when some run has fewer than kMinFunctions functions with a value: the factor of a
   // median over 1-3 functions adds more noise than it removes. why_not then says which run.
   bool usable = false;
-  std::string why_not;
+  SpeedNotUsed why_not;
   // Per side (0 base, 1 head), per run: the factor over all functions (for common_shift).
   std::vector<double> all[2];
 

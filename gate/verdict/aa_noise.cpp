@@ -64,7 +64,7 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       // The sampled instrument's test (cpu/call) is no quantile of the calls: its sources are not split.
       const bool quantile = q.name != stats::kSampledTestName;
       const stats::QuantileSpec spec = quantile ? stats::QuantileSpec::parse(q.name) : stats::QuantileSpec{};
-      // A quantile between two modes (q.note) was compared by the mean of the calls around it, whose
+      // A quantile between two modes (explain::note) was compared by the mean of the calls around it, whose
       // sampling is not the quantile's: its split is left unknown.
       if (quantile && base_runs && head_runs && !spec.is_mean && !q.window.used) {
         const stats::NoiseSources s = sources_of(f.name, spec.q, *base_runs, *head_runs);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/format.hpp"
+#include "explain/explain.hpp"
 #include "runner/rounds.hpp"
 #include "runner/units.hpp"
 #include "stats/sequential.hpp"
@@ -112,7 +113,7 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
                 pct(r.caught_at_max).c_str(),
                 runs_text(r.pairs_for_target, Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
   advice_text(out, cal, max_runs);
-  appendf(out, "\n%d pairs of A/A runs; %s\n", pairs, c.method_short.c_str());
+  appendf(out, "\n%d pairs of A/A runs; %s\n", pairs, explain::method_short(c).c_str());
   const double unit_s = runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate);
   appendf(out, "units: %s\n",
           (cfg.service ? runner::round_advice(j.head.result, *cfg.service, unit_s)  // a service's rounds

@@ -7,9 +7,9 @@
 
 #include "common/format.hpp"
 #include "runner/units.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 namespace gate::verdict {
 namespace {

@@ -10,7 +10,7 @@
 #include "runner/rounds.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
@@ -22,11 +22,11 @@ namespace {
 
 // A declared function never called on a side is named in every report, with its inlining status:
 // its verdict ("insufficient data") alone does not say that nothing reached it.
-void warn_uncalled(stats::Comparison& c, const ResultFile& base, const ResultFile& head) {
+void warn_uncalled(report::Annotations& notes, const ResultFile& base, const ResultFile& head) {
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) c.warnings.push_back(std::move(w));
+    for (auto& w : runner::uncalled_warnings(*r, side)) notes.warnings.push_back(std::move(w));
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
-    for (auto& w : runner::round_call_warnings(*r, side)) c.warnings.push_back(std::move(w));
+    for (auto& w : runner::round_call_warnings(*r, side)) notes.warnings.push_back(std::move(w));
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
@@ -71,7 +71,7 @@ Checked check(const runner::Config& cfg, const ResultFile& base, const runner::M
       plan, opts.session.log);
   out.head = head.finish();
   record_looks(out.head.result, plan);
-  warn_uncalled(out.comparison, base, out.head.result);
+  warn_uncalled(out.notes, base, out.head.result);
   out.notes.base_executions_per_unit = out.notes.head_executions_per_unit = head_opts.executions_per_unit;
   return out;
 }
@@ -82,8 +82,9 @@ void settle(Checked& c, const ResultFile& base, const std::string& base_path) {
   baselines::require_same_time_basis(base.context.preemption_excluded, c.head.result.context.preemption_excluded,
                                      base_path);
   if (base.context.config_hash != c.head.result.context.config_hash) {
-    c.comparison.warnings.push_back("the config changed since the baseline was recorded (" +
-                                    base.context.config_path + ")");
+    stats::Finding f{stats::Finding::Kind::kConfigChangedSinceBaseline};
+    f.detail = base.context.config_path;
+    c.comparison.findings.push_back(std::move(f));
   }
 }
 
@@ -262,10 +263,10 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   out.head = finish_side(head, head_side, head_binaries);
   record_looks(out.base.result, plan);
   record_looks(out.head.result, plan);
-  warn_uncalled(out.comparison, out.base.result, out.head.result);
+  warn_uncalled(out.notes, out.base.result, out.head.result);
   if (slice_ms > 0)
     for (const auto& [r, side] : {std::pair{&out.base.result, "base"}, std::pair{&out.head.result, "head"}})
-      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.comparison.warnings.push_back(std::move(w));
+      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.notes.warnings.push_back(std::move(w));
   return out;
 }
 
@@ -276,7 +277,7 @@ void throw_failure(const AbJudged& j) {
 
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
                                 const std::string& head_path, const runner::Config* cfg,
-                                std::optional<bool> fail_on_suspect) {
+                                std::optional<bool> fail_on_suspect, report::Annotations* notes) {
   if (head.partial) {
     throw Error::make(head_path, "is a partial result (" + head.partial_reason + ")",
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);
@@ -286,7 +287,7 @@ stats::Comparison compare_files(const ResultFile& base, const std::string& base_
   stats::CompareOptions o = with_looks(compare_options(cfg, head.functions), head);
   if (fail_on_suspect) o.fail_on_suspect = *fail_on_suspect;
   stats::Comparison c = judge_with_layouts(base.runs, head.runs, base, head, o, nullptr);
-  warn_uncalled(c, base, head);
+  if (notes) warn_uncalled(*notes, base, head);
   return c;
 }
 

@@ -58,9 +58,11 @@ void require_sliceable(const runner::Config& cfg, double slice_ms);
 void throw_failure(const AbJudged& j);
 
 // gate compare: two result files; head must be complete and share a function with base. cfg may be
-// nullptr (the default settings); fail_on_suspect, when set, overrides the config's.
+// nullptr (the default settings); fail_on_suspect, when set, overrides the config's. notes, when
+// given, receives the results' own warnings (functions never called, a service's rounds).
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
                                 const std::string& head_path, const runner::Config* cfg,
-                                std::optional<bool> fail_on_suspect = std::nullopt);
+                                std::optional<bool> fail_on_suspect = std::nullopt,
+                                report::Annotations* notes = nullptr);
 
 }  // namespace gate::verdict

@@ -1,9 +1,8 @@
-// The comparison widened for layout variance, re-decided and explained again.
+// The comparison widened for layout variance and re-decided (its sentences are written when it is rendered).
 #include "verdict/layouts.hpp"
 
-#include "explain/explain.hpp"
 #include "stats/layouts.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 namespace gate::verdict {
 
@@ -19,7 +18,6 @@ stats::Comparison judge_with_layouts(const std::vector<RunResult>& base_runs, co
     for (auto& [name, f] : notes->functions) f.layout_share.reset();
   if (shares.empty()) return c;
   redecide(c, o);
-  explain::explain(c, o);
   if (notes)
     for (const auto& [name, share] : shares) notes->functions[name].layout_share = share;
   return c;

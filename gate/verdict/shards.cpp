@@ -13,10 +13,10 @@
 #include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/layouts.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
@@ -253,16 +253,8 @@ void warn_noisy_shard(Merged& m) {
   const double median = upper_median(n);
   for (const auto& s : m.shards)
     if (s.noise > 2 * median) {
-      char text[96];
-      snprintf(text, sizeof text, "%.1fx as noisy as the median shard", s.noise / median);
-      std::string effect = "its pairs widen every interval";
-      if (s.stratum.size() == 1 && m.strata > 1) {
-        char w[64];
-        snprintf(w, sizeof w, "its pairs weigh %.2f of the estimates", s.weight);
-        effect = w;
-      }
-      m.comparison.warnings.push_back("shard " + std::to_string(s.index) + " (" + s.hostname + ") was " + text + ": " +
-                                      effect);
+      const bool alone = s.stratum.size() == 1 && m.strata > 1;  // its own stratum: its weight says it
+      m.notes.warnings.push_back(explain::noisy_shard(s.index, s.hostname, s.noise / median, alone ? s.weight : -1));
     }
 }
 
@@ -438,10 +430,9 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     for (auto& [name, f] : m.notes.functions) f.layout_share.reset();
     for (const auto& [name, share] : layout_shares) m.notes.functions[name].layout_share = share;
     redecide(m.comparison, o);
-    explain::explain(m.comparison, o);
   }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) m.comparison.warnings.push_back(std::move(w));
+    for (auto& w : runner::uncalled_warnings(*r, side)) m.notes.warnings.push_back(std::move(w));
   warn_noisy_shard(m);
   m.notes.base_executions_per_unit = parts.front().base_executions_per_unit;
   m.notes.head_executions_per_unit = parts.front().head_executions_per_unit;

@@ -12,7 +12,7 @@
 #include "report/reports.hpp"
 #include "report/run_table.hpp"
 #include "results/result.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 namespace gate {
 namespace {
@@ -113,12 +113,12 @@ TEST(BenchmarkResults, RoundTripThroughTheResultJsonAndOnlyWhenPresent) {
 void expect_slowed_verdicts(const stats::Comparison& c) {
   const auto* slow = find(c, "BenchmarkSlow-2", "ns/op");
   ASSERT_NE(slow, nullptr);
-  EXPECT_EQ(slow->test.verdict, stats::Verdict::kRegression) << slow->test.reason;
+  EXPECT_EQ(slow->test.verdict, stats::Verdict::kRegression) << explain::reason(slow->test);
   EXPECT_NEAR(slow->test.ratio, 1.3, 0.03);
   EXPECT_DOUBLE_EQ(slow->base_value, 5000 * 1.0);  // median of the wobbled runs
   const auto* same = find(c, "BenchmarkSame-2", "ns/op");
   ASSERT_NE(same, nullptr);
-  EXPECT_EQ(same->test.verdict, stats::Verdict::kUnchanged) << same->test.reason;
+  EXPECT_EQ(same->test.verdict, stats::Verdict::kUnchanged) << explain::reason(same->test);
   const auto* custom = find(c, "BenchmarkSame-2", "widgets/op");  // an unknown unit: kept and compared
   ASSERT_NE(custom, nullptr);
   EXPECT_TRUE(custom->in_family);
@@ -136,7 +136,7 @@ void expect_slowed_verdicts(const stats::Comparison& c) {
   EXPECT_EQ(mbs->test.verdict, stats::Verdict::kRegression);
   EXPECT_EQ(c.benchmarks.only_in_base, std::vector<std::string>{"BenchmarkGone-2"});
   bool named = false;
-  for (const auto& w : c.warnings) named |= w.find("benchmark BenchmarkGone-2 ran in base but not in head") == 0;
+  for (const auto& w : explain::warnings(c)) named |= w.find("benchmark BenchmarkGone-2 ran in base but not in head") == 0;
   EXPECT_TRUE(named);
   EXPECT_EQ(c.benchmarks.counts.regression, 3);
   EXPECT_EQ(c.exit_code, ExitCode::kRegression);  // the function is unchanged: the benchmarks fail the gate
@@ -165,9 +165,9 @@ TEST(BenchmarkVerdict, OneFamilyWithTheFunctions) {
   int in_family = 0;
   for (const auto& m : c.benchmarks.metrics) in_family += m.in_family;
   EXPECT_EQ(c.tests, alone.tests + in_family);
-  EXPECT_NE(c.method.find("over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)"),
+  EXPECT_NE(explain::method(c).find("over " + std::to_string(c.tests) + " tests (functions and benchmark metrics)"),
             std::string::npos)
-      << c.method;
+      << explain::method(c);
   // The function's adjusted p-value can only grow with the larger family.
   EXPECT_GE(c.functions[0].quantiles[0].p_regression_adjusted, alone.functions[0].quantiles[0].p_regression_adjusted);
 }
@@ -177,12 +177,11 @@ TEST(BenchmarkVerdict, NothingChangesWithoutBenchmarks) {
   for (auto* side : {&s.base, &s.head})
     for (auto& r : *side) r.benchmarks.clear();
   auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());
-  explain::explain(alone, options());
   const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
   EXPECT_FALSE(c.benchmarks.present());
   EXPECT_EQ(c.tests, alone.tests);
-  EXPECT_EQ(c.method, alone.method);
-  EXPECT_EQ(c.warnings, alone.warnings);
+  EXPECT_EQ(explain::method(c), explain::method(alone));
+  EXPECT_EQ(explain::warnings(c), explain::warnings(alone));
 }
 
 TEST(BenchmarkReports, EveryFormatHasTheBenchmarkSection) {

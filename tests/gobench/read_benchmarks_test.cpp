@@ -7,12 +7,15 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "gobench/source.hpp"
+#include "explain/explain.hpp"
 #include "results/result.hpp"
 #include "runner/benchmark_results.hpp"
 
 namespace gate::runner {
 namespace {
+
+// Which executions the runs' benchmark figures came from, in the reports' words.
+std::string source_of(const std::vector<RunResult>& runs) { return explain::benchmark_source(stats::benchmark_source(runs)); }
 
 namespace fs = std::filesystem;
 
@@ -150,7 +153,7 @@ TEST(CleanBenchmarks, RecordedInTheRunJsonAndNamedInOneLine) {
   EXPECT_EQ(back.runs[0].clean_executions, 2);
   EXPECT_EQ(back.runs[0].probed_executions, 2);
   EXPECT_DOUBLE_EQ(back.runs[0].clean_duration_s, 0.5);
-  EXPECT_EQ(gobench::benchmark_source(back.runs),
+  EXPECT_EQ(source_of(back.runs),
             "benchmark figures from 4 clean executions (no probe attached); function figures from 4 probed ones");
 
   // A result written before: no clean execution recorded, so the figures came with the probes.
@@ -162,15 +165,15 @@ TEST(CleanBenchmarks, RecordedInTheRunJsonAndNamedInOneLine) {
   const ResultFile old_back = result_from_json_text(result_to_json_text(before), "test");
   EXPECT_EQ(old_back.runs[0].clean_executions, 0);
   EXPECT_EQ(old_back.runs[0].probed_executions, 3);
-  EXPECT_NE(gobench::benchmark_source(old_back.runs).find("from probed executions"), std::string::npos);
+  EXPECT_NE(source_of(old_back.runs).find("from probed executions"), std::string::npos);
 
   RunResult only;
   only.executions = 1;
   only.benchmarks = f.runs[0].benchmarks;
   mark_all_clean(only);
-  EXPECT_EQ(gobench::benchmark_source({only}),
+  EXPECT_EQ(source_of({only}),
             "benchmark figures from 1 clean execution (no probe attached); no function probed (benchmarks only)");
-  EXPECT_EQ(gobench::benchmark_source({RunResult{}}), "");  // no benchmark figures: nothing to say
+  EXPECT_EQ(source_of({RunResult{}}), "");  // no benchmark figures: nothing to say
 }
 
 }  // namespace

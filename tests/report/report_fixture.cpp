@@ -1,6 +1,6 @@
 // The deterministic sample comparison of the report tests (see report_fixture.hpp).
 #include "report_fixture.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 
 #include "common/files.hpp"
 #include "synthetic.hpp"
@@ -43,7 +43,7 @@ void make_report_sample(ReportSample& s) {
 
   s.options.thresholds.per_function_quantile[kImproved]["p99"] = {0.10, 0.05};
   s.options.threads = 1;
-  s.comparison = stats::compare_explained(s.base.runs, s.head.runs, s.base, s.head, s.options);
+  s.comparison = stats::compare(s.base.runs, s.head.runs, s.base, s.head, s.options);
   s.comparison.exit_code = verdict::exit_code(s.comparison, s.options.fail_on_suspect);  // as verdict/ does
 
   auto& in = s.inputs;

@@ -89,11 +89,11 @@ TEST(JunitSchema, EdgeCasesAreValid) {
   const fs::path dir = scratch("junit-edge");
   // Nothing compared; control characters and invalid UTF-8 in warnings and notices; no context.
   stats::Comparison empty;
-  empty.method = "m";
-  empty.method_short = "m";
-  empty.warnings = {std::string("stderr: \x01\x02 \xFF\xFE ]]> <tag> & \"q\""), "second\r\nline"};
+  report::Annotations notes;
+  notes.warnings = {std::string("stderr: \x01\x02 \xFF\xFE ]]> <tag> & \"q\""), "second\r\nline"};
   empty.only_in_head = {"main.<new>&\"q\""};
   report::ReportInputs in;
+  in.notes = &notes;
   in.notices = {"note with \x1b[31m escape"};
   write(dir / "empty.xml", report::render_junit(empty, in));
   const Ran r1 = run(x + " --noout --schema " + kSchema + " " + (dir / "empty.xml").string());

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "explain/explain.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
@@ -106,7 +107,7 @@ TEST(ReportSample, HasEveryVerdictAndOneSidedFunctions) {
   EXPECT_EQ(c.functions.front().name, kRegressed);
   EXPECT_EQ(c.only_in_base, std::vector<std::string>{"main.removed"});
   EXPECT_EQ(c.only_in_head, std::vector<std::string>{"main.added"});
-  EXPECT_FALSE(c.warnings.empty());
+  EXPECT_FALSE(explain::warnings(c).empty());
   EXPECT_EQ(c.exit_code, ExitCode::kRegression);
 }
 
@@ -297,10 +298,13 @@ TEST(ReportJson, SchemaAndEveryNumber) {
 }
 
 TEST(ReportJson, InvalidUtf8InAWarningIsReplacedNotThrown) {
-  auto c = sample().comparison;
-  c.warnings.push_back("workload stderr: \xFF\xFE garbage");
+  const auto& c = sample().comparison;
+  report::Annotations notes;
+  notes.warnings.push_back("workload stderr: \xFF\xFE garbage");
+  auto in = sample().inputs;
+  in.notes = &notes;
   std::string text;
-  ASSERT_NO_THROW(text = report::render_json(c, sample().inputs));
+  ASSERT_NO_THROW(text = report::render_json(c, in));
   EXPECT_TRUE(contains(text, "\xEF\xBF\xBD")) << text;
   EXPECT_TRUE(nlohmann::json::accept(text));
 }

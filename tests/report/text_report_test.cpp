@@ -1,7 +1,7 @@
 // The plain-text report: units, ratio cells, the summary line, column alignment, order and the
 // optional parts, on comparisons of synthetic runs.
 #include "report/text_report.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -35,7 +35,7 @@ stats::Comparison sample() {
   noise.run_sigma = 0.01;
   auto bm = testing::synthetic_meta(base), hm = testing::synthetic_meta(head);
   hm.context.kernel = "6.9.0";
-  return stats::compare_explained(testing::synthetic_runs(base, 10, noise, 1), testing::synthetic_runs(head, 10, noise, 2), bm,
+  return stats::compare(testing::synthetic_runs(base, 10, noise, 1), testing::synthetic_runs(head, 10, noise, 2), bm,
                         hm, {});
 }
 
@@ -70,7 +70,6 @@ TEST(TextReport, SummaryLine) {
   c.counts.regression = 1;
   c.counts.unchanged = 11;
   c.base_runs = c.head_runs = 5;
-  c.method_short = "hierarchical bootstrap 95% CI, Holm";
   EXPECT_EQ(summary_line(c),
             "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a side; "
             "hierarchical bootstrap 95% CI, Holm)");
@@ -83,7 +82,7 @@ TEST(TextReport, SummaryLine) {
             "gate: 2 regressions, 1 improvement, 7 unchanged, 0 inconclusive, 2 insufficient data (12 functions, "
             "5 base / 6 head runs; hierarchical bootstrap 95% CI, Holm)");
   // compare() names its method the same way.
-  EXPECT_EQ(sample().method_short, "hierarchical bootstrap 95% CI, speed-normalized, Holm");
+  EXPECT_EQ(explain::method_short(sample()), "hierarchical bootstrap 95% CI, speed-normalized, Holm");
 }
 
 TEST(TextReport, WorstFirstAlignedWithWarningsListsAndSummary) {
@@ -120,7 +119,7 @@ TEST(TextReport, WorstFirstAlignedWithWarningsListsAndSummary) {
   EXPECT_TRUE(contains(text, "\nwarnings:\n  kernel differs")) << text;
   EXPECT_TRUE(contains(text, "only in base (not compared): main.f05")) << text;
   EXPECT_TRUE(contains(text, "thresholds: +3% / -3%\n")) << text;
-  EXPECT_TRUE(contains(text, "method: " + c.method + "\n")) << text;
+  EXPECT_TRUE(contains(text, "method: " + explain::method(c) + "\n")) << text;
   EXPECT_TRUE(contains(text, "1.3")) << text;
 }
 
@@ -154,7 +153,7 @@ TEST(TextReport, ThresholdExceptionsAreShown) {
   const auto m = testing::synthetic_meta(fns);
   stats::CompareOptions o;
   o.thresholds.per_function_quantile["main.f01"]["p99"] = {0.10, 0.05};
-  const auto c = stats::compare_explained(testing::synthetic_runs(fns, 6, noise, 1), testing::synthetic_runs(fns, 6, noise, 2),
+  const auto c = stats::compare(testing::synthetic_runs(fns, 6, noise, 1), testing::synthetic_runs(fns, 6, noise, 2),
                                 m, m, o);
   EXPECT_TRUE(contains(render_text(c), "thresholds: +3% / -3% except main.f01 p99 +10% / -5%\n")) << render_text(c);
 }

@@ -2,8 +2,11 @@
 // fix; valid configs parse into the right values.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "common/error.hpp"
 #include "runner/config.hpp"
@@ -14,7 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "gate-config-test";
+  // One folder per process: ctest -j2 runs these tests side by side, each in its own process, and
+  // a shared c.yaml was rewritten under another test's load_config.
+  const fs::path dir = fs::temp_directory_path() / ("gate-config-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const auto p = (dir / name).string();
   std::ofstream(p) << text;

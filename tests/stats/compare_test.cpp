@@ -1,7 +1,7 @@
-// compare_explained(): verdicts, insufficient data, calls per run, one-sided functions, warnings, exit
+// compare(): verdicts, insufficient data, calls per run, one-sided functions, warnings, exit
 // codes, determinism. Data are synthetic runs (tests/stats/synthetic.hpp), never fixed answers.
 #include "stats/compare.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "common/error.hpp"
 #include "report/text_report.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/family.hpp"
 #include "synthetic.hpp"
@@ -40,7 +40,7 @@ Sides make(const std::vector<SyntheticFunction>& base_fns, const std::vector<Syn
 }
 
 Comparison run(const Sides& s, const CompareOptions& o = {}) {
-  return compare_explained(s.base, s.head, s.base_meta, s.head_meta, o);
+  return compare(s.base, s.head, s.base_meta, s.head_meta, o);
 }
 
 const FunctionComparison& fn(const Comparison& c, const std::string& name) {
@@ -149,7 +149,7 @@ TEST(Compare, RegressionAndImprovementFoundAndSortedWorstFirst) {
   EXPECT_TRUE(c.common_shift_tested);
   EXPECT_TRUE(c.regressed());
   EXPECT_FALSE(c.measured_too_little);
-  EXPECT_TRUE(contains(c.method, "Holm-adjusted over 13 tests")) << c.method;
+  EXPECT_TRUE(contains(explain::method(c), "Holm-adjusted over 13 tests")) << explain::method(c);
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles) {
       EXPECT_LE(q.ci_low, q.ratio);
@@ -182,7 +182,7 @@ TEST(Compare, TooFewRunsIsInsufficientDataAndAsksForRuns) {
   EXPECT_EQ(q.why.kind, Why::Kind::kTooFewRuns);
   EXPECT_EQ(q.why.side, "base");
   EXPECT_EQ(q.why.have, 3);
-  EXPECT_EQ(q.reason, "needs >= 5 runs a side, base has 3");
+  EXPECT_EQ(explain::reason(q), "needs >= 5 runs a side, base has 3");
   EXPECT_TRUE(c.need_more_runs());
   EXPECT_FALSE(c.measured_too_little);
   CompareOptions strict;
@@ -197,11 +197,11 @@ TEST(Compare, P99NeedsAThousandCallsPerRun) {
   const auto& f = fn(c, "main.f00");
   const auto& p99 = *f.find("p99");
   EXPECT_EQ(p99.verdict, Verdict::kInsufficientData);
-  EXPECT_TRUE(contains(p99.reason, "p99 needs >= 1000 calls per run")) << p99.reason;
-  const auto at = p99.reason.find("base has ");
-  ASSERT_NE(at, std::string::npos) << p99.reason;
-  const int median_calls = std::stoi(p99.reason.substr(at + 9));
-  EXPECT_NEAR(median_calls, 212, 11) << p99.reason;  // 212 +- 5% per run
+  EXPECT_TRUE(contains(explain::reason(p99), "p99 needs >= 1000 calls per run")) << explain::reason(p99);
+  const auto at = explain::reason(p99).find("base has ");
+  ASSERT_NE(at, std::string::npos) << explain::reason(p99);
+  const int median_calls = std::stoi(explain::reason(p99).substr(at + 9));
+  EXPECT_NEAR(median_calls, 212, 11) << explain::reason(p99);  // 212 +- 5% per run
   EXPECT_FALSE(p99.more_runs_would_help);
   EXPECT_TRUE(f.find("p50")->tested());  // 20 calls suffice for p50
   EXPECT_EQ(f.verdict, worst(Verdict::kInsufficientData, f.find("p50")->verdict));
@@ -219,8 +219,8 @@ TEST(Compare, NoCallsAtAllCannotMeasure) {
     }
   const auto c = run(s);
   EXPECT_TRUE(c.measured_too_little);
-  EXPECT_TRUE(any_contains(c.warnings, "head recorded no calls")) << ::testing::PrintToString(c.warnings);
-  EXPECT_EQ(fn(c, "main.f00").find("p50")->reason, "no calls in head");
+  EXPECT_TRUE(any_contains(explain::warnings(c), "head recorded no calls")) << ::testing::PrintToString(explain::warnings(c));
+  EXPECT_EQ(explain::reason(*fn(c, "main.f00").find("p50")), "no calls in head");
   EXPECT_EQ(c.counts.insufficient_data, 2);
 }
 
@@ -323,9 +323,9 @@ TEST(Compare, ContextAndProbeMismatchesAreWarnings) {
   const auto c = run(s);
   for (const char* what : {"CPU model differs", "kernel differs", "Go version differs", "gate version differs",
                            "main.f01: entry probe placement differs", "head result is partial (interrupted)"})
-    EXPECT_TRUE(any_contains(c.warnings, what)) << what << " in " << ::testing::PrintToString(c.warnings);
-  EXPECT_FALSE(any_contains(c.warnings, "main.f00"));
-  EXPECT_TRUE(run(make(fns, fns)).warnings.empty());
+    EXPECT_TRUE(any_contains(explain::warnings(c), what)) << what << " in " << ::testing::PrintToString(explain::warnings(c));
+  EXPECT_FALSE(any_contains(explain::warnings(c), "main.f00"));
+  EXPECT_TRUE(explain::warnings(run(make(fns, fns))).empty());
 }
 
 TEST(Compare, LostCallsAreWarnings) {
@@ -335,8 +335,8 @@ TEST(Compare, LostCallsAreWarnings) {
   for (auto& r : s.head) dropped += r.functions[0].dropped = r.functions[0].calls / 20;  // 5%
   for (auto& r : s.base) r.functions[1].unmatched_entries = 1;  // a server loop open at exit: normal
   const auto c = run(s);
-  EXPECT_TRUE(any_contains(c.warnings, "main.f00: head dropped")) << ::testing::PrintToString(c.warnings);
-  EXPECT_FALSE(any_contains(c.warnings, "main.f01"));
+  EXPECT_TRUE(any_contains(explain::warnings(c), "main.f00: head dropped")) << ::testing::PrintToString(explain::warnings(c));
+  EXPECT_FALSE(any_contains(explain::warnings(c), "main.f01"));
   EXPECT_EQ(fn(c, "main.f00").head_counters.dropped, dropped);
   EXPECT_EQ(fn(c, "main.f01").base_counters.unmatched_entries, 10u);
 }
@@ -349,7 +349,7 @@ TEST(Compare, NotMeasurableFunctionSaysWhy) {
   const auto c = run(s);
   const auto& q = *fn(c, "main.f00").find("p50");
   EXPECT_EQ(q.verdict, Verdict::kInsufficientData);
-  EXPECT_EQ(q.reason, "not measurable in head: no RET instruction: ends in a tail JMP");
+  EXPECT_EQ(explain::reason(q), "not measurable in head: no RET instruction: ends in a tail JMP");
 }
 
 TEST(Compare, MeanIsAStatisticToo) {
@@ -413,7 +413,7 @@ TEST(Compare, HolmMakesBorderlineRegressionsInconclusive) {
       // Past the threshold on its own, held back by the 81 other tests: a suspect, whose shown
       // interval (Holm's level) reaches below the threshold.
       EXPECT_EQ(qm.verdict, Verdict::kSuspect);
-      EXPECT_TRUE(contains(qm.reason, "but not after Holm over 82 tests")) << qm.reason;
+      EXPECT_TRUE(contains(explain::reason(qm), "but not after Holm over 82 tests")) << explain::reason(qm);
       EXPECT_LE(qm.ci_low, 1.03);
       EXPECT_GT(qa.ci_low, 1.03);
       EXPECT_GE(qm.p_regression_adjusted, 0.025);
@@ -434,13 +434,13 @@ TEST(Compare, SmallChangeIsInconclusiveAndAsksForRuns) {
   EXPECT_EQ(q.verdict, Verdict::kInconclusive);
   // At the threshold the estimate lands on either side of it: the reason names the interval that
   // keeps it open, the 90% one (unchanged) or the one that decides (regression).
-  EXPECT_TRUE(contains(q.reason, "90% interval [") || contains(q.reason, "but its interval [")) << q.reason;
-  EXPECT_TRUE(contains(q.reason, "reaches beyond +3%") || contains(q.reason, "is above +3%")) << q.reason;
+  EXPECT_TRUE(contains(explain::reason(q), "90% interval [") || contains(explain::reason(q), "but its interval [")) << explain::reason(q);
+  EXPECT_TRUE(contains(explain::reason(q), "reaches beyond +3%") || contains(explain::reason(q), "is above +3%")) << explain::reason(q);
   EXPECT_TRUE(q.more_runs_would_help);
   EXPECT_TRUE(c.need_more_runs());
   // Futility: a change right at the threshold needs far more runs than a maximum of 12 allows
   // (beyond 4x, the margin for the estimate's own noise).
-  ASSERT_GT(q.units_to_decide, 4 * 12) << q.reason;
+  ASSERT_GT(q.units_to_decide, 4 * 12) << explain::reason(q);
   EXPECT_FALSE(c.need_more_runs(12));
   EXPECT_TRUE(c.need_more_runs(q.units_to_decide));
   EXPECT_TRUE(c.need_more_runs((q.units_to_decide + 3) / 4));
@@ -498,13 +498,13 @@ TEST(Compare, QuantileBetweenModesIsComparedByTheMeanAroundIt) {
   o.thresholds.defaults = {0.05, 0.05};
   const ResultFile meta;
   const auto base = bimodal_runs(20, 1), same = bimodal_runs(20, 2), slower = bimodal_runs(20, 3, 1.25);
-  const Comparison aa = compare_explained(base, same, meta, meta, o);
+  const Comparison aa = compare(base, same, meta, meta, o);
   const auto& p50 = aa.functions.at(0).quantiles.at(0);
-  EXPECT_TRUE(contains(p50.note, "between two modes")) << p50.note;
-  EXPECT_TRUE(contains(p50.note, "from p25 to p75")) << p50.note;
+  EXPECT_TRUE(contains(explain::note(p50), "between two modes")) << explain::note(p50);
+  EXPECT_TRUE(contains(explain::note(p50), "from p25 to p75")) << explain::note(p50);
   EXPECT_EQ(p50.verdict, Verdict::kUnchanged) << p50.ratio << " [" << p50.ci_low << ", " << p50.ci_high << "]";
   EXPECT_LT(p50.ci_high / p50.ci_low, 1.08) << "the interval is as narrow as the 3% speed noise allows";
-  const auto& ab = compare_explained(base, slower, meta, meta, o).functions.at(0).quantiles.at(0);
+  const auto& ab = compare(base, slower, meta, meta, o).functions.at(0).quantiles.at(0);
   EXPECT_EQ(ab.verdict, Verdict::kRegression) << ab.ratio;
   EXPECT_NEAR(ab.ratio, 1.25, 0.06);
   // The plain per-run p50s of the same runs really do jump between the modes: the case is real.
@@ -520,8 +520,8 @@ TEST(Compare, QuantileBetweenModesIsComparedByTheMeanAroundIt) {
 TEST(Compare, OneModeKeepsItsQuantiles) {
   const ResultFile meta;
   const auto base = bimodal_runs(10, 4, 1.0, 1.0, 0.0), head = bimodal_runs(10, 5, 1.0, 1.0, 0.0);
-  const Comparison c = compare_explained(base, head, meta, meta, CompareOptions{});
-  for (const auto& q : c.functions.at(0).quantiles) EXPECT_TRUE(q.note.empty()) << q.name << ": " << q.note;
+  const Comparison c = compare(base, head, meta, meta, CompareOptions{});
+  for (const auto& q : c.functions.at(0).quantiles) EXPECT_TRUE(explain::note(q).empty()) << q.name << ": " << explain::note(q);
 }
 
 }  // namespace
@@ -554,11 +554,10 @@ TEST(Equivalence, UnchangedNeedsTheNinetyPercentIntervalInsideTheBand) {
     CompareOptions o;
     o.equivalence_alpha = equivalence_alpha;
     decide_test(qc, o, 1);
-    qc.reason = explain::reason(qc, o);
     return qc;
   };
   const QuantileComparison tost = judged(0.05);
-  EXPECT_EQ(tost.verdict, Verdict::kUnchanged) << tost.reason;
+  EXPECT_EQ(tost.verdict, Verdict::kUnchanged) << explain::reason(tost);
   EXPECT_LT(tost.p_unchanged, 0.05);
   EXPECT_NEAR(tost.eq_low, std::exp(r.log_center - student_t_quantile(0.95, r.df) * r.log_scale), 1e-9);
   EXPECT_NEAR(tost.eq_high, std::exp(r.log_center + student_t_quantile(0.95, r.df) * r.log_scale), 1e-9);
@@ -568,8 +567,8 @@ TEST(Equivalence, UnchangedNeedsTheNinetyPercentIntervalInsideTheBand) {
   const QuantileComparison strict = judged(0.025);
   EXPECT_EQ(strict.verdict, Verdict::kInconclusive);
   EXPECT_GE(strict.p_unchanged, 0.025);
-  EXPECT_NE(strict.reason.find("95% interval ["), std::string::npos) << strict.reason;
-  EXPECT_NE(strict.reason.find("reaches beyond +5% ("), std::string::npos) << strict.reason;
+  EXPECT_NE(explain::reason(strict).find("95% interval ["), std::string::npos) << explain::reason(strict);
+  EXPECT_NE(explain::reason(strict).find("reaches beyond +5% ("), std::string::npos) << explain::reason(strict);
   // Out of range: a clear error naming the option.
   CompareOptions bad;
   bad.equivalence_alpha = 0.5;
@@ -608,8 +607,8 @@ TEST(Sequential, PlannedLooksRaiseThePValuesBeforeHolm) {
   CompareOptions looks = one;
   looks.first_look = 10;
   looks.last_look = 30;
-  const Comparison c1 = compare_explained(b, h, meta, meta, one);
-  const Comparison cs = compare_explained(b, h, meta, meta, looks);
+  const Comparison c1 = compare(b, h, meta, meta, one);
+  const Comparison cs = compare(b, h, meta, meta, looks);
   ASSERT_EQ(c1.functions.size(), cs.functions.size());
   for (size_t i = 0; i < c1.functions.size(); ++i) {
     const auto& q1 = c1.functions[i].quantiles[0];
@@ -629,8 +628,8 @@ TEST(Sequential, PlannedLooksRaiseThePValuesBeforeHolm) {
               std::string(to_string(small1.verdict)).c_str(), smalls.p_regression_adjusted,
               std::string(to_string(smalls.verdict)).c_str());
   EXPECT_GT(smalls.p_regression_adjusted, 2 * small1.p_regression_adjusted);
-  EXPECT_NE(cs.method.find("sequential p-values (looks after 10 to 30"), std::string::npos) << cs.method;
-  EXPECT_EQ(c1.method.find("sequential"), std::string::npos) << c1.method;
+  EXPECT_NE(explain::method(cs).find("sequential p-values (looks after 10 to 30"), std::string::npos) << explain::method(cs);
+  EXPECT_EQ(explain::method(c1).find("sequential"), std::string::npos) << explain::method(c1);
 }
 
 }  // namespace

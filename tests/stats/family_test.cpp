@@ -2,7 +2,7 @@
 // Bonferroni and the looks give it, and suspected regressions. Synthetic runs and hand-made tests;
 // no fixed answers.
 #include "stats/family.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 
 #include <cmath>
 #include <string>
@@ -119,16 +119,15 @@ TEST(Family, ATestPastItsThresholdOnlyOnItsOwnIsASuspect) {
   o.last_look = 10;
   decide_family(pointers(family), o);
   auto& q = family[0];
-  q.reason = explain::reason(q, o);
-  EXPECT_EQ(q.verdict, Verdict::kSuspect) << q.reason;
+  EXPECT_EQ(q.verdict, Verdict::kSuspect) << explain::reason(q);
   EXPECT_EQ(q.why.kind, Why::Kind::kSuspect);
   EXPECT_EQ(q.why.tests, 30);
   EXPECT_GT(q.why.own_low, 1.10);  // its own interval, looks counted, lies past the threshold
   EXPECT_LT(q.p_regression_own, kAlpha);
   EXPECT_GE(q.p_regression_adjusted, kAlpha);
   EXPECT_LE(q.ci_low, 1.10);  // the interval that decided reaches below the threshold
-  EXPECT_NE(q.reason.find("on its own (6 looks counted) its interval ["), std::string::npos) << q.reason;
-  EXPECT_NE(q.reason.find("after Holm over 30 tests and 6 looks"), std::string::npos) << q.reason;
+  EXPECT_NE(explain::reason(q).find("on its own (6 looks counted) its interval ["), std::string::npos) << explain::reason(q);
+  EXPECT_NE(explain::reason(q).find("after Holm over 30 tests and 6 looks"), std::string::npos) << explain::reason(q);
   for (const auto& t : family) expect_shown_interval_agrees(t, "family of 30");
   // Alone, the same test is a regression.
   std::vector<QuantileComparison> alone = {family[0]};
@@ -144,8 +143,7 @@ TEST(Family, AnEstimatePastTheThresholdAloneIsNotASuspect) {
   decide_family(pointers(v), o);
   EXPECT_EQ(v[0].verdict, Verdict::kInconclusive);
   EXPECT_EQ(v[0].why.kind, Why::Kind::kAboveButWide);
-  v[0].reason = explain::reason(v[0], o);
-  EXPECT_NE(v[0].reason.find("estimate 1.120 is above +10%"), std::string::npos) << v[0].reason;
+  EXPECT_NE(explain::reason(v[0]).find("estimate 1.120 is above +10%"), std::string::npos) << explain::reason(v[0]);
 }
 
 // Whole comparisons of synthetic runs, paired and not, with and without looks, over a range of
@@ -172,7 +170,7 @@ TEST(Family, NoReportedIntervalContradictsItsVerdict) {
             o.first_look = 10;
             o.last_look = 10 + looks;
           }
-          const Comparison c = compare_explained(b, h, meta, meta, o);
+          const Comparison c = compare(b, h, meta, meta, o);
           for (const auto& f : c.functions)
             for (const auto& q : f.quantiles) {
               if (!q.tested()) continue;
@@ -206,13 +204,13 @@ TEST(Family, FailOnSuspectDecidesTheExitCode) {
     CompareOptions o;
     o.quantiles = {QuantileSpec::parse("p50")};
     o.thresholds.defaults = {0.05, 0.05};
-    const Comparison pass = compare_explained(b, h, meta, meta, o);
+    const Comparison pass = compare(b, h, meta, meta, o);
     if (pass.counts.suspect == 0 || pass.counts.regression > 0) continue;
     saw = true;
     EXPECT_FALSE(pass.fails());
     EXPECT_FALSE(pass.suspects_fail);
     o.fail_on_suspect = true;
-    const Comparison fail = compare_explained(b, h, meta, meta, o);
+    const Comparison fail = compare(b, h, meta, meta, o);
     EXPECT_EQ(fail.counts.suspect, pass.counts.suspect);
     EXPECT_TRUE(fail.fails());
     EXPECT_TRUE(fail.suspects_fail);

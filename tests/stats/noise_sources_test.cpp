@@ -1,7 +1,7 @@
 // Where a test's noise comes from (stats/noise_sources): the calls' sampling against the state they
 // met, and when in the run the calls were made; and the clause an inconclusive verdict gets from it.
 #include "stats/noise_sources.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -105,14 +105,14 @@ TEST(NoiseSources, AnInconclusiveVerdictSaysWhetherALongerWorkloadWouldHelp) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.02, 0.02};
-  const Comparison c = compare_explained(testing::synthetic_runs(few_calls, 12, quiet, 11, "base"),
+  const Comparison c = compare(testing::synthetic_runs(few_calls, 12, quiet, 11, "base"),
                                testing::synthetic_runs(few_calls, 12, quiet, 12, "head"), meta, meta, o);
   int inconclusive = 0;
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles)
       if (q.verdict == Verdict::kInconclusive && q.units_to_decide > 0) {
         ++inconclusive;
-        EXPECT_NE(q.reason.find("calls a run made: a longer workload"), std::string::npos) << q.reason;
+        EXPECT_NE(explain::reason(q).find("calls a run made: a longer workload"), std::string::npos) << explain::reason(q);
       }
   EXPECT_GT(inconclusive, 0);
 
@@ -120,14 +120,14 @@ TEST(NoiseSources, AnInconclusiveVerdictSaysWhetherALongerWorkloadWouldHelp) {
   testing::SyntheticNoise noisy;
   noisy.run_sigma = 0.15;
   const auto meta2 = testing::synthetic_meta(many_calls);
-  const Comparison c2 = compare_explained(testing::synthetic_runs(many_calls, 12, noisy, 21, "base"),
+  const Comparison c2 = compare(testing::synthetic_runs(many_calls, 12, noisy, 21, "base"),
                                 testing::synthetic_runs(many_calls, 12, noisy, 22, "head"), meta2, meta2, o);
   inconclusive = 0;
   for (const auto& f : c2.functions)
     for (const auto& q : f.quantiles)
       if (q.verdict == Verdict::kInconclusive) {
         ++inconclusive;
-        EXPECT_EQ(q.reason.find("longer workload"), std::string::npos) << q.reason;
+        EXPECT_EQ(explain::reason(q).find("longer workload"), std::string::npos) << explain::reason(q);
       }
   EXPECT_GT(inconclusive, 0);
 }

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "stats/bootstrap.hpp"
-#include "explained.hpp"
+#include "explain/explain.hpp"
 #include "stats/compare.hpp"
 #include "stats/distributions.hpp"
 #include "stats/speed.hpp"
@@ -41,7 +41,7 @@ TEST(SpeedFactors, RecoverRunShiftsAndLeaveOneOutMatchesBruteForce) {
   values[1][2][4] = std::numeric_limits<double>::quiet_NaN();  // a run without one function
   values[1][3][0] += 2.0;                                      // one function far off in one run
   const SpeedFactors sf = estimate_speed(values);
-  ASSERT_TRUE(sf.usable) << sf.why_not;
+  ASSERT_TRUE(sf.usable) << explain::speed_not_used(sf.why_not);
   for (int side = 0; side < 2; ++side)
     for (size_t r = 0; r < shift.size(); ++r) {
       EXPECT_NEAR(sf.all[side][r], shift[r] - 0.025, 0.03) << "side " << side << " run " << r;
@@ -70,7 +70,11 @@ TEST(SpeedFactors, TooFewFunctionsIsNotUsableAndSaysWhichRun) {
   values[1][1] = {1, 2, 3, 4, std::nan(""), std::nan("")};
   const SpeedFactors sf = estimate_speed(values);
   EXPECT_FALSE(sf.usable);
-  EXPECT_NE(sf.why_not.find("head run 2 has 4 functions"), std::string::npos) << sf.why_not;
+  EXPECT_EQ(sf.why_not.kind, SpeedNotUsed::Kind::kTooFewFunctions);
+  EXPECT_EQ(sf.why_not.side, "head");
+  EXPECT_EQ(sf.why_not.run, 2u);
+  EXPECT_EQ(sf.why_not.functions, 4u);
+  EXPECT_EQ(explain::speed_not_used(sf.why_not), "head run 2 has 4 functions with enough calls (>= 5 needed)");
   EXPECT_EQ(sf.leave_out(0, 0, 0), 0.0);
 }
 
@@ -205,7 +209,7 @@ Trials run_trials(const std::vector<SyntheticFunction>& fns, double slow, bool n
     o.quantiles = {QuantileSpec::parse("p50")};
     o.thresholds.defaults = {0.05, 0.05};
     o.normalize_speed = normalize;
-    const auto c = compare_explained(base, head, meta, meta, o);
+    const auto c = compare(base, head, meta, meta, o);
     for (const auto& f : c.functions) {
       const auto& q = f.quantiles[0];
       ++t.tests;
@@ -264,7 +268,7 @@ TEST(SpeedNormalization, UniformSlowdownIsTheCommonShift) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.05, 0.05};
-  const auto paired = compare_explained(base, head, meta, meta, o);
+  const auto paired = compare(base, head, meta, meta, o);
   EXPECT_TRUE(paired.paired);
   ASSERT_TRUE(paired.common_shift_tested);
   EXPECT_NEAR(paired.common_shift.ratio, 1.2, 0.03);
@@ -273,10 +277,11 @@ TEST(SpeedNormalization, UniformSlowdownIsTheCommonShift) {
   EXPECT_EQ(paired.counts.regression, 0);
 
   o.pairing = Pairing::kOff;
-  const auto stored = compare_explained(base, head, meta, meta, o);
+  const auto stored = compare(base, head, meta, meta, o);
   EXPECT_FALSE(stored.common_shift_tested);
   EXPECT_FALSE(stored.fails());
-  const bool warned = std::any_of(stored.warnings.begin(), stored.warnings.end(), [](const std::string& w) {
+  const auto warnings = explain::warnings(stored);
+  const bool warned = std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
     return w.find("every function moved alike: 1.2") != std::string::npos;
   });
   EXPECT_TRUE(warned);
@@ -296,16 +301,16 @@ TEST(SpeedNormalization, ReportsNoiseDetectableEffectAndRunsToDecide) {
   CompareOptions o;
   o.quantiles = {QuantileSpec::parse("p50")};
   o.thresholds.defaults = {0.05, 0.05};
-  const auto c = compare_explained(base, head, meta, meta, o);
+  const auto c = compare(base, head, meta, meta, o);
   for (const auto& f : c.functions) {
     const auto& q = f.quantiles[0];
     EXPECT_GT(q.noise, 0.005) << f.name;
     EXPECT_GT(q.detectable, 1.05) << f.name;
     if (q.verdict == Verdict::kInconclusive) {
       EXPECT_GT(q.units_to_decide, q.units) << f.name;
-      EXPECT_TRUE(q.reason.find("pairs of runs at the measured noise") != std::string::npos ||
-                  q.reason.find("too close to the threshold") != std::string::npos)
-          << q.reason;
+      EXPECT_TRUE(explain::reason(q).find("pairs of runs at the measured noise") != std::string::npos ||
+                  explain::reason(q).find("too close to the threshold") != std::string::npos)
+          << explain::reason(q);
     }
   }
 }

@@ -6,11 +6,12 @@
 #include <cmath>
 #include <random>
 
+#include "explain/explain.hpp"
 #include "profile/function_samples.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
 #include "synthetic.hpp"
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
 
@@ -314,7 +315,7 @@ TEST(Instrument, TooFewSampledRunsIsInsufficientData) {
   const auto& q = hot(c).quantiles.at(0);
   EXPECT_EQ(q.verdict, stats::Verdict::kInsufficientData);
   EXPECT_EQ(q.why.kind, stats::Why::Kind::kTooFewSampledRuns);
-  EXPECT_NE(q.reason.find("sampled runs"), std::string::npos) << q.reason;
+  EXPECT_NE(explain::reason(q).find("sampled runs"), std::string::npos) << explain::reason(q);
 }
 
 // samples_by_function over a hand-made profile: inclusive, once per sample, probes apart.
@@ -365,7 +366,7 @@ TEST(Instrument, SpeedFactorsFromSampledFunctionsWhenProbesOnlyCount) {
   count_only(s.base);
   count_only(s.head);
   const auto sf = stats::speed_factors(s.base, s.head, options());
-  ASSERT_TRUE(sf.usable) << sf.why_not;
+  ASSERT_TRUE(sf.usable) << explain::speed_not_used(sf.why_not);
   // The slow spells (1.4x, a third of the runs) are what the factors find: log 1.4 = 0.34 above the
   // fast runs, which hold every function's median.
   for (int side = 0; side < 2; ++side)

@@ -1,6 +1,6 @@
 // estimate_benchmarks: per-run benchmark values into RunSamples (point runs: a benchmark line has
 // no within-run spread gate could see), then the same paired or bootstrap interval as functions.
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@ namespace {
 using RunValues = std::map<std::string, std::map<std::string, double>>;
 
 std::vector<RunValues> values_of(const std::vector<RunResult>& runs, std::set<std::string>* higher_better,
-                                 std::vector<std::string>* warnings) {
+                                 std::vector<BenchmarkFinding>* findings) {
   std::vector<RunValues> out;
   for (const auto& r : runs) {
     std::map<std::string, std::map<std::string, std::vector<double>>> all;
@@ -33,7 +33,8 @@ std::vector<RunValues> values_of(const std::vector<RunResult>& runs, std::set<st
     out.push_back(std::move(rv));
     higher_better->insert(r.benchmark_higher_better.begin(), r.benchmark_higher_better.end());
     for (const auto& w : r.benchmark_warnings)
-      if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) warnings->push_back(w);
+      if (std::none_of(findings->begin(), findings->end(), [&](const BenchmarkFinding& f) { return f.recorded == w; }))
+        findings->push_back({BenchmarkFinding::Kind::kOutputLine, "", "", w});
   }
   return out;
 }
@@ -134,8 +135,8 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
                                         bool paired, const SpeedFactors& speed) {
   BenchmarkComparison out;
   std::set<std::string> higher;
-  const std::vector<RunValues> runs[2] = {values_of(base_runs, &higher, &out.warnings),
-                                          values_of(head_runs, &higher, &out.warnings)};
+  const std::vector<RunValues> runs[2] = {values_of(base_runs, &higher, &out.findings),
+                                          values_of(head_runs, &higher, &out.findings)};
   std::map<std::string, std::set<std::string>> units[2];  // name -> units, per side
   for (int i = 0; i < 2; ++i)
     for (const auto& r : runs[i])
@@ -150,7 +151,7 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
     if (h == units[1].end()) continue;
     for (const auto& unit : base_units) {
       if (!h->second.count(unit)) {
-        out.warnings.push_back(name + ": " + unit + " is in base but not in head; not compared");
+        out.findings.push_back({BenchmarkFinding::Kind::kUnitOnlyInBase, name, unit});
         continue;
       }
       BenchmarkMetricComparison m;
@@ -164,9 +165,23 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
       out.metrics.push_back(std::move(m));
     }
     for (const auto& unit : h->second)
-      if (!base_units.count(unit)) out.warnings.push_back(name + ": " + unit + " is in head but not in base; not compared");
+      if (!base_units.count(unit)) out.findings.push_back({BenchmarkFinding::Kind::kUnitOnlyInHead, name, unit});
   }
   return out;
+}
+
+BenchmarkSource benchmark_source(const std::vector<RunResult>& runs) {
+  BenchmarkSource s;
+  for (const auto& r : runs) {
+    if (r.benchmarks.empty()) continue;
+    ++s.runs;
+    if (r.clean_executions > 0) {
+      ++s.clean_runs;
+      s.clean_executions += r.clean_executions;
+      s.probed_executions += r.probed_executions;
+    }
+  }
+  return s;
 }
 
 }  // namespace gate::stats

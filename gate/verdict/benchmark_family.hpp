@@ -19,7 +19,7 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
 
 // Every test of `c` (functions, the tested common shift, benchmark metrics in the family) decided
 // again as one family from the intervals they now hold: after an interval changed (benchmarks
-// joined, layouts widened). The caller then calls explain::explain (idempotent).
+// joined, layouts widened). Its sentences are written when it is rendered (explain/).
 void redecide(stats::Comparison& c, const stats::CompareOptions& o);
 
 // stats::compare, then judge_benchmarks: what check, ab and compare call.

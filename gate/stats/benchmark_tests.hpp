@@ -17,7 +17,7 @@ namespace gate::stats {
 // allocs/op and custom units are not speed and are left alone): paired t when `paired` (gate ab), else the run-level bootstrap, with the options' default
 // band, confidence, resamples and min_runs. A run that printed a benchmark several times
 // (-test.count N) counts once, with the median of its values. Verdicts are provisional (raw
-// p-values): the caller adjusts them in one family with the function tests (verdict/benchmarks.hpp).
+// p-values): the caller adjusts them in one family with the function tests (verdict/benchmark_family.hpp).
 // Names that ran on one side only, and units missing on one side, are listed, never dropped.
 BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
                                         const std::vector<RunResult>& head_runs, const CompareOptions& o,

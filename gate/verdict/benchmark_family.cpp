@@ -1,14 +1,12 @@
-// judge_benchmarks: estimate the benchmark metrics (stats/benchmarks), then adjust every test of the
+// judge_benchmarks: estimate the benchmark metrics (stats/benchmark_tests), then adjust every test of the
 // comparison in one family and re-decide, as stats::compare's decide_all does for functions alone.
-#include "verdict/benchmarks.hpp"
+#include "verdict/benchmark_family.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "explain/explain.hpp"
-#include "gobench/source.hpp"
-#include "stats/benchmarks.hpp"
+#include "stats/benchmark_tests.hpp"
 #include "stats/family.hpp"
 #include "verdict/exit_code.hpp"
 #include "verdict/instruments.hpp"
@@ -77,20 +75,10 @@ void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_r
   if (!has_benchmarks(base_runs) && !has_benchmarks(head_runs)) return;
   c.benchmarks = stats::estimate_benchmarks(base_runs, head_runs, o, c.paired, stats::speed_factors(base_runs, head_runs, o));
   auto& bm = c.benchmarks;
-  for (const auto& name : bm.only_in_base)
-    c.warnings.push_back("benchmark " + name + " ran in base but not in head: not compared (renamed, removed, or "
-                         "no longer matched by -test.bench?)");
-  for (const auto& name : bm.only_in_head)
-    c.warnings.push_back("benchmark " + name + " ran in head but not in base: not compared (new, or renamed?)");
-  for (const auto& w : bm.warnings) c.warnings.push_back("benchmark output: " + w);
-  const std::string base_source = gobench::benchmark_source(base_runs), head_source = gobench::benchmark_source(head_runs);
-  bm.source = base_source == head_source || head_source.empty() ? base_source
-              : base_source.empty()                            ? head_source
-                                                               : "base: " + base_source + "; head: " + head_source;
+  bm.base_source = stats::benchmark_source(base_runs);
+  bm.head_source = stats::benchmark_source(head_runs);
   if (!has_benchmarks(base_runs) || !has_benchmarks(head_runs))
-    c.warnings.push_back(std::string(has_benchmarks(base_runs) ? "head" : "base") +
-                         " holds no benchmark results: benchmarks are not compared (was it recorded without "
-                         "benchmarks: go?)");
+    bm.without_results = has_benchmarks(base_runs) ? "head" : "base";
 
   redecide(c, o);
   c.method_facts.with_benchmarks = true;
@@ -113,7 +101,6 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
   stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
   judge_instruments(c, base_runs, head_runs, o);
   judge_benchmarks(c, base_runs, head_runs, o);
-  explain::explain(c, o);
   c.exit_code = exit_code(c, o.fail_on_suspect);
   return c;
 }
