@@ -100,11 +100,7 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
-      qc.why.kind = Why::Kind::kTooFewMetricRuns;
-      qc.why.side = i == 0 ? "base" : "head";
-      qc.why.need_runs = o.min_runs;
-      qc.why.have = static_cast<int>(samples[i].runs());
-      qc.more_runs_would_help = true;
+      qc.too_few(Why::Kind::kTooFewMetricRuns, static_cast<int>(samples[i].runs()), o.min_runs, i == 0 ? "base" : "head");
       return;
     }
   }
@@ -118,10 +114,7 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
   const RatioInterval r =
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {
-    qc.why.kind = Why::Kind::kTooFewMetricPairs;
-    qc.why.need_runs = o.min_runs;
-    qc.why.have = qc.units;
-    qc.more_runs_would_help = true;
+    qc.too_few(Why::Kind::kTooFewMetricPairs, qc.units, o.min_runs);
     return;
   }
   fill_interval(qc, r, paired);

@@ -281,11 +281,7 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
       return;
     }
     if (static_cast<int>(s.runs.size()) < o.min_runs) {
-      qc.why.kind = Why::Kind::kTooFewRuns;
-      qc.why.side = s.label;
-      qc.why.need_runs = o.min_runs;
-      qc.why.have = static_cast<int>(s.runs.size());
-      qc.more_runs_would_help = true;
+      qc.too_few(Why::Kind::kTooFewRuns, static_cast<int>(s.runs.size()), o.min_runs, s.label);
       return;
     }
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
@@ -301,11 +297,8 @@ void estimate(QuantileComparison& qc, const QuantileSpec& spec, const std::strin
   const RatioInterval r = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, function, spec.name)),
                                           plan.paired, &qc.units);
   if (plan.paired && qc.units < o.min_runs) {
-    qc.why.kind = Why::Kind::kTooFewPairs;
+    qc.too_few(Why::Kind::kTooFewPairs, qc.units, o.min_runs);
     qc.why.need_calls = need_calls;
-    qc.why.need_runs = o.min_runs;
-    qc.why.have = qc.units;
-    qc.more_runs_would_help = true;
     return;
   }
   take_interval(qc, r, plan.paired);
@@ -403,10 +396,7 @@ QuantileComparison common_shift_of(const SpeedFactors& sf, bool paired, const Co
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, test_seed(o.seed, "(all functions)", "speed")), paired,
                       &qc.units);
   if (qc.units < o.min_runs) {
-    qc.why.kind = paired ? Why::Kind::kTooFewPairs : Why::Kind::kTooFewRuns;
-    qc.why.need_runs = o.min_runs;
-    qc.why.have = qc.units;
-    qc.more_runs_would_help = true;
+    qc.too_few(paired ? Why::Kind::kTooFewPairs : Why::Kind::kTooFewRuns, qc.units, o.min_runs);
     return qc;
   }
   take_interval(qc, r, paired);

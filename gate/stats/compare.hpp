@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -264,6 +265,15 @@ struct QuantileComparison {
     double factor = 1;    // log_scale after / before
   } layouts;
   bool tested() const { return verdict != Verdict::kInsufficientData; }
+  // Undecidable for want of units: why.kind, `have` of the `need` needed (on `side`, when one side
+  // lacks them); more runs would help.
+  void too_few(Why::Kind kind, int have, int need, std::string side = "") {
+    why.kind = kind;
+    why.side = std::move(side);
+    why.need_runs = need;
+    why.have = have;
+    more_runs_would_help = true;
+  }
 };
 
 // Per side, totals over its runs.

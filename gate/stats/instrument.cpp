@@ -167,11 +167,7 @@ QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const s
     }
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
-      qc.why.kind = Why::Kind::kTooFewSampledRuns;
-      qc.why.side = i == 0 ? "base" : "head";
-      qc.why.need_runs = o.min_runs;
-      qc.why.have = static_cast<int>(samples[i].runs());
-      qc.more_runs_would_help = true;
+      qc.too_few(Why::Kind::kTooFewSampledRuns, static_cast<int>(samples[i].runs()), o.min_runs, i == 0 ? "base" : "head");
       return qc;
     }
   }
@@ -179,10 +175,7 @@ QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const s
   const RatioInterval r =
       ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {
-    qc.why.kind = Why::Kind::kTooFewPairs;
-    qc.why.need_runs = o.min_runs;
-    qc.why.have = qc.units;
-    qc.more_runs_would_help = true;
+    qc.too_few(Why::Kind::kTooFewPairs, qc.units, o.min_runs);
     return qc;
   }
   fill_interval(qc, r, paired);

@@ -95,12 +95,14 @@ void redecide(stats::Comparison& c, const stats::CompareOptions& o) {
 stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_runs,
                                           const std::vector<RunResult>& head_runs, const ResultFile& base_meta,
                                           const ResultFile& head_meta, const stats::CompareOptions& o) {
-  std::vector<RunResult> base, head;  // a pilot pair is in no test (RunResult::pilot)
-  if (without_pilot_pairs(base_runs, head_runs, base, head))
-    return compare_with_benchmarks(base, head, base_meta, head_meta, o);
-  stats::Comparison c = stats::compare(base_runs, head_runs, base_meta, head_meta, o);
-  judge_instruments(c, base_runs, head_runs, o);
-  judge_benchmarks(c, base_runs, head_runs, o);
+  // A pilot pair is in no test (RunResult::pilot); the instruments are chosen with it.
+  std::vector<RunResult> base, head;
+  const bool pilots = without_pilot_pairs(base_runs, head_runs, base, head);
+  const std::vector<RunResult>& tb = pilots ? base : base_runs;
+  const std::vector<RunResult>& th = pilots ? head : head_runs;
+  stats::Comparison c = stats::compare(tb, th, base_meta, head_meta, o);
+  judge_instruments(c, base_runs, head_runs, o, &tb, &th);
+  judge_benchmarks(c, tb, th, o);
   c.exit_code = exit_code(c, o.fail_on_suspect);
   return c;
 }

@@ -50,7 +50,10 @@ stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::stri
 }  // namespace
 
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
-                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o) {
+                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
+                       const std::vector<RunResult>* test_base, const std::vector<RunResult>* test_head) {
+  const std::vector<RunResult>& tb = test_base ? *test_base : base_runs;
+  const std::vector<RunResult>& th = test_head ? *test_head : head_runs;
   const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
   bool replaced = false;
   std::optional<stats::SpeedFactors> speed;
@@ -59,13 +62,13 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
     const stats::InstrumentFacts facts = stats::instrument_facts(base_runs, head_runs, f.name);
     if (facts.sampled) {
       f.probe_share = facts.probe_share;
-      f.base_cpu_ns = median_cpu_ns(base_runs, f.name);
-      f.head_cpu_ns = median_cpu_ns(head_runs, f.name);
+      f.base_cpu_ns = median_cpu_ns(tb, f.name);
+      f.head_cpu_ns = median_cpu_ns(th, f.name);
     }
     if (stats::choose_instrument(setting, facts, rule) != stats::Instrument::kSamples) continue;
-    if (!speed) speed = stats::speed_factors(base_runs, head_runs, o);
+    if (!speed) speed = stats::speed_factors(tb, th, o);
     f.instrument = static_cast<uint8_t>(stats::Instrument::kSamples);
-    f.quantiles = {stats::sampled_test(base_runs, head_runs, f.name, o, c.paired, *speed)};
+    f.quantiles = {stats::sampled_test(tb, th, f.name, o, c.paired, *speed)};
     replaced = true;
   }
   if (replaced) redecide(c, o);
