@@ -213,11 +213,7 @@ bool Measurer::execute(SignalWatch* signals) {
     }
     open_unit_.push_back(std::move(r));
   } catch (const Error& ex) {
-    open_unit_.clear();
-    open_clean_.clear();
-    open_sampled_.clear();
-    fail(ex);
-    return false;
+    return fail_unit(ex);
   }
   return true;
 }
@@ -411,11 +407,7 @@ bool Measurer::execute_sampled(SignalWatch* signals, bool keep) {
     opts_.session.on_collected(s);
     if (keep) open_sampled_.push_back(std::move(s));
   } catch (const Error& ex) {
-    open_unit_.clear();
-    open_clean_.clear();
-    open_sampled_.clear();
-    fail(ex);
-    return false;
+    return fail_unit(ex);
   }
   return true;
 }
@@ -436,6 +428,14 @@ void Measurer::fail(const Error& e) {
   m_.failure = e;
   m_.result.partial = true;
   m_.result.partial_reason = e.what();
+}
+
+bool Measurer::fail_unit(const Error& e) {
+  open_unit_.clear();
+  open_clean_.clear();
+  open_sampled_.clear();
+  fail(e);
+  return false;
 }
 
 bool Measurer::warm_up(int count, SignalWatch* signals) {

@@ -128,6 +128,9 @@ class Measurer {
   ResultFile& mutable_result() { return m_.result; }
 
  private:
+  // An execution of the open unit failed: the unit's executions are dropped (a failed unit is never
+  // compared), the result is partial. Returns false.
+  bool fail_unit(const Error& e);
   void reattach(int copy_index);
   int rounds_ = 0;
   bool replanned_ = false;  // count_calls_only changed the plan: re-attach before the next unit
