@@ -164,7 +164,7 @@ struct RunResult {
   // gate ab's first pair, when calls: auto took probes off after it (issue 39): it measured the
   // functions with probes the later pairs do not have, so a traced caller's latency in it holds its
   // callees' probe hits and the later pairs' do not. It planned the rest, and is left out of every
-  // test (results::without_pilot_pairs). JSON "pilot": true; absent: false.
+  // test (without_pilot_pairs, below). JSON "pilot": true; absent: false.
   bool pilot = false;
 
   const FunctionRun* find(const std::string& name) const {

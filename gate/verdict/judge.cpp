@@ -214,7 +214,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
     if (pilot) {
       base_side.set_sampled_per_unit(sizing.executions);
       head_side.set_sampled_per_unit(sizing.executions);
-      if (opts.session.log)
+      if (opts.session.log && names.empty())  // else the probes change too: the line below says so
         opts.session.log("the first pair was the sampled executions' pilot: it counts for the probed figures only; "
                          "the pairs are counted from the next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
     }
@@ -236,7 +236,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
     // in no test, not counted.
     base_side.mark_pilots();
     head_side.mark_pilots();
-    if (opts.session.log && !pilot)
+    if (opts.session.log)
       opts.session.log("the first pair measured with the probes calls: auto has now taken off: it is a pilot, in no "
                        "test; the pairs are counted from the next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
     return true;
