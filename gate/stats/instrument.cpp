@@ -15,6 +15,8 @@
 namespace gate::stats {
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 
 const RunResult* first_unit(const std::vector<RunResult>& runs) { return runs.empty() ? nullptr : &runs.front(); }
 
@@ -43,7 +45,9 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
   uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0, executions = 0;
   double sampled_ns = 0;
   f.sampled = true;
-  for (const RunResult* r : {first_unit(base_runs), first_unit(head_runs)}) {
+  const RunResult* firsts[2] = {first_unit(base_runs), first_unit(head_runs)};
+  for (int side = 0; side < 2; ++side) {
+    const RunResult* r = firsts[side];
     if (!r || r->sample_period_ns == 0) {
       f.sampled = false;
       continue;
@@ -51,7 +55,16 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
     const FunctionRun* fr = r->find(function);
     if (!fr) continue;
     ++units;
-    executions += static_cast<uint64_t>(sampled_executions_of(*r));
+    const int side_executions = sampled_executions_of(*r);
+    executions += static_cast<uint64_t>(side_executions);
+    f.side_samples[side] = fr->self_samples;
+    f.side_samples_per_execution[side] = static_cast<double>(fr->self_samples) / side_executions;
+    // The calls the samples came from: the probed executions' calls scaled to the sampled ones (as
+    // sampled_ns_per_call does).
+    f.side_calls[side] = r->sampled_executions > 0
+                             ? fr->calls * static_cast<uint64_t>(r->sampled_executions) /
+                                   static_cast<uint64_t>(std::max(r->probed_executions, 1))
+                             : fr->calls;
     cpu += fr->self_samples;
     probe += fr->probe_samples;
     inclusive += fr->cpu_samples;
@@ -102,6 +115,34 @@ double on_cpu_reference(const std::vector<RunResult>& base_runs, const std::vect
   return busiest ? std::min(1.0, busiest->sampled_ns / static_cast<double>(busiest->probed_ns)) : 0;
 }
 
+FirstPairRatio first_pair_ratio(const InstrumentFacts& f) {
+  FirstPairRatio out;
+  const double b = static_cast<double>(f.side_samples[0]), h = static_cast<double>(f.side_samples[1]);
+  if (b <= 0 || h <= 0 || f.side_calls[0] == 0 || f.side_calls[1] == 0) return out;
+  out.ratio = (h / static_cast<double>(f.side_calls[1])) / (b / static_cast<double>(f.side_calls[0]));
+  out.log_sd = std::sqrt(1 / b + 1 / h);
+  return out;
+}
+
+double smaller_side_samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
+  const double least = std::min(f.side_samples_per_execution[0], f.side_samples_per_execution[1]);
+  return rule.planned_executions > 0 ? least * rule.planned_executions : least;
+}
+
+double sds_beyond_band(const InstrumentFacts& f, const Band& band) {
+  const FirstPairRatio r = first_pair_ratio(f);
+  if (!(r.ratio > 0) || !(r.log_sd > 0)) return kNaN;
+  const double x = std::log(r.ratio);
+  const double edge = x >= 0 ? std::log1p(band.regression)
+                             : (band.improvement < 1 ? std::log1p(-band.improvement) : -kInf);
+  return (x >= 0 ? x - edge : edge - x) / r.log_sd;
+}
+
+bool decisive_below_floor(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band) {
+  if (smaller_side_samples_per_unit(f, rule) < rule.min_samples_decisive) return false;
+  return sds_beyond_band(f, band) > rule.decisive_sds;  // NaN: false
+}
+
 double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
   return rule.planned_executions > 0 ? f.samples_per_execution * rule.planned_executions : f.samples_per_unit;
 }
@@ -116,12 +157,14 @@ bool samples_but_for_count(const InstrumentFacts& f, const InstrumentRule& rule)
 
 }  // namespace
 
-Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule) {
+Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule,
+                             const Band* band) {
   if (setting == MeasureSetting::kProbes) return Instrument::kProbes;
   if (setting == MeasureSetting::kSamples) return Instrument::kSamples;
   if (!f.sampled) return Instrument::kProbes;
   if (!f.latency_timed) return Instrument::kSamples;  // calls: entry: the probes time nothing
-  if (samples_per_unit(f, rule) < rule.min_samples_per_unit) return Instrument::kProbes;
+  if (samples_per_unit(f, rule) < rule.min_samples_per_unit && !(band && decisive_below_floor(f, rule, *band)))
+    return Instrument::kProbes;
   return samples_but_for_count(f, rule) ? Instrument::kSamples : Instrument::kProbes;
 }
 

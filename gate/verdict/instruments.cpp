@@ -47,6 +47,11 @@ stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::stri
   return static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
 }
 
+// The band the sampled test of `name` will have (stats::sampled_test), for auto's decisive case.
+stats::Band sampled_band(const stats::CompareOptions& o, const std::string& name) {
+  return o.thresholds.lookup(name, stats::kSampledTestName);
+}
+
 }  // namespace
 
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
@@ -55,6 +60,9 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
   const std::vector<RunResult>& tb = test_base ? *test_base : base_runs;
   const std::vector<RunResult>& th = test_head ? *test_head : head_runs;
   const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
+  // auto's decisive case reads the first pair: only where that pair is in no test (a pilot).
+  const bool first_pair_left_out = !base_runs.empty() && base_runs.front().pilot && !head_runs.empty() &&
+                                   head_runs.front().pilot;
   bool replaced = false;
   std::optional<stats::SpeedFactors> speed;
   for (auto& f : c.functions) {
@@ -65,7 +73,10 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
       f.base_cpu_ns = median_cpu_ns(tb, f.name);
       f.head_cpu_ns = median_cpu_ns(th, f.name);
     }
-    if (stats::choose_instrument(setting, facts, rule) != stats::Instrument::kSamples) continue;
+    const stats::Band band = sampled_band(o, f.name);
+    if (stats::choose_instrument(setting, facts, rule, first_pair_left_out ? &band : nullptr) !=
+        stats::Instrument::kSamples)
+      continue;
     if (!speed) speed = stats::speed_factors(tb, th, o);
     f.instrument = static_cast<uint8_t>(stats::Instrument::kSamples);
     f.quantiles = {stats::sampled_test(tb, th, f.name, o, c.paired, *speed)};
@@ -85,7 +96,8 @@ std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cf
     if (cfg.calls_of(name) != "auto") continue;
     const auto setting = setting_of(o, name);
     const auto facts = stats::instrument_facts(base_runs, head_runs, name);
-    if (facts.latency_timed && stats::choose_instrument(setting, facts, rule) == stats::Instrument::kSamples)
+    const stats::Band band = sampled_band(o, name);
+    if (facts.latency_timed && stats::choose_instrument(setting, facts, rule, &band) == stats::Instrument::kSamples)
       out.push_back(name);
   }
   return out;
@@ -122,8 +134,16 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
     const int k = stats::executions_for_samples(facts, rule);
     if (k == 0 || (!apart && k <= first)) continue;  // enough already, or not a candidate
     if (facts.samples_per_execution * cap < rule.min_samples_per_unit) {
-      out.too_sparse.emplace_back(name, facts.samples_per_execution);
-      continue;
+      stats::InstrumentRule at_cap = rule;
+      at_cap.planned_executions = cap;
+      const stats::Band band = sampled_band(o, name);
+      // Only apart: the first pair is then a pilot, in no test, so it may choose by its reading.
+      if (!apart || cap < 1 || !stats::decisive_below_floor(facts, at_cap, band)) {
+        out.too_sparse.emplace_back(name, facts.samples_per_execution);
+        continue;
+      }
+      out.decisive.push_back({name, stats::first_pair_ratio(facts).ratio, stats::sds_beyond_band(facts, band),
+                              stats::smaller_side_samples_per_unit(facts, at_cap)});
     }
     want = std::max(want, std::min(k, cap));
     out.functions.emplace_back(name, facts.samples_per_execution);
@@ -142,6 +162,10 @@ std::string describe_sizing(const SampleSizing& s) {
   for (size_t i = 0; i < s.functions.size(); ++i)
     out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
            " samples an execution";
+  for (const auto& d : s.decisive)
+    out += "; " + d.function + " fewer (~" + fmt("%.0f", d.smaller_side_samples) + " a unit on its sparser side, below " +
+           fmt("%.0f", rule.min_samples_per_unit) + "), but its first pair's samples read " + fmt("%.2f", d.ratio) +
+           "x, beyond the band by " + fmt("%.1f", d.sds) + " sd of their count: measured by samples";
   return out;
 }
 

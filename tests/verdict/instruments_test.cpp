@@ -198,11 +198,11 @@ TEST(Instrument, PlannedUnitsCountTheirSamples) {
 
 // Synthetic sides whose main.hot gets `own_ns` of CPU a call (100,000 calls a run), executions of
 // `execution_s` probed seconds each.
-Sides sparse_sides(double own_ns, double execution_s, uint64_t seed) {
+Sides sparse_sides(double own_ns, double execution_s, uint64_t seed, double head_scale = 1.0) {
   Sides s = make_sides(1.0, seed, 5);
   std::vector<double> speed(5, 1.0);
   add_samples(s.base, "main.hot", own_ns, 1.0, 0.998, speed, seed + 1);
-  add_samples(s.head, "main.hot", own_ns, 1.0, 0.998, speed, seed + 2);
+  add_samples(s.head, "main.hot", own_ns, head_scale, 0.998, speed, seed + 2);
   for (auto* side : {&s.base, &s.head})
     for (auto& r : *side) r.duration_s = execution_s;
   return s;
@@ -247,6 +247,84 @@ TEST(Instrument, SampleSizedExecutionsGrowUnitsWithinTheCap) {
   s = sparse_sides(14, 0.2, 14);
   cfg.service = runner::ServiceSpec{};
   EXPECT_EQ(verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds).executions, 0);
+}
+
+// Below the sample floor, a first pair whose samples read a change far beyond the band still picks
+// samples (the shop's pricing.Apply under issue 34's loop: 6 samples an execution at base, 55 at
+// head, probes reading 1.10x); an A/A, a change within the band's reach of the counting noise, or a
+// side that would count too few samples a unit do not.
+TEST(Instrument, DecisiveBelowTheFloor) {
+  stats::InstrumentRule rule;
+  rule.planned_executions = 3;
+  stats::InstrumentFacts f;
+  f.sampled = f.latency_timed = true;
+  f.probe_share = 0.9;
+  f.on_cpu = 0.9;
+  f.side_calls[0] = f.side_calls[1] = 1770;
+  f.side_samples[0] = 6;
+  f.side_samples[1] = 55;
+  f.side_samples_per_execution[0] = 6;
+  f.side_samples_per_execution[1] = 55;
+  f.samples_per_execution = f.samples_per_unit = 30.5;  // 91.5 a planned unit: below 100
+  const stats::Band band{0.10, 0.10};
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes)
+      << "no band: no decisive case (gate run, or a first pair that is in the tests)";
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  EXPECT_NEAR(stats::first_pair_ratio(f).ratio, 55.0 / 6, 1e-9);
+  // log(9.17) - log(1.1) = 2.12 against sd sqrt(1/6 + 1/55) = 0.43: 4.9 sd.
+  EXPECT_NEAR(stats::sds_beyond_band(f, band), (std::log(55.0 / 6) - std::log(1.1)) / std::sqrt(1.0 / 6 + 1.0 / 55), 1e-9);
+  rule.planned_executions = 1;  // 6 samples a unit on the base side: a unit could count zero
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  rule.planned_executions = 3;
+  f.side_samples[1] = 14;  // 2.3x on 6 and 14 samples: 1.5 sd beyond the band
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  f.side_samples[1] = 6;  // A/A
+  EXPECT_LT(stats::sds_beyond_band(f, band), 0);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  f.side_samples[0] = 55;  // head 9x faster: an improvement as decisive
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  f.side_samples[0] = 0;  // no base sample: no ratio
+  EXPECT_TRUE(std::isnan(stats::sds_beyond_band(f, band)));
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  f.side_samples[0] = 6;
+  f.side_samples[1] = 55;
+  f.on_cpu = 0.01;  // it waits: probes, however the samples read
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+}
+
+// The same through gate ab's sizing and verdict: sampled apart, a head 8x the base's own time whose
+// units stay below the floor is sized and measured by samples when its first pair is a pilot, and
+// stays on probes when that pair is in the tests.
+TEST(Instrument, DecisiveBelowTheFloorThroughSizingAndVerdict) {
+  runner::Config cfg;
+  const auto o = options();
+  // 100,000 calls x 14 ns / 200 us: ~7 samples an execution at base, ~56 at head; 2 bare executions
+  // a unit (3 s / 1.5 s): ~63 a unit pooled, below 100.
+  Sides s = sparse_sides(14, 2.0, 31, 8.0);
+  auto sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledApartSeconds, true, 1.5);
+  EXPECT_TRUE(sizing.too_sparse.empty());
+  ASSERT_EQ(sizing.decisive.size(), 1u);
+  EXPECT_EQ(sizing.decisive[0].function, "main.hot");
+  EXPECT_GT(sizing.decisive[0].ratio, 4);
+  EXPECT_GT(sizing.decisive[0].sds, 3);
+  EXPECT_EQ(sizing.executions, 2);
+  EXPECT_NE(verdict::describe_sizing(sizing).find("measured by samples"), std::string::npos) << verdict::describe_sizing(sizing);
+  // Not apart (the probed units would grow): the first pair need not be a pilot, so no decisive case.
+  sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, 2 * 2.0);
+  EXPECT_TRUE(sizing.decisive.empty());
+  // The verdict: the first pair a pilot (gate ab marks it) gives samples; in the tests, probes. The
+  // later units have the sizing's 2 sampled executions (their samples are not doubled here: both
+  // sides alike, the choice does not look at them).
+  for (auto* side : {&s.base, &s.head})
+    for (size_t i = 1; i < side->size(); ++i) {
+      (*side)[i].sampled_executions = 2;
+      (*side)[i].probed_executions = 1;
+    }
+  stats::Comparison c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+  EXPECT_EQ(hot(c).instrument, 0) << "the first pair is in the tests: it may not choose by its reading";
+  s.base.front().pilot = s.head.front().pilot = true;
+  c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, options());
+  EXPECT_EQ(hot(c).instrument, static_cast<uint8_t>(stats::Instrument::kSamples));
 }
 
 // After units grew, the first pair's smaller units (a few samples, probes still on) are left out of
