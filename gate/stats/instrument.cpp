@@ -138,10 +138,6 @@ double sds_beyond_band(const InstrumentFacts& f, const Band& band) {
   return (x >= 0 ? x - edge : edge - x) / r.log_sd;
 }
 
-bool decisive_below_floor(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band) {
-  if (smaller_side_samples_per_unit(f, rule) < rule.min_samples_decisive) return false;
-  return sds_beyond_band(f, band) > rule.decisive_sds;  // NaN: false
-}
 
 double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
   return rule.planned_executions > 0 ? f.samples_per_execution * rule.planned_executions : f.samples_per_unit;
@@ -149,13 +145,24 @@ double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
 
 namespace {
 
+bool probes_dominate(const InstrumentFacts& f, const InstrumentRule& rule) { return f.probe_share > rule.max_probe_share; }
+
 // auto's rule without the count of samples: the probes dominate a function that runs on CPU.
 bool samples_but_for_count(const InstrumentFacts& f, const InstrumentRule& rule) {
   if (f.on_cpu < rule.min_on_cpu || f.on_cpu < rule.min_on_cpu_relative * rule.on_cpu_reference) return false;
-  return f.probe_share > rule.max_probe_share;
+  return probes_dominate(f, rule);
+}
+
+// decisive_first_pair but for the count.
+bool decisive_but_for_count(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band) {
+  return probes_dominate(f, rule) && sds_beyond_band(f, band) > rule.decisive_sds;  // NaN: false
 }
 
 }  // namespace
+
+bool decisive_first_pair(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band) {
+  return smaller_side_samples_per_unit(f, rule) >= rule.min_samples_decisive && decisive_but_for_count(f, rule, band);
+}
 
 Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule,
                              const Band* band) {
@@ -163,13 +170,14 @@ Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, c
   if (setting == MeasureSetting::kSamples) return Instrument::kSamples;
   if (!f.sampled) return Instrument::kProbes;
   if (!f.latency_timed) return Instrument::kSamples;  // calls: entry: the probes time nothing
-  if (samples_per_unit(f, rule) < rule.min_samples_per_unit && !(band && decisive_below_floor(f, rule, *band)))
-    return Instrument::kProbes;
+  if (band && decisive_first_pair(f, rule, *band)) return Instrument::kSamples;
+  if (samples_per_unit(f, rule) < rule.min_samples_per_unit) return Instrument::kProbes;
   return samples_but_for_count(f, rule) ? Instrument::kSamples : Instrument::kProbes;
 }
 
-int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule) {
-  if (!f.sampled || !f.latency_timed || !(f.samples_per_execution > 0) || !samples_but_for_count(f, rule)) return 0;
+int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule, const Band* band) {
+  if (!f.sampled || !f.latency_timed || !(f.samples_per_execution > 0)) return 0;
+  if (!samples_but_for_count(f, rule) && !(band && decisive_but_for_count(f, rule, *band))) return 0;
   const double target = std::max(rule.target_samples_per_unit, rule.min_samples_per_unit);
   return static_cast<int>(std::max(1.0, std::ceil(target / f.samples_per_execution - 1e-9)));
 }

@@ -131,14 +131,19 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
     const std::string name = f.name;
     if (setting_of(o, name) != stats::MeasureSetting::kAuto) continue;
     const auto facts = stats::instrument_facts(base_runs, head_runs, name);
-    const int k = stats::executions_for_samples(facts, rule);
+    // Only apart may the first pair's reading choose (stats::decisive_first_pair): the first pair
+    // is then a pilot, in no test.
+    const stats::Band band = sampled_band(o, name);
+    const int k = stats::executions_for_samples(facts, rule, apart ? &band : nullptr);
     if (k == 0 || (!apart && k <= first)) continue;  // enough already, or not a candidate
-    if (facts.samples_per_execution * cap < rule.min_samples_per_unit) {
-      stats::InstrumentRule at_cap = rule;
-      at_cap.planned_executions = cap;
-      const stats::Band band = sampled_band(o, name);
-      // Only apart: the first pair is then a pilot, in no test, so it may choose by its reading.
-      if (!apart || cap < 1 || !stats::decisive_below_floor(facts, at_cap, band)) {
+    stats::InstrumentRule at_cap = rule;
+    at_cap.planned_executions = cap;
+    const bool decisive = apart && cap >= 1 && stats::decisive_first_pair(facts, at_cap, band);
+    // Chosen without the first pair's reading: a candidate by the ordinary rule, enough samples.
+    const bool ordinary = stats::executions_for_samples(facts, rule) > 0 &&
+                          facts.samples_per_execution * cap >= rule.min_samples_per_unit;
+    if (!ordinary) {
+      if (!decisive) {
         out.too_sparse.emplace_back(name, facts.samples_per_execution);
         continue;
       }
@@ -163,9 +168,9 @@ std::string describe_sizing(const SampleSizing& s) {
     out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
            " samples an execution";
   for (const auto& d : s.decisive)
-    out += "; " + d.function + " fewer (~" + fmt("%.0f", d.smaller_side_samples) + " a unit on its sparser side, below " +
-           fmt("%.0f", rule.min_samples_per_unit) + "), but its first pair's samples read " + fmt("%.2f", d.ratio) +
-           "x, beyond the band by " + fmt("%.1f", d.sds) + " sd of their count: measured by samples";
+    out += "; " + d.function + " by samples because its first pair's samples read " + fmt("%.2f", d.ratio) +
+           "x, beyond the band by " + fmt("%.1f", d.sds) + " sd of their count (~" + fmt("%.0f", d.smaller_side_samples) +
+           " samples a unit on its sparser side)";
   return out;
 }
 

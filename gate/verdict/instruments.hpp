@@ -59,9 +59,10 @@ struct SampleSizing {
   int executions = 0;
   std::vector<std::pair<std::string, double>> functions;  // name, self samples per execution
   std::vector<std::pair<std::string, double>> too_sparse;  // would need more than the cap: stay on probes
-  // Of `functions`, those short of the floor even at the cap, measured by samples all the same
-  // (stats::decisive_below_floor): the first pair's ratio, how many sd of its count beyond the band,
-  // and the sparser side's samples a unit at the cap.
+  // Of `functions`, those measured by samples only for their first pair's reading
+  // (stats::decisive_first_pair: short of the floor even at the cap, or off CPU for most of their
+  // probed time): the first pair's ratio, how many sd of its count beyond the band, and the sparser
+  // side's samples a unit at the cap.
   struct Decisive {
     std::string function;
     double ratio = 0, sds = 0, smaller_side_samples = 0;

@@ -36,7 +36,14 @@ bool MeasuredSide::close_unit() {
 
 double MeasuredSide::last_execution_seconds() const { return current().last_execution_seconds(); }
 
-double MeasuredSide::last_sampled_seconds() const { return current().last_sampled_seconds(); }
+// The longest of the variants' last sampled executions: gate ab reads it after the first pair's
+// trial, when current() has moved on to the next layout variant, which ran none (0 there sent every
+// layout-variant gate ab, ci/pre-merge.sh's included, to growing probed units instead).
+double MeasuredSide::last_sampled_seconds() const {
+  double s = 0;
+  for (const auto* m : variants_) s = std::max(s, m->last_sampled_seconds());
+  return s;
+}
 
 void MeasuredSide::set_executions_per_unit(int k) {
   for (auto* m : variants_) m->set_executions_per_unit(k);

@@ -7,21 +7,24 @@
 # cpu/call), verdict, ratio and interval,
 # then the tally. Root (BPF). Takes ~1-2 min a try.
 #
-# Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR] [--set LINE]... [-- GATE_AB_ARGS...]
+# Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR [--log]] [--set LINE]... [-- GATE_AB_ARGS...]
 #   --aa        the branch adds only a comment to pricing.go (A/A: nothing should be flagged)
 #   --tries N   how many pre-merge runs (default 10)
 #   --keep DIR  keep each try's report.json as DIR/try-K.json
+#   --log       with --keep: gate ab without -q, its progress lines (the instruments chosen after the
+#               first pair, the units) kept as DIR/try-K.log
 #   --set LINE  append LINE to the example's gate.yaml on both sides (e.g. --set 'measure: auto')
 # Environment: GATE (the gate binary; default build/gate/cli/gate), GATE_GO (go; default the newest).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$here/ci/env.sh"
-aa=0 tries=10 keep="" ab_args=() set_lines=()
+aa=0 tries=10 keep="" log=0 ab_args=() set_lines=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --aa) aa=1; shift ;;
     --tries) tries="${2:?--tries needs a count}"; shift 2 ;;
     --keep) keep="${2:?--keep needs a directory}"; shift 2 ;;
+    --log) log=1; shift ;;
     --set) set_lines+=("${2:?--set needs a gate.yaml line}"); shift 2 ;;
     --) shift; ab_args=("$@"); break ;;
     -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
@@ -36,6 +39,9 @@ GATE_GO="${GATE_GO:-$(gate_newest_go)}"  # by version: a sort of the paths picke
 [[ -x "${GATE_GO:-}" ]] || { echo "pre_merge_scenario: no Go toolchain: run ci/setup.sh or set GATE_GO" >&2; exit 2; }
 export PATH="$(dirname "$GATE_GO"):$PATH"
 [[ -n "$keep" ]] && mkdir -p "$keep"
+[[ $log -eq 1 && -z "$keep" ]] && { echo "pre_merge_scenario: --log needs --keep DIR (where the logs go)" >&2; exit 2; }
+quiet=(-q)
+[[ $log -eq 1 ]] && quiet=()
 
 tmp="$(mktemp -d /tmp/gate-pre-merge-scenario.XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
@@ -82,7 +88,7 @@ declare -i flagged=0 failed=0 other=0
 for k in $(seq 1 "$tries"); do
   rep="$tmp/report-$k"
   set +e
-  bash "$here/ci/pre-merge.sh" -c shop/gate.yaml --base main --gate "$gate" -- -q --report-dir "$rep" "${ab_args[@]}" \
+  bash "$here/ci/pre-merge.sh" -c shop/gate.yaml --base main --gate "$gate" -- "${quiet[@]}" --report-dir "$rep" "${ab_args[@]}" \
     >"$tmp/out-$k.txt" 2>&1
   rc=$?
   set -e
@@ -106,6 +112,7 @@ else:
 PY
 )"
   [[ -n "$keep" && -f "$rep/report.json" ]] && cp "$rep/report.json" "$keep/try-$k.json"
+  [[ $log -eq 1 ]] && cp "$tmp/out-$k.txt" "$keep/try-$k.log"
   echo "try $k/$tries: exit $rc; $line"
   case $rc in
     1) flagged+=1 ;;

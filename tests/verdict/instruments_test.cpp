@@ -288,8 +288,16 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
   f.side_samples[0] = 6;
   f.side_samples[1] = 55;
-  f.on_cpu = 0.01;  // it waits: probes, however the samples read
+  // Off CPU for most of its probed time (on a VM, the probe traps in its window no sample sees; or
+  // it waits): a change its samples show this clearly is in its CPU time all the same.
+  f.on_cpu = 0.01;
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
+  EXPECT_EQ(stats::executions_for_samples(f, rule), 0);
+  EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 7) << "ceil(200 / 30.5)";
+  f.probe_share = 0.1;  // the probes do not dominate it: they measure it
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 0);
 }
 
 // The same through gate ab's sizing and verdict: sampled apart, a head 8x the base's own time whose
@@ -308,7 +316,9 @@ TEST(Instrument, DecisiveBelowTheFloorThroughSizingAndVerdict) {
   EXPECT_GT(sizing.decisive[0].ratio, 4);
   EXPECT_GT(sizing.decisive[0].sds, 3);
   EXPECT_EQ(sizing.executions, 2);
-  EXPECT_NE(verdict::describe_sizing(sizing).find("measured by samples"), std::string::npos) << verdict::describe_sizing(sizing);
+  EXPECT_NE(verdict::describe_sizing(sizing).find("main.hot by samples because its first pair's samples read"),
+            std::string::npos)
+      << verdict::describe_sizing(sizing);
   // Not apart (the probed units would grow): the first pair need not be a pilot, so no decisive case.
   sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, 2 * 2.0);
   EXPECT_TRUE(sizing.decisive.empty());
