@@ -45,5 +45,9 @@ inline std::string percent(double fraction) { return fmt("%g", fraction * 100) +
 inline std::string percent_to_tenth(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
 // A change, signed, whole percent: 0.052 -> "+5%", -0.3 -> "-30%".
 inline std::string signed_percent(double change) { return fmt("%+.0f%%", change * 100); }
+// 1 -> "1 run", 3 -> "3 runs" (a word whose plural adds an s)
+inline std::string plural(size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 
 }  // namespace gate

@@ -250,7 +250,7 @@ bool Measurer::close_unit() {
     session_->end_rounds();
     const auto notes = round_call_notes(open_unit_, cfg_.calls_change, runs_done() + 1, opts_.variant);
     for (const auto& n : notes)
-      if (opts_.session.log) opts_.session.log("warning: calls per round: " + n);
+      if (opts_.session.on_round_calls) opts_.session.on_round_calls(n);
     add_round_call_notes(m_.result, notes);
   }
   RunResult r = merge_executions(open_unit_);

@@ -13,6 +13,7 @@
 #include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
+#include "explain/run_notes.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/layouts.hpp"
@@ -432,7 +433,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     redecide(m.comparison, o);
   }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) m.notes.warnings.push_back(std::move(w));
+    for (const auto& f : runner::uncalled_functions(*r, side)) m.notes.warnings.push_back(explain::uncalled(f));
   warn_noisy_shard(m);
   m.notes.base_executions_per_unit = parts.front().base_executions_per_unit;
   m.notes.head_executions_per_unit = parts.front().head_executions_per_unit;
