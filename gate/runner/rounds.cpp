@@ -16,16 +16,6 @@
 
 namespace gate::runner {
 
-namespace {
-
-uint64_t total_calls(const RunResult& r) {
-  uint64_t n = 0;
-  for (const auto& f : r.functions) n += f.calls;
-  return n;
-}
-
-}  // namespace
-
 std::string service_alternation(const ServiceSpec& sv) {
   if (sv.alternate == "rounds" || sv.alternate == "units") return sv.alternate;
   return sv.ready_tcp.find(kPortPlaceholder) != std::string::npos ? "rounds" : "units";
@@ -51,7 +41,7 @@ std::vector<RoundCalls> round_call_notes(const std::vector<RunResult>& rounds, d
   std::vector<RoundCalls> out;
   if (rounds.size() < 2) return out;
   std::vector<uint64_t> calls;
-  for (const auto& r : rounds) calls.push_back(total_calls(r));
+  for (const auto& r : rounds) calls.push_back(r.total_calls());
   for (size_t i = 0; i < calls.size(); ++i) {
     std::vector<double> others;
     for (size_t j = 0; j < calls.size(); ++j)
@@ -109,14 +99,9 @@ std::vector<RoundCalls> recorded_round_calls(const ResultFile& r, const std::str
 }
 
 std::string round_advice(const ResultFile& measured, const ServiceSpec& sv, double min_unit_seconds) {
-  double seconds = 0;
-  int rounds = 0;
-  for (const auto& r : measured.runs) {
-    seconds += r.duration_s;
-    rounds += std::max(r.executions, 1);
-  }
-  if (rounds == 0) return "no round measured";
-  const double one = seconds / rounds;
+  const auto per_round = seconds_per_execution(measured);
+  if (!per_round) return "no round measured";
+  const double one = *per_round;
   const int k = baseline_executions_per_unit(measured);
   const double target = min_unit_seconds > 0 ? min_unit_seconds : kDefaultMinUnitSeconds;
   const int want = std::max(executions_per_unit(target, one, 1000), kDefaultServiceRounds);

@@ -14,12 +14,6 @@ namespace gate::runner {
 
 namespace {
 
-uint64_t calls_of(const RunResult& r) {
-  uint64_t n = 0;
-  for (const auto& f : r.functions) n += f.calls;
-  return n;
-}
-
 // The round's units of one side summed per function: what require_some_call checks (a single
 // slice may well time no call; a whole round must).
 RunResult round_total(const std::vector<RunResult>& units) {
@@ -83,7 +77,7 @@ void drop_short_last_pair(std::vector<RunResult> (&units)[2], SliceLosses (&loss
   if (units[0].back().duration_s >= slice_s / 2 && units[1].back().duration_s >= slice_s / 2) return;
   for (int k = 0; k < 2; ++k) {
     const RunResult& r = units[k].back();
-    loss[k].unpaired_calls += calls_of(r) + r.straddled_calls;
+    loss[k].unpaired_calls += r.total_calls() + r.straddled_calls;
     loss[k].unpaired_s += r.duration_s;
     units[k].pop_back();
   }
@@ -122,7 +116,7 @@ bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19
     for (current = 0; current < 2; ++current) {
       if (done[current]) continue;
       const RunResult rest = s[current]->run_to_end(index, signals);
-      loss[current].unpaired_calls = calls_of(rest) + rest.straddled_calls;
+      loss[current].unpaired_calls = rest.total_calls() + rest.straddled_calls;
       loss[current].straddled_calls += rest.straddled_calls;
       loss[current].unpaired_s = rest.duration_s;
     }
