@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/clock.hpp"
 #include "runner/coverage.hpp"
 #include "runner/benchmark_results.hpp"
 #include "runner/rounds.hpp"

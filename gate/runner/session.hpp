@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/clock.hpp"
 #include "probe/probe_engine.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
@@ -128,8 +129,8 @@ class RunSession {
   double last_cpu_s_ = -1;
 };
 
-// Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC.
+// Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC
+// (iso_now, common/clock.hpp).
 RunContext host_context();
-std::string iso_now();
 
 }  // namespace gate::runner
