@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/capstone.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 
@@ -44,18 +45,6 @@ std::string operand(csh h, const cs_insn& in, const cs_x86_op& op, bool branch, 
 
 class X86 {
  public:
-  X86() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK)
-      throw Error::make("Capstone", "cannot open an x86-64 disassembler", "reinstall libcapstone");
-    cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
-    insn_ = cs_malloc(h_);
-  }
-  ~X86() {
-    cs_free(insn_, 1);
-    cs_close(&h_);
-  }
-  X86(const X86&) = delete;
-  X86& operator=(const X86&) = delete;
 
   std::vector<std::string> normalize(const elf::ElfFile& elf, const FunctionTable& table, const Function& fn) {
     const auto bytes = elf.read(fn.address, fn.size);
@@ -66,26 +55,25 @@ class X86 {
     size_t left = bytes.size();
     uint64_t pc = fn.address;
     while (left > 0) {
-      if (!cs_disasm_iter(h_, &code, &left, &pc, insn_)) {
+      if (!cs_disasm_iter(cs_.handle(), &code, &left, &pc, cs_.insn())) {
         out.push_back("(undecodable at L+" + signed_hex(static_cast<int64_t>(pc - fn.address)) + ")");
         break;
       }
-      const cs_insn& in = *insn_;
+      const cs_insn& in = *cs_.insn();
       bool branch = false;
       for (uint8_t i = 0; i < in.detail->groups_count; ++i)
         branch = branch || in.detail->groups[i] == CS_GRP_JUMP || in.detail->groups[i] == CS_GRP_CALL;
       std::string text = in.mnemonic;
       const cs_x86& x = in.detail->x86;
       for (uint8_t i = 0; i < x.op_count; ++i)
-        text += (i ? ", " : " ") + operand(h_, in, x.operands[i], branch, fn, table);
+        text += (i ? ", " : " ") + operand(cs_.handle(), in, x.operands[i], branch, fn, table);
       out.push_back(std::move(text));
     }
     return out;
   }
 
  private:
-  csh h_ = 0;
-  cs_insn* insn_ = nullptr;
+  CapstoneHandle cs_{CS_ARCH_X86, CS_MODE_64, "an x86-64 disassembler"};
 };
 
 void require_x86(const elf::ElfFile& elf) {

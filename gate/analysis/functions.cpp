@@ -66,7 +66,8 @@ int nearness_bonus(std::string_view wanted, std::string_view candidate) {
   return bonus;
 }
 
-std::string join(const std::vector<std::string>& names) {
+// Each name on a line of its own, indented under the message's line.
+std::string one_per_line(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += "\n    " + n;
   return s;
@@ -261,7 +262,8 @@ std::vector<Function> resolve(const FunctionTable& table, const std::vector<std:
     const std::string what = p.is_glob() ? "matches no function" : "no such function";
     throw Error::make("function pattern \"" + text + "\"",
                       what + " among the " + std::to_string(table.all().size()) + " functions of the binary (" +
-                          table.source() + "); nearest names:" + join(table.nearest(p.is_glob() ? text : p.literal())),
+                          table.source() +
+                          "); nearest names:" + one_per_line(table.nearest(p.is_glob() ? text : p.literal())),
                       "use one of the names above (Go names are case-sensitive), or a glob such as \"" +
                           std::string(package_of(text)) + ".*\"; list them with `gate functions`");
   }

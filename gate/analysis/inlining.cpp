@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/bytes.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 
@@ -61,18 +62,6 @@ Error unreadable(const std::string& path, const std::string& section, const std:
                          "\"; the binary is not necessarily damaged; " + kStillWorks,
                      "if `readelf --debug-dump=info` reads the binary, report this to gate with its Go version; "
                      "to silence it, build with -ldflags=-w");
-}
-
-uint64_t load_le(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
-
-uint64_t load_be(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v = v << 8 | p[i];
-  return v;
 }
 
 std::vector<uint8_t> inflate(const std::string& path, const std::string& name, std::span<const uint8_t> packed,

@@ -12,17 +12,12 @@
 #include <span>
 
 #include "analysis/pclntab_table.hpp"
+#include "common/bytes.hpp"
 #include "common/error.hpp"
 
 namespace gate::analysis {
 namespace pclntab_detail {
 namespace {
-
-uint64_t load_le(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
 
 // Does a pcHeader start here? Magic, zero padding, a sane quantum and pointer size, and
 // sub-table offsets that increase and stay inside the data: a stray 0xfffffff1 fails this.

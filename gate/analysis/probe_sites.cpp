@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/capstone.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "gate_shared.h"
@@ -160,19 +161,10 @@ CostClass arm64_cost(const cs_insn& in, Flow flow) {
 
 class Disassembler {
  public:
-  explicit Disassembler(elf::Arch arch) : arch_(arch) {
-    const bool x86 = arch == elf::Arch::kX86_64;
-    if (cs_open(x86 ? CS_ARCH_X86 : CS_ARCH_ARM64, x86 ? CS_MODE_64 : CS_MODE_LITTLE_ENDIAN, &handle_) != CS_ERR_OK)
-      throw Error::make("Capstone", "cannot open a disassembler", "reinstall libcapstone");
-    cs_option(handle_, CS_OPT_DETAIL, CS_OPT_ON);
-    insn_ = cs_malloc(handle_);
-  }
-  ~Disassembler() {
-    cs_free(insn_, 1);
-    cs_close(&handle_);
-  }
-  Disassembler(const Disassembler&) = delete;
-  Disassembler& operator=(const Disassembler&) = delete;
+  explicit Disassembler(elf::Arch arch)
+      : arch_(arch),
+        cs_(arch == elf::Arch::kX86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64,
+            arch == elf::Arch::kX86_64 ? CS_MODE_64 : CS_MODE_LITTLE_ENDIAN, "a disassembler") {}
 
   // Linear sweep over exactly [address, address + size): nothing past the symbol (INT3 padding).
   Body decode(std::span<const uint8_t> bytes, uint64_t address) {
@@ -182,12 +174,12 @@ class Disassembler {
     uint64_t pc = address;
     while (left > 0) {
       const uint64_t at = pc;
-      if (cs_disasm_iter(handle_, &code, &left, &pc, insn_)) {
-        if (!permanently_undefined(*insn_)) {
-          body.insns.push_back(convert(*insn_, body.insns.empty()));
+      if (cs_disasm_iter(cs_.handle(), &code, &left, &pc, cs_.insn())) {
+        if (!permanently_undefined(*cs_.insn())) {
+          body.insns.push_back(convert(*cs_.insn(), body.insns.empty()));
           continue;
         }
-        code -= insn_->size, left += insn_->size, pc = at;  // handled below as the word it is
+        code -= cs_.insn()->size, left += cs_.insn()->size, pc = at;  // handled below as the word it is
       }
       if (arch_ != elf::Arch::kArm64 || left < 4 || pc == address) {
         body.undecodable_at = pc;  // x86 cannot resynchronise; nor can an entry be a data word
@@ -229,8 +221,7 @@ class Disassembler {
   }
 
   elf::Arch arch_;
-  csh handle_ = 0;
-  cs_insn* insn_ = nullptr;
+  CapstoneHandle cs_;
 };
 
 // Opening Capstone costs more than decoding a typical Go function: keep one per thread and ISA.

@@ -8,6 +8,7 @@
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
+#include "verdict/aa_noise.hpp"
 #include "verdict/aa_noise_text.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/options.hpp"
@@ -49,11 +50,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->m.config);
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
-    const int pairs = a->m.runs ? a->m.runs : std::max(10, cfg.runs);
-    if (const int least = stats::CompareOptions{}.min_runs; pairs < least)
-      throw Error::make("gate calibrate --runs " + std::to_string(pairs),
-                        "too few pairs: a function's noise needs >= " + std::to_string(least) + " pairs of runs",
-                        "use --runs " + std::to_string(least) + " or more (10 or more for a steadier figure)");
+    const int pairs = verdict::aa_pairs(a->m.runs, cfg.runs);
     mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
     const Sampling sampling = start_sampling(profile_hz(a->profile, cfg), cfg, {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);

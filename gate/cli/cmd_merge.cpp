@@ -70,8 +70,8 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
     runner::Config cfg = runner::load_config(a->config);
     apply_suspect_flags(a->suspect, cfg, cfg.runs, cfg.max_runs);
     validate_report_flags(a->report, &cfg);
-    std::vector<verdict::Partial> parts;
-    for (const auto& path : a->partials) parts.push_back(verdict::load_partial(path));
+    std::vector<Partial> parts;
+    for (const auto& path : a->partials) parts.push_back(load_partial(path));
     const verdict::Merged m = verdict::merge_shards(cfg, std::move(parts), a->partials);
     print_shards(m);
     ReportContext rc{"ab", &cfg, &m.base, &m.head};

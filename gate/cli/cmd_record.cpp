@@ -8,8 +8,10 @@
 #include "baselines/store.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
+#include "verdict/baseline_calls.hpp"
 #include "verdict/options.hpp"
 #include "common/error.hpp"
+#include "explain/run_notes.hpp"
 #include "runner/coverage.hpp"
 #include "profile/profile_files.hpp"
 
@@ -44,8 +46,9 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
       std::fprintf(stderr, "gate: no baseline written: a failed or interrupted run is never a baseline\n");
       throw *m.failure;
     }
-    for (const auto& w : runner::uncalled_warnings(m.result)) std::fprintf(stderr, "gate: warning: %s\n", w.c_str());
-    runner::require_calls_for_baseline(m.result, cfg, display_path(path));  // unless declared optional
+    for (const auto& f : runner::uncalled_functions(m.result))
+      std::fprintf(stderr, "gate: warning: %s\n", explain::uncalled(f).c_str());
+    verdict::require_calls_for_baseline(m.result, cfg, display_path(path));  // unless declared optional
     save_result_file(path, m.result);
     g.log("recorded " + path + ": " + std::to_string(m.result.runs.size()) + " runs, " +
           std::to_string(m.result.functions.size()) + " functions" + replaced);

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/profile_flags.hpp"
 #include "common/error.hpp"
+#include "explain/run_notes.hpp"
 #include "report/call_graph.hpp"
 #include "report/run_table.hpp"
 #include "report/true_time.hpp"
@@ -91,7 +92,8 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
     if (m.failure) throw *m.failure;
     if (!a->folded.empty()) write_folded(a->folded, m.result, g);
     // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.
-    for (const auto& w : runner::uncalled_warnings(m.result)) std::fprintf(stderr, "gate: warning: %s\n", w.c_str());
+    for (const auto& f : runner::uncalled_functions(m.result))
+      std::fprintf(stderr, "gate: warning: %s\n", explain::uncalled(f).c_str());
     return 0;
   };
 }

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "explain/run_notes.hpp"
 #include "report/true_time.hpp"
 #include "truetime/probe_cost.hpp"
 
@@ -58,6 +59,9 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   mo.session.engine.mode = parse_mode(f.attach_mode);
   mo.session.keep_output_dir = f.keep_output;
   mo.session.log = [&g](const std::string& s) { g.log(s); };
+  mo.session.on_round_calls = [&g](const RoundCalls& n) {
+    g.log("warning: calls per round: " + explain::round_calls(n));
+  };
   mo.session.engine.true_time = !f.raw_times;  // self time and call graph; compensation below
   mo.exclude_preemption = f.preemption_choice();
   if (f.true_time) {

@@ -47,9 +47,9 @@ std::optional<ShardPlan> plan_shard(const ShardFlags& f, int profile_hz, runner:
 int finish_shard(const ShardPlan& plan, verdict::AbJudged& j, const runner::Config& cfg, const ShardFlags& f) {
   verdict::throw_failure(j);
   const history::Machine machine = history::machine_of(j.head.result.context);
-  const verdict::Partial p = verdict::partial_of(j, plan.spec, plan.seed, plan.shard_seed, plan.base_binaries.size(),
+  const Partial p = verdict::partial_of(j, plan.spec, plan.seed, plan.shard_seed, plan.base_binaries.size(),
                                                  plan.head_binaries.size(), cfg, machine.id, machine.label());
-  verdict::save_partial(f.partial_out, p);
+  save_partial(f.partial_out, p);
   std::printf("gate: shard %d/%d measured %d pairs on %s (%s); wrote %s: gate merge decides\n", p.shard.index,
               p.shard.count, p.pairs(), p.hostname.c_str(), p.runner.c_str(), f.partial_out.c_str());
   return 0;

@@ -23,7 +23,7 @@ void add_shard_flags(CLI::App& app, ShardFlags& f);
 // What the shard measures: its pairs (a fixed number: no measure-until-decided, no extension), its
 // seed and its layout order.
 struct ShardPlan {
-  verdict::ShardSpec spec;
+  ShardSpec spec;
   uint64_t seed = 0;        // the comparison's
   uint64_t shard_seed = 0;  // this shard's run order
   int pairs = 0;

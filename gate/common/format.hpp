@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace gate {
 
@@ -45,5 +46,23 @@ inline std::string percent(double fraction) { return fmt("%g", fraction * 100) +
 inline std::string percent_to_tenth(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
 // A change, signed, whole percent: 0.052 -> "+5%", -0.3 -> "-30%".
 inline std::string signed_percent(double change) { return fmt("%+.0f%%", change * 100); }
+// Bytes in MiB to a tenth: "12.5 MiB"; UINT64_MAX (no limit: RLIMIT_INFINITY) is "unlimited".
+inline std::string mib(uint64_t bytes) {
+  if (bytes == UINT64_MAX) return "unlimited";
+  return fmt("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+// Nanoseconds as microseconds, 3 significant digits: 11300 -> "11.3us"; a change, signed: "+11.3us".
+inline std::string micros(double ns) { return fmt("%.3gus", ns / 1000); }
+inline std::string signed_micros(double ns) { return fmt("%+.3gus", ns / 1000); }
+// {"a", "b"} -> "a, b" (or with `sep` between them).
+inline std::string join(const std::vector<std::string>& words, const char* sep = ", ") {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : sep) + w;
+  return out;
+}
+// 1 -> "1 run", 3 -> "3 runs" (a word whose plural adds an s)
+inline std::string plural(size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 
 }  // namespace gate

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "elf/elf_file.hpp"
 #include "plan/cookie.hpp"
 #include "plan/dwarf.hpp"
@@ -52,12 +53,6 @@ bool has_effective_cap(int cap) {
   return (data[cap / 32].effective >> (cap % 32)) & 1u;
 }
 
-std::string mib(uint64_t bytes) {
-  if (bytes == UINT64_MAX) return "unlimited";
-  char b[32];
-  snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return b;
-}
 
 Check fail_from(const std::string& name, const Error& e) {
   return {name, Status::kFail, e.summary(), e.fix()};

@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/fnv.hpp"
+#include "common/format.hpp"
 
 namespace gate::history {
 namespace {
@@ -41,11 +42,6 @@ std::string fmt_double(double v) {
 
 double parse_double(const std::string& s) { return s.empty() ? NAN : std::strtod(s.c_str(), nullptr); }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 extern "C" {
 #include "gate_shared.h"
@@ -30,11 +31,6 @@ uint64_t pow2_at_least(uint64_t v) {
 }
 uint64_t element(uint64_t key, uint64_t value) { return kElemHeader + round8(key) + round8(value); }
 
-std::string mib(uint64_t bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f MiB", bytes / 1048576.0);
-  return b;
-}
 
 std::optional<uint64_t> read_number(const fs::path& p) {
   std::ifstream in(p);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <map>
 
+#include "common/format.hpp"
+
 namespace gate::profile {
 namespace {
 
@@ -35,11 +37,6 @@ double log_pmf(uint64_t k, uint64_t n, double p) {
          (nd - kd) * std::log1p(-p);
 }
 
-std::string us(double ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.3gus", ns / 1000);
-  return b;
-}
 
 }  // namespace
 
@@ -101,11 +98,11 @@ SubtreeDiff diff_subtree(const Profile& base, const Profile& head, const std::st
 }
 
 std::string describe(const SubtreeDiff& d, size_t max_frames) {
-  std::string s = d.function + " " + us(d.head_ns_per_call - d.base_ns_per_call) + "/call in samples";
+  std::string s = d.function + " " + signed_micros(d.head_ns_per_call - d.base_ns_per_call) + "/call in samples";
   size_t shown = 0;
   for (const auto& f : d.frames) {
     if (!f.significant || shown == max_frames) continue;
-    s += (shown++ ? ", " : ": ") + f.frame + " " + us(f.delta_ns_per_call());
+    s += (shown++ ? ", " : ": ") + f.frame + " " + signed_micros(f.delta_ns_per_call());
   }
   if (shown == 0) s += ": no frame changed beyond sampling noise";
   return s;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "common/format.hpp"
 #include "report/report_util.hpp"
 
 namespace gate::report {
@@ -16,12 +17,6 @@ using Json = nlohmann::ordered_json;
 
 bool flagged(stats::Verdict v) { return v == stats::Verdict::kRegression || v == stats::Verdict::kSuspect; }
 
-// "+11.3us" (3 significant digits, signed).
-std::string us(double ns, bool sign = true) {
-  char b[32];
-  std::snprintf(b, sizeof b, sign ? "%+.3gus" : "%.3gus", ns / 1000);
-  return b;
-}
 
 std::string with_commas(uint64_t n) {
   std::string s = std::to_string(n);
@@ -83,13 +78,13 @@ std::string code_sentence(const CodeNote& n) {
 }
 
 std::string profile_sentence(const std::string& function, const ProfileNote& n, size_t max_frames) {
-  std::string s = short_name(function) + " " + us(n.head_ns_per_call - n.base_ns_per_call) + "/call (base " +
-                  us(n.base_ns_per_call, false) + ", head " + us(n.head_ns_per_call, false) + " in samples; " +
+  std::string s = short_name(function) + " " + signed_micros(n.head_ns_per_call - n.base_ns_per_call) + "/call (base " +
+                  micros(n.base_ns_per_call) + ", head " + micros(n.head_ns_per_call) + " in samples; " +
                   with_commas(n.base_samples) + " -> " + with_commas(n.head_samples) + " samples)";
   size_t shown = 0;
   for (const auto& f : n.frames) {
     if (!f.significant || shown == max_frames) continue;
-    s += (shown++ ? ", " : ": ") + short_name(f.frame) + " " + us(f.head_ns_per_call - f.base_ns_per_call);
+    s += (shown++ ? ", " : ": ") + short_name(f.frame) + " " + signed_micros(f.head_ns_per_call - f.base_ns_per_call);
     if (!f.path.empty()) s += " (" + path_text(f.path) + ")";
   }
   if (shown == 0) {
@@ -98,7 +93,7 @@ std::string profile_sentence(const std::string& function, const ProfileNote& n, 
       char p[32];
       std::snprintf(p, sizeof p, "%.2g", n.frames.front().p_value);
       s += " (largest: " + short_name(n.frames.front().frame) + " " +
-           us(n.frames.front().head_ns_per_call - n.frames.front().base_ns_per_call) + ", p=" + p + ")";
+           signed_micros(n.frames.front().head_ns_per_call - n.frames.front().base_ns_per_call) + ", p=" + p + ")";
     }
   }
   if (n.head_probe_share >= 0.005) s += "; " + fmt("%.0f", 100 * n.head_probe_share) + "% of head's in [gate probe]";
@@ -216,15 +211,15 @@ void draw(const Node& n, double x, int depth, double scale, std::string& svg, in
   max_depth = std::max(max_depth, depth);
   const double w = n.width * scale;
   const double change = n.head - n.base;
-  const std::string title = n.name + ": base " + us(n.base, false) + ", head " + us(n.head, false) + " per call (" +
-                            us(change) + (n.head <= 0 ? ", vanished" : n.base <= 0 ? ", new" : "") + ")";
+  const std::string title = n.name + ": base " + micros(n.base) + ", head " + micros(n.head) + " per call (" +
+                            signed_micros(change) + (n.head <= 0 ? ", vanished" : n.base <= 0 ? ", new" : "") + ")";
   svg += "<g><title>" + xml_escape(title) + "</title><rect x=\"" + fmt("%.1f", x) + "\" y=\"" +
          std::to_string(depth * kRow) + "\" width=\"" + fmt("%.1f", std::max(0.5, w - 0.5)) + "\" height=\"" +
          std::to_string(kRow - 1) + "\" fill=\"" + colour(n) + "\"" +
          (n.head <= 0 ? " class=\"vanished\" stroke=\"#5a6f8f\" stroke-dasharray=\"3,2\"" : "") + "/>";
   if (w > 40) {
     const size_t chars = static_cast<size_t>(w / 7);
-    std::string label = short_name(n.name) + " " + us(change);
+    std::string label = short_name(n.name) + " " + signed_micros(change);
     if (label.size() > chars) label = label.substr(0, chars > 2 ? chars - 2 : 0) + "..";
     svg += "<text x=\"" + fmt("%.1f", x + 3) + "\" y=\"" + std::to_string(depth * kRow + 13) + "\">" +
            xml_escape(label) + "</text>";

@@ -352,12 +352,9 @@ std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInpu
     for (const auto& f : c.functions) {
       if (f.verdict != stats::Verdict::kRegression) continue;
       h += "<li><code>" + xml_escape(f.name) + "</code> " + xml_escape(verdict_reason(f, true)) + ".";
-      if (!in.next.rerun.empty()) h += " Reproduce: <code>" + xml_escape(in.next.rerun) + "</code>.";
-      const std::string note = xml_escape(in.next.accept_note);
-      if (!in.next.accept.empty())
-        h += " Accept the change: <code>" + xml_escape(in.next.accept) + "</code>" + (note.empty() ? "" : " (" + note + ")") + ".";
-      else if (!note.empty())
-        h += " Accept the change: " + note + ".";
+      h += next_step_text(
+          in.next, [](const std::string& s) { return "<code>" + xml_escape(s) + "</code>"; },
+          [](const std::string& s) { return xml_escape(s); });
       h += "</li>\n";
     }
     h += "</ul>\n";

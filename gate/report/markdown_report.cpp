@@ -140,12 +140,7 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
     for (const auto* f : attention) {
       if (f->verdict != stats::Verdict::kRegression) continue;
       out += "- " + md_code(f->name) + " " + md_escape(verdict_reason(*f, true)) + ".";
-      if (!in.next.rerun.empty()) out += " Reproduce: " + inline_code(in.next.rerun) + ".";
-      const std::string note = md_escape(in.next.accept_note);
-      if (!in.next.accept.empty())
-        out += " Accept the change: " + inline_code(in.next.accept) + (note.empty() ? "" : " (" + note + ")") + ".";
-      else if (!note.empty())
-        out += " Accept the change: " + note + ".";
+      out += next_step_text(in.next, inline_code, [](const std::string& s) { return md_escape(s); });
       out += "\n";
     }
     out += "\n";

@@ -208,6 +208,18 @@ std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInp
   return explain::warnings(c, in.notes ? in.notes->warnings : std::vector<std::string>{});
 }
 
+std::string next_step_text(const NextSteps& next, const std::function<std::string(const std::string&)>& code,
+                           const std::function<std::string(const std::string&)>& escape) {
+  std::string out;
+  if (!next.rerun.empty()) out += " Reproduce: " + code(next.rerun) + ".";
+  const std::string note = escape(next.accept_note);
+  if (!next.accept.empty())
+    out += " Accept the change: " + code(next.accept) + (note.empty() ? "" : " (" + note + ")") + ".";
+  else if (!note.empty())
+    out += " Accept the change: " + note + ".";
+  return out;
+}
+
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only) {
   std::string out;
   auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };

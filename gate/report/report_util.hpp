@@ -2,6 +2,7 @@
 // counts, the quantile columns, and the short "why" of a function's verdict.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,12 @@ std::vector<std::string> quantile_names(const stats::Comparison& c);
 // Why a function got its verdict, one clause per quantile that is not unchanged:
 // "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
 // fails (the regressed quantiles, a calls change that fails by the policy).
+// After a regression's line under "What to do next": " Reproduce: CMD. Accept the change: CMD
+// (NOTE)." (the parts that are set), the commands through the format's `code`, the note through
+// its `escape` (Markdown's and HTML's lists say the same).
+std::string next_step_text(const NextSteps& next, const std::function<std::string(const std::string&)>& code,
+                           const std::function<std::string(const std::string&)>& escape);
+
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
 // The comparison's warnings and the measuring layer's (in.notes), in the order every format lists them.
 std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in);

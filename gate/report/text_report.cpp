@@ -23,17 +23,8 @@ std::string sig3(double v) {
   return fmt("%.2f", v);
 }
 
-std::string plural(int n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 std::vector<std::string> columns_for(const stats::Comparison& c, const ReportInputs& o) {
-  if (!o.quantiles.empty()) return o.quantiles;
-  std::vector<std::string> names;
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles)
-      if (std::find(names.begin(), names.end(), q.name) == names.end()) names.push_back(q.name);
-  return names;
+  return o.quantiles.empty() ? quantile_names(c) : o.quantiles;
 }
 
 // ANSI colour of a verdict cell; unchanged stays plain.
@@ -116,17 +107,17 @@ std::string format_ratio(const stats::QuantileComparison& q) {
 
 std::string summary_line(const stats::Comparison& c) {
   const auto& n = c.counts;
-  std::string s = "gate: " + plural(n.regression, "regression", "regressions") + ", " +
-                  (n.suspect ? plural(n.suspect, "suspected regression", "suspected regressions") + ", " : "") +
-                  plural(n.improvement, "improvement", "improvements") + ", " + std::to_string(n.unchanged) +
+  std::string s = "gate: " + plural(static_cast<size_t>(n.regression), "regression") + ", " +
+                  (n.suspect ? plural(static_cast<size_t>(n.suspect), "suspected regression") + ", " : "") +
+                  plural(static_cast<size_t>(n.improvement), "improvement") + ", " + std::to_string(n.unchanged) +
                   " unchanged, " + std::to_string(n.inconclusive) + " inconclusive";
   if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
   const std::string runs = c.base_runs == c.head_runs
-                               ? plural(c.base_runs, "run", "runs") + " a side"
+                               ? plural(static_cast<size_t>(c.base_runs), "run") + " a side"
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
   if (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression)
     s += ", every function slower together (" + fmt("%.2fx", c.common_shift.ratio) + ")";
-  s += " (" + plural(static_cast<int>(c.functions.size()), "function", "functions") + ", " + runs + "; " +
+  s += " (" + plural(c.functions.size(), "function") + ", " + runs + "; " +
        explain::method_short(c) + ")";
   return s;
 }

@@ -172,6 +172,12 @@ struct RunResult {
       if (f.name == name) return &f;
     return nullptr;
   }
+  // The calls of all its functions (a round's or a slice's total: runner/rounds.cpp, sliced.cpp).
+  uint64_t total_calls() const {
+    uint64_t n = 0;
+    for (const auto& f : functions) n += f.calls;
+    return n;
+  }
 };
 
 // One calibrated probe cost: median over interleaved calibration rounds and their range.

@@ -6,6 +6,7 @@
 
 #include "analysis/functions.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 #include <span>
 #include <string_view>
@@ -14,8 +15,6 @@
 namespace gate::runner {
 
 namespace {
-
-std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 // "a, b, c and 4 more": function lists in messages stay one readable line.
 std::string name_list(const std::vector<const FunctionInfo*>& fns, size_t shown = 5) {
@@ -44,18 +43,6 @@ std::unordered_map<std::string_view, Counts> counts_by_name(std::span<const RunR
 }
 
 }  // namespace
-
-std::string inlining_status(const FunctionInfo& f) {
-  if (f.entry_placement.starts_with("native"))  // plan/native_plan.cpp: C/C++ inlining is not read
-    return "a native function: gate does not look for inlined copies of C/C++ code (a call the compiler inlined "
-           "is not timed)";
-  if (f.inlined_at.empty()) return "no inlined copies found";
-  std::string sites;
-  for (size_t i = 0; i < f.inlined_at.size() && i < 3; ++i) sites += (i ? "; " : "") + f.inlined_at[i];
-  if (f.inlined_at.size() > 3) sites += "; ...";
-  return "also inlined at " + plural(f.inlined_at.size(), "site") + " (" + sites +
-         "): calls there are not timed";
-}
 
 void require_some_call(const RunResult& run, const std::vector<FunctionInfo>& fns, const std::string& label,
                        bool service) {
@@ -91,23 +78,17 @@ void require_some_call(const RunResult& run, const std::vector<FunctionInfo>& fn
                     ExitCode::kMeasure);
 }
 
-std::vector<const FunctionInfo*> uncalled_functions(const ResultFile& r) {
-  std::vector<const FunctionInfo*> out;
+std::vector<UncalledFunction> uncalled_functions(const ResultFile& r, const std::string& side) {
+  std::vector<UncalledFunction> out;
   if (r.runs.empty()) return out;
   const auto counts = counts_by_name(r.runs);
   for (const auto& f : r.functions) {
     if (!f.measurable) continue;  // already reported as not measurable, by name
     const auto it = counts.find(f.name);
-    if (it == counts.end() || it->second.calls == 0) out.push_back(&f);
+    if (it != counts.end() && it->second.calls > 0) continue;
+    // plan/native_plan.cpp: C/C++ inlining is not read
+    out.push_back({f.name, side, r.runs.size(), f.entry_placement.starts_with("native"), f.inlined_at});
   }
-  return out;
-}
-
-std::vector<std::string> uncalled_warnings(const ResultFile& r, const std::string& side) {
-  std::vector<std::string> out;
-  const std::string runs = r.runs.size() == 1 ? "the 1 run" : "any of the " + std::to_string(r.runs.size()) + " runs";
-  for (const FunctionInfo* f : uncalled_functions(r))
-    out.push_back(f->name + ": no calls in " + runs + (side.empty() ? "" : " of " + side) + "; " + inlining_status(*f));
   return out;
 }
 
@@ -122,21 +103,6 @@ bool is_optional(const Config& cfg, const std::string& name) {
     if (p.is_glob() ? p.matches(name) : p.literal() == name) return true;
   }
   return false;
-}
-
-void require_calls_for_baseline(const ResultFile& r, const Config& cfg, const std::string& baseline_path) {
-  std::vector<const FunctionInfo*> missing;
-  for (const FunctionInfo* f : uncalled_functions(r))
-    if (!is_optional(cfg, f->name)) missing.push_back(f);
-  if (missing.empty()) return;
-  std::string cause = "not written: " + plural(missing.size(), "declared function") + " had no calls in " +
-                      plural(r.runs.size(), "run") + ", and a baseline without calls cannot guard them:";
-  for (const FunctionInfo* f : missing) cause += "\n  - " + f->name + " (" + inlining_status(*f) + ")";
-  throw Error::make("baseline " + baseline_path, cause,
-                    "make the workload reach them, remove them from functions: in " + cfg.path +
-                        ", or mark the entry optional (functions: [{name: " + missing.front()->name +
-                        ", optional: true}])",
-                    ExitCode::kMeasure);
 }
 
 }  // namespace gate::runner

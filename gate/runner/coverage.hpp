@@ -1,11 +1,13 @@
 // Which declared functions a measurement reached. A run that timed no call of any of them measured
-// nothing and is a failed run; a function never called in any run is named, with its inlining status.
+// nothing and is a failed run; a function never called in any run is a note (a value: its name and
+// inlining facts, worded by explain/), and a baseline refuses it (verdict/baseline_calls.*).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "results/result.hpp"
+#include "results/run_notes.hpp"
 #include "runner/config.hpp"
 
 namespace gate::runner {
@@ -16,21 +18,12 @@ namespace gate::runner {
 void require_some_call(const RunResult& run, const std::vector<FunctionInfo>& fns, const std::string& label,
                        bool service);
 
-// The measurable functions of `r` with no call in any of its runs (none when it has no runs).
-std::vector<const FunctionInfo*> uncalled_functions(const ResultFile& r);
-
-// "no inlined copies found" / "also inlined at 2 sites (main.a, main.b): calls there are not timed".
-std::string inlining_status(const FunctionInfo& f);
-
-// One warning per uncalled function: "NAME: no calls in any of the 5 runs of head; STATUS".
-// `side` names the measurement ("" for run/record, "base" or "head" in reports).
-std::vector<std::string> uncalled_warnings(const ResultFile& r, const std::string& side = "");
+// The measurable functions of `r` with no call in any of its runs (none when it has no runs), with
+// their inlining facts; explain::uncalled words each. `side` names the measurement ("" for
+// run/record, "base" or "head" in reports).
+std::vector<UncalledFunction> uncalled_functions(const ResultFile& r, const std::string& side = "");
 
 // True when the config's function entry that declared `name` (exact name or glob) says optional: true.
 bool is_optional(const Config& cfg, const std::string& name);
-
-// For gate record: throws gate::Error (exit 3) naming every uncalled function the config does not
-// mark optional, because a baseline without calls of a declared function cannot guard it.
-void require_calls_for_baseline(const ResultFile& r, const Config& cfg, const std::string& baseline_path);
 
 }  // namespace gate::runner

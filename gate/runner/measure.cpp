@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/clock.hpp"
 #include "runner/coverage.hpp"
 #include "runner/benchmark_results.hpp"
 #include "runner/rounds.hpp"
@@ -250,7 +251,7 @@ bool Measurer::close_unit() {
     session_->end_rounds();
     const auto notes = round_call_notes(open_unit_, cfg_.calls_change, runs_done() + 1, opts_.variant);
     for (const auto& n : notes)
-      if (opts_.session.log) opts_.session.log("warning: calls per round: " + n);
+      if (opts_.session.on_round_calls) opts_.session.on_round_calls(n);
     add_round_call_notes(m_.result, notes);
   }
   RunResult r = merge_executions(open_unit_);

@@ -11,21 +11,10 @@
 #include <sstream>
 
 #include "common/clock.hpp"
-#include "common/format.hpp"
 #include "common/numbers.hpp"
 #include "runner/units.hpp"
 
 namespace gate::runner {
-
-namespace {
-
-uint64_t total_calls(const RunResult& r) {
-  uint64_t n = 0;
-  for (const auto& f : r.functions) n += f.calls;
-  return n;
-}
-
-}  // namespace
 
 std::string service_alternation(const ServiceSpec& sv) {
   if (sv.alternate == "rounds" || sv.alternate == "units") return sv.alternate;
@@ -47,12 +36,12 @@ std::string round_label(int unit, int round, int rounds, const std::string& vari
          " of " + std::to_string(rounds) + (variant.empty() ? "" : " (" + variant + ")");
 }
 
-std::vector<std::string> round_call_notes(const std::vector<RunResult>& rounds, double calls_change, int unit,
-                                          const std::string& variant) {
-  std::vector<std::string> out;
+std::vector<RoundCalls> round_call_notes(const std::vector<RunResult>& rounds, double calls_change, int unit,
+                                         const std::string& variant) {
+  std::vector<RoundCalls> out;
   if (rounds.size() < 2) return out;
   std::vector<uint64_t> calls;
-  for (const auto& r : rounds) calls.push_back(total_calls(r));
+  for (const auto& r : rounds) calls.push_back(r.total_calls());
   for (size_t i = 0; i < calls.size(); ++i) {
     std::vector<double> others;
     for (size_t j = 0; j < calls.size(); ++j)
@@ -61,43 +50,58 @@ std::vector<std::string> round_call_notes(const std::vector<RunResult>& rounds, 
     if (!(median > 0)) continue;
     const double change = static_cast<double>(calls[i]) / median - 1;
     if (std::fabs(change) <= calls_change + 1e-12) continue;
-    char m[64];
-    snprintf(m, sizeof m, "%.0f", median);
-    out.push_back(round_label(unit, static_cast<int>(i) + 1, static_cast<int>(rounds.size()), variant) + " timed " +
-                  std::to_string(calls[i]) + " calls of the declared functions, the unit's other rounds " + m +
-                  " (median): " + signed_percent(change) + ", past calls_change (" + signed_percent(calls_change).substr(1) +
-                  "); a load driver that failed part of its requests, or traffic that is not the load's (a health "
-                  "check, retries), changes what a round measures; make every round send the same requests (a "
-                  "bounded count, not a duration)");
+    RoundCalls note;
+    note.round = round_label(unit, static_cast<int>(i) + 1, static_cast<int>(rounds.size()), variant);
+    note.calls = calls[i];
+    note.median = median;
+    note.change = change;
+    note.calls_change = calls_change;
+    out.push_back(std::move(note));
   }
   return out;
 }
 
-void add_round_call_notes(ResultFile& r, const std::vector<std::string>& notes) {
+// One note a line of ResultFile::extra: the values first (%.17g reads back the same double), the
+// round's label last (it holds spaces). A file written before the values holds the sentence.
+void add_round_call_notes(ResultFile& r, const std::vector<RoundCalls>& notes) {
   std::string& all = r.extra[kRoundCallsKey];
-  for (const auto& n : notes) all += (all.empty() ? "" : "\n") + n;
+  for (const auto& n : notes) {
+    char b[160];
+    snprintf(b, sizeof b, "calls=%llu median=%.17g change=%.17g calls_change=%.17g round=",
+             static_cast<unsigned long long>(n.calls), n.median, n.change, n.calls_change);
+    all += (all.empty() ? "" : "\n") + std::string(b) + n.round;
+  }
   if (all.empty()) r.extra.erase(kRoundCallsKey);
 }
 
-std::vector<std::string> round_call_warnings(const ResultFile& r, const std::string& side) {
-  std::vector<std::string> out;
+std::vector<RoundCalls> recorded_round_calls(const ResultFile& r, const std::string& side) {
+  std::vector<RoundCalls> out;
   const auto it = r.extra.find(kRoundCallsKey);
   if (it == r.extra.end()) return out;
   std::istringstream in(it->second);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back("calls per round" + (side.empty() ? "" : " (" + side + ")") + ": " + line);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    RoundCalls n;
+    n.side = side;
+    unsigned long long calls = 0;
+    int label = -1;
+    if (sscanf(line.c_str(), "calls=%llu median=%lf change=%lf calls_change=%lf round=%n", &calls, &n.median,
+               &n.change, &n.calls_change, &label) == 4 &&
+        label > 0) {
+      n.calls = calls;
+      n.round = line.substr(static_cast<size_t>(label));
+    } else {
+      n.recorded = line;
+    }
+    out.push_back(std::move(n));
+  }
   return out;
 }
 
 std::string round_advice(const ResultFile& measured, const ServiceSpec& sv, double min_unit_seconds) {
-  double seconds = 0;
-  int rounds = 0;
-  for (const auto& r : measured.runs) {
-    seconds += r.duration_s;
-    rounds += std::max(r.executions, 1);
-  }
-  if (rounds == 0) return "no round measured";
-  const double one = seconds / rounds;
+  const auto per_round = seconds_per_execution(measured);
+  if (!per_round) return "no round measured";
+  const double one = *per_round;
   const int k = baseline_executions_per_unit(measured);
   const double target = min_unit_seconds > 0 ? min_unit_seconds : kDefaultMinUnitSeconds;
   const int want = std::max(executions_per_unit(target, one, 1000), kDefaultServiceRounds);

@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "results/result.hpp"
+#include "results/run_notes.hpp"
 #include "runner/config.hpp"
 #include "runner/session.hpp"
 
@@ -33,17 +34,16 @@ std::string round_label(int unit, int round, int rounds, const std::string& vari
 
 // The check of calls per round: the rounds of one unit, each against the median of the unit's
 // other rounds, by the total of calls of the declared functions. A round past `calls_change`
-// (the config's, 0.5 = 50%) gives one line naming the unit and round, both counts and the likely
-// causes (a load driver that failed part of its requests, traffic that is not the load's). Empty
-// with fewer than 2 rounds.
-std::vector<std::string> round_call_notes(const std::vector<RunResult>& rounds, double calls_change, int unit,
-                                          const std::string& variant);
+// (the config's, 0.5 = 50%) gives one note naming the round with both counts (explain::round_calls
+// words it, with the likely causes). Empty with fewer than 2 rounds.
+std::vector<RoundCalls> round_call_notes(const std::vector<RunResult>& rounds, double calls_change, int unit,
+                                         const std::string& variant);
 
-// Where a Measurer keeps those notes in its result (ResultFile::extra, one per line), and the
-// warnings a report prints from them ("round calls (base): ...").
+// Where a Measurer keeps those notes in its result (ResultFile::extra, one per line), and the notes
+// read back for a side's report (explain::round_calls_warning: "calls per round (base): ...").
 inline constexpr const char* kRoundCallsKey = "round_calls";
-void add_round_call_notes(ResultFile& r, const std::vector<std::string>& notes);
-std::vector<std::string> round_call_warnings(const ResultFile& r, const std::string& side);
+void add_round_call_notes(ResultFile& r, const std::vector<RoundCalls>& notes);
+std::vector<RoundCalls> recorded_round_calls(const ResultFile& r, const std::string& side);
 
 // gate calibrate on a service config: the rounds a unit has now, one round's duration, and what
 // to change ("rounds: 5 would make a unit of ~1.2 s" ...), from a side measured with them.

@@ -52,13 +52,6 @@ std::string indent_tail(const std::string& tail) {
 
 }  // namespace
 
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 RunContext host_context() {
   RunContext c;
   utsname u{};

@@ -8,11 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "common/clock.hpp"
 #include "probe/probe_engine.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "runner/process.hpp"
 #include "plan/probe_plan.hpp"
+#include "results/run_notes.hpp"
 
 namespace gate::runner {
 
@@ -20,6 +22,9 @@ struct SessionOptions {
   probe::EngineOptions engine;
   std::string keep_output_dir;  // keep each run's stdout/stderr here ("" = temporary, removed)
   std::function<void(const std::string&)> log;  // progress lines ("" = silent)
+  // A service round off in calls (rounds.hpp), as its unit closes: the CLI logs it as a warning
+  // (explain::round_calls words it; runner/ words no notes).
+  std::function<void(const RoundCalls&)> on_round_calls;
   std::map<std::string, std::string> extra_env;  // added to the config's env for every process
   // Called with every process the probes track, before it runs, and the run's variant ("",
   // "base", "head"): the CPU profiler (gate/profile) follows the same processes.
@@ -124,8 +129,8 @@ class RunSession {
   double last_cpu_s_ = -1;
 };
 
-// Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC.
+// Machine facts for RunContext: kernel, CPU model and count, hostname; times in ISO 8601 UTC
+// (iso_now, common/clock.hpp).
 RunContext host_context();
-std::string iso_now();
 
 }  // namespace gate::runner

@@ -14,12 +14,6 @@ namespace gate::runner {
 
 namespace {
 
-uint64_t calls_of(const RunResult& r) {
-  uint64_t n = 0;
-  for (const auto& f : r.functions) n += f.calls;
-  return n;
-}
-
 // The round's units of one side summed per function: what require_some_call checks (a single
 // slice may well time no call; a whole round must).
 RunResult round_total(const std::vector<RunResult>& units) {
@@ -83,7 +77,7 @@ void drop_short_last_pair(std::vector<RunResult> (&units)[2], SliceLosses (&loss
   if (units[0].back().duration_s >= slice_s / 2 && units[1].back().duration_s >= slice_s / 2) return;
   for (int k = 0; k < 2; ++k) {
     const RunResult& r = units[k].back();
-    loss[k].unpaired_calls += calls_of(r) + r.straddled_calls;
+    loss[k].unpaired_calls += r.total_calls() + r.straddled_calls;
     loss[k].unpaired_s += r.duration_s;
     units[k].pop_back();
   }
@@ -122,7 +116,7 @@ bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19
     for (current = 0; current < 2; ++current) {
       if (done[current]) continue;
       const RunResult rest = s[current]->run_to_end(index, signals);
-      loss[current].unpaired_calls = calls_of(rest) + rest.straddled_calls;
+      loss[current].unpaired_calls = rest.total_calls() + rest.straddled_calls;
       loss[current].straddled_calls += rest.straddled_calls;
       loss[current].unpaired_s = rest.duration_s;
     }
@@ -155,8 +149,8 @@ bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19
   return true;
 }
 
-std::vector<std::string> slice_notes(const ResultFile& r, double slice_ms, const std::string& side) {
-  std::vector<std::string> notes;
+SliceNotes slice_notes(const ResultFile& r, double slice_ms, const std::string& side) {
+  SliceNotes notes{side, slice_ms, {}, 0};
   const double quarter_ns = slice_ms * 1e6 / 4;
   for (size_t f = 0; f < r.functions.size(); ++f) {
     LatencyHistogram pooled;
@@ -164,18 +158,11 @@ std::vector<std::string> slice_notes(const ResultFile& r, double slice_ms, const
       if (f < run.functions.size()) pooled.merge(run.functions[f].histogram);
     if (pooled.count() == 0) continue;
     const double p50 = pooled.quantile(0.5);
-    if (p50 <= quarter_ns) continue;
-    char b[160];
-    snprintf(b, sizeof b, ": p50 call %.1f ms on %s is longer than a quarter of the %g ms slice", p50 / 1e6,
-             side.c_str(), slice_ms);
-    notes.push_back(r.functions[f].name + b +
-                    ": most of its calls straddle a switch and are dropped, which leaves the shorter ones; "
-                    "compare it without --slice-ms (whole runs), or with a longer slice");
+    if (p50 > quarter_ns) notes.long_calls.push_back({r.functions[f].name, p50});
   }
-  const auto it = r.extra.find("straddled_calls");
-  if (it != r.extra.end() && it->second != "0") {
-    notes.push_back(it->second + " calls on " + side + " straddled a switch between time slices and were dropped");
-  }
+  // record_losses wrote it ("%.0f": a whole number)
+  if (const auto it = r.extra.find("straddled_calls"); it != r.extra.end())
+    notes.straddled_calls = static_cast<uint64_t>(std::atof(it->second.c_str()));
   return notes;
 }
 

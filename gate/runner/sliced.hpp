@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "results/result.hpp"
+#include "results/run_notes.hpp"
 
 namespace gate::runner {
 
@@ -37,9 +38,10 @@ struct SlicedRound {
 bool run_sliced_round(Measurer& base, Measurer& head, double slice_ms, std::mt19937_64& rng, SignalWatch* signals,
                       SlicedRound* out);
 
-// Notes for the report of a sliced measurement: functions whose calls are long for the slice (p50
-// over all its slices above a quarter of it: most calls straddle a switch and are dropped, so
-// what is left is biased towards the short ones), and how many calls straddled switches.
-std::vector<std::string> slice_notes(const ResultFile& r, double slice_ms, const std::string& side);
+// Notes for the report of a sliced measurement, as values (explain::slice_notes words them):
+// functions whose calls are long for the slice (p50 over all its slices above a quarter of it: most
+// calls straddle a switch and are dropped, so what is left is biased towards the short ones), and
+// how many calls straddled switches.
+SliceNotes slice_notes(const ResultFile& r, double slice_ms, const std::string& side);
 
 }  // namespace gate::runner

@@ -41,15 +41,21 @@ std::string describe_units(int executions, double execution_seconds, double min_
   return b;
 }
 
-std::string unit_advice(const ResultFile& measured, double min_unit_seconds) {
+std::optional<double> seconds_per_execution(const ResultFile& measured) {
   double seconds = 0;
   int executions = 0;
   for (const auto& r : measured.runs) {
     seconds += r.duration_s;
     executions += std::max(r.executions, 1);
   }
-  if (executions == 0) return "no run measured";
-  const double one = seconds / executions;
+  if (executions == 0) return std::nullopt;
+  return seconds / executions;
+}
+
+std::string unit_advice(const ResultFile& measured, double min_unit_seconds) {
+  const auto per_execution = seconds_per_execution(measured);
+  if (!per_execution) return "no run measured";
+  const double one = *per_execution;
   const int k = baseline_executions_per_unit(measured);
   std::string out = describe_units(k, one, min_unit_seconds);
   if (!(min_unit_seconds > 0))

@@ -3,6 +3,7 @@
 // (0.1-1 s on the machines measured) instead of landing in one. Pure: no root.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "results/result.hpp"
@@ -30,6 +31,9 @@ double min_unit_seconds(const runner::Config& cfg, UnitCommand command);
 // gate check: the executions per unit the baseline was recorded with (the median of its runs'
 // `executions`; 1 for a result from before units), so that both sides' units are alike.
 int baseline_executions_per_unit(const ResultFile& base);
+// One execution's (a service's round's) mean duration over a measured side's units, in seconds;
+// none when it has no run. What gate calibrate's advice sizes units from (unit_advice, round_advice).
+std::optional<double> seconds_per_execution(const ResultFile& measured);
 
 // One line for logs and calibrate: "4 executions per unit (one execution: 0.28 s, unit target
 // 1.0 s)", or "one execution per unit (...)".

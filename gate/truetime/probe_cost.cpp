@@ -17,6 +17,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/numbers.hpp"
@@ -42,13 +43,6 @@ std::string kernel_release() {
 std::string host_name() {
   char host[256] = {};
   return gethostname(host, sizeof host - 1) == 0 ? host : "unknown";
-}
-
-std::string iso_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 // What one process of the target gave: per block, ns per call of each function, and gate's p50

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/error.hpp"
 #include "stats/instrument.hpp"
 #include "stats/power.hpp"
 
@@ -37,6 +38,15 @@ double CalibrationRow::noise_with_calls(double k) const {
   // smoother window mean, see stats/compare.cpp): it is then all of it.
   const double s = std::min(sources.sampling, noise);
   return std::sqrt(noise * noise - s * s + s * s / std::max(k, 1e-9));
+}
+
+int aa_pairs(int runs_flag, int config_runs) {
+  const int pairs = runs_flag ? runs_flag : std::max(10, config_runs);
+  if (const int least = stats::CompareOptions{}.min_runs; pairs < least)
+    throw Error::make("gate calibrate --runs " + std::to_string(pairs),
+                      "too few pairs: a function's noise needs >= " + std::to_string(least) + " pairs of runs",
+                      "use --runs " + std::to_string(least) + " or more (10 or more for a steadier figure)");
+  return pairs;
 }
 
 Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, double slowdown, double confidence,

@@ -46,6 +46,11 @@ struct Calibration {
   static constexpr int kMaxPairs = 1000;
 };
 
+// gate calibrate's pairs of runs: --runs when given (runs_flag > 0), else the larger of 10 and the
+// config's runs. Throws gate::Error naming --runs when they are fewer than a comparison needs
+// (stats::CompareOptions::min_runs).
+int aa_pairs(int runs_flag, int config_runs);
+
 // `slowdown` as a fraction (0.2 = 20%); 0 sizes each test for twice its regression threshold.
 // With the A/A's runs (`base_runs`, `head_runs`, as compared), each row also says how much of its
 // noise is the sampling of its calls, and whether longer runs or more runs would quiet it.

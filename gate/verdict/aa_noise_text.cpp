@@ -35,7 +35,7 @@ void appendf(std::string& out, const char* fmt, ...) {
   out += big;
 }
 
-std::string pct(double ratio) { return ratio > 0 ? signed_percent(ratio - 1) : "-"; }
+std::string ratio_change(double ratio) { return ratio > 0 ? signed_percent(ratio - 1) : "-"; }
 
 std::string runs_text(int units, int max_units) {
   if (units <= 0) return "-";
@@ -109,9 +109,9 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
               "pairs for the slowdown");
   for (const auto& r : cal.rows)
     appendf(out, "%-48s %-5s %9.1f%% %10s %11s %14s %14s %11s (%s)\n", r.function.c_str(), r.quantile.c_str(),
-                100 * r.noise, share_text(r).c_str(), moment_text(r).c_str(), pct(r.caught_at_runs).c_str(),
-                pct(r.caught_at_max).c_str(),
-                runs_text(r.pairs_for_target, Calibration::kMaxPairs).c_str(), pct(r.target).c_str());
+                100 * r.noise, share_text(r).c_str(), moment_text(r).c_str(), ratio_change(r.caught_at_runs).c_str(),
+                ratio_change(r.caught_at_max).c_str(),
+                runs_text(r.pairs_for_target, Calibration::kMaxPairs).c_str(), ratio_change(r.target).c_str());
   advice_text(out, cal, max_runs);
   appendf(out, "\n%d pairs of A/A runs; %s\n", pairs, explain::method_short(c).c_str());
   const double unit_s = runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate);

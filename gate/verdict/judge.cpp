@@ -6,6 +6,7 @@
 #include <set>
 
 #include "baselines/store.hpp"
+#include "explain/run_notes.hpp"
 #include "runner/coverage.hpp"
 #include "runner/rounds.hpp"
 #include "runner/sliced.hpp"
@@ -24,9 +25,10 @@ namespace {
 // its verdict ("insufficient data") alone does not say that nothing reached it.
 void warn_uncalled(report::Annotations& notes, const ResultFile& base, const ResultFile& head) {
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) notes.warnings.push_back(std::move(w));
+    for (const auto& f : runner::uncalled_functions(*r, side)) notes.warnings.push_back(explain::uncalled(f));
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
-    for (auto& w : runner::round_call_warnings(*r, side)) notes.warnings.push_back(std::move(w));
+    for (const auto& n : runner::recorded_round_calls(*r, side))
+      notes.warnings.push_back(explain::round_calls_warning(n));
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {
@@ -266,7 +268,8 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   warn_uncalled(out.notes, out.base.result, out.head.result);
   if (slice_ms > 0)
     for (const auto& [r, side] : {std::pair{&out.base.result, "base"}, std::pair{&out.head.result, "head"}})
-      for (auto& w : runner::slice_notes(*r, slice_ms, side)) out.notes.warnings.push_back(std::move(w));
+      for (auto& w : explain::slice_notes(runner::slice_notes(*r, slice_ms, side)))
+        out.notes.warnings.push_back(std::move(w));
   return out;
 }
 

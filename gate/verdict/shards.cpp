@@ -4,15 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
+#include "explain/run_notes.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
 #include "stats/layouts.hpp"
@@ -24,8 +22,6 @@
 namespace gate::verdict {
 
 namespace {
-
-constexpr int kPartialFormat = 1;
 
 Error usage(const std::string& object, const std::string& cause, const std::string& fix) {
   return Error::make(object, cause, fix, ExitCode::kUsage);
@@ -77,60 +73,6 @@ void unrotate_layouts(ResultFile& r, size_t layouts, const ShardSpec& s) {
     if (run.layout >= 0) run.layout = static_cast<int>((run.layout + (s.index - 1)) % layouts);
 }
 
-std::string partial_to_json_text(const Partial& p) {
-  nlohmann::ordered_json j;
-  j["gate_partial"] = kPartialFormat;
-  j["shard"] = {{"index", p.shard.index}, {"count", p.shard.count}};
-  j["seed"] = p.seed;
-  j["shard_seed"] = p.shard_seed;
-  j["runner"] = {{"fingerprint", p.runner}, {"label", p.runner_label}, {"hostname", p.hostname}};
-  j["config_hash"] = p.config_hash;
-  j["base_build_id"] = p.base_build_id;
-  j["head_build_id"] = p.head_build_id;
-  j["executions_per_unit"] = {{"base", p.base_executions_per_unit}, {"head", p.head_executions_per_unit}};
-  j["pairs"] = p.pairs();
-  j["base"] = nlohmann::ordered_json::parse(result_to_json_text(p.base, -1));
-  j["head"] = nlohmann::ordered_json::parse(result_to_json_text(p.head, -1));
-  return j.dump() + "\n";
-}
-
-Partial partial_from_json_text(const std::string& text, const std::string& origin) {
-  const std::string fix = "give the files gate ab --shard K/N --partial-out wrote";
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw usage("partial " + origin, std::string("is not JSON: ") + e.what(), fix);
-  }
-  if (!j.is_object() || !j.contains("gate_partial"))
-    throw usage("partial " + origin, "is not a shard's partial result (no \"gate_partial\" key)", fix);
-  if (j["gate_partial"] != kPartialFormat)
-    throw usage("partial " + origin, "has format " + j["gate_partial"].dump() + ", this gate reads " +
-                                         std::to_string(kPartialFormat),
-                "measure the shards and merge them with the same gate version");
-  Partial p;
-  try {
-    p.shard = {j.at("shard").at("index").get<int>(), j.at("shard").at("count").get<int>()};
-    p.seed = j.at("seed").get<uint64_t>();
-    p.shard_seed = j.at("shard_seed").get<uint64_t>();
-    p.runner = j.at("runner").at("fingerprint").get<std::string>();
-    p.runner_label = j.at("runner").value("label", "");
-    p.hostname = j.at("runner").value("hostname", "");
-    p.config_hash = j.at("config_hash").get<std::string>();
-    p.base_build_id = j.at("base_build_id").get<std::string>();
-    p.head_build_id = j.at("head_build_id").get<std::string>();
-    p.base_executions_per_unit = j.at("executions_per_unit").at("base").get<int>();
-    p.head_executions_per_unit = j.at("executions_per_unit").at("head").get<int>();
-  } catch (const nlohmann::json::exception& e) {
-    throw usage("partial " + origin, std::string("lacks a field: ") + e.what(), fix);
-  }
-  p.base = result_from_json_text(j.at("base").dump(), origin + " (base)");
-  p.head = result_from_json_text(j.at("head").dump(), origin + " (head)");
-  return p;
-}
-
-void save_partial(const std::string& path, const Partial& p) { write_file_atomically(path, partial_to_json_text(p)); }
-
 Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
                    size_t head_layouts, const runner::Config& cfg, const std::string& runner,
                    const std::string& runner_label) {
@@ -151,15 +93,6 @@ Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t 
   unrotate_layouts(p.base, base_layouts, shard);
   unrotate_layouts(p.head, head_layouts, shard);
   return p;
-}
-
-Partial load_partial(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw usage("partial " + path, "cannot be read", "give the path of a file gate ab --shard wrote (--partial-out)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return partial_from_json_text(text.str(), path);
 }
 
 namespace {
@@ -432,7 +365,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     redecide(m.comparison, o);
   }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
-    for (auto& w : runner::uncalled_warnings(*r, side)) m.notes.warnings.push_back(std::move(w));
+    for (const auto& f : runner::uncalled_functions(*r, side)) m.notes.warnings.push_back(explain::uncalled(f));
   warn_noisy_shard(m);
   m.notes.base_executions_per_unit = parts.front().base_executions_per_unit;
   m.notes.head_executions_per_unit = parts.front().head_executions_per_unit;

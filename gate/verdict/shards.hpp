@@ -1,7 +1,8 @@
 // One gate ab comparison split over a CI matrix (issue 44): `gate ab --shard K/N` measures shard K's
 // share of the pairs and writes them, with what makes shards comparable, as a partial result;
 // `gate merge` refuses partials that do not belong together and judges all their pairs at once.
-// Pure (no root, no kernel): the partial's format, the shard's plan, the merge.
+// Pure (no root, no kernel): the shard's plan, the merge; the partial's format and file are
+// results/partial.* (ShardSpec, Partial).
 #pragma once
 
 #include <cstdint>
@@ -9,17 +10,13 @@
 #include <vector>
 
 #include "report/annotations.hpp"
+#include "results/partial.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::verdict {
 
-// Shard `index` (1-based) of `count`.
-struct ShardSpec {
-  int index = 0;
-  int count = 0;
-};
 // "K/N" with 1 <= K <= N. Throws gate::Error (exit 2) naming the text.
 ShardSpec parse_shard(const std::string& text);
 // The shard's run-order seed: mixed from the comparison's seed and K, so that shards run different
@@ -34,26 +31,6 @@ int shard_pairs(int total, const ShardSpec& s);
 std::vector<std::string> shard_layouts(const std::vector<std::string>& binaries, const ShardSpec& s);
 void unrotate_layouts(ResultFile& r, size_t layouts, const ShardSpec& s);
 
-// What one shard measured. Every pair's values are both sides' runs (base.runs[i] with head.runs[i]),
-// in the result format gate writes anyway.
-struct Partial {
-  ShardSpec shard;
-  uint64_t seed = 0;        // the comparison's --seed
-  uint64_t shard_seed = 0;  // the order this shard ran
-  std::string runner;       // machine fingerprint, as history keeps machines (history::machine_of)
-  std::string runner_label; // CPU model / kernel / Go / gate, for the reader
-  std::string hostname;
-  std::string config_hash;  // fnv1a64_fingerprint of the config bytes (runner::Config::hash)
-  std::string base_build_id, head_build_id;
-  int base_executions_per_unit = 1, head_executions_per_unit = 1;
-  ResultFile base, head;
-  int pairs() const { return static_cast<int>(std::min(base.runs.size(), head.runs.size())); }
-};
-std::string partial_to_json_text(const Partial& p);
-// Throws gate::Error (exit 2) naming `origin` when the text is not a partial.
-Partial partial_from_json_text(const std::string& text, const std::string& origin);
-void save_partial(const std::string& path, const Partial& p);  // atomically (write_file_atomically)
-
 struct AbJudged;  // verdict/judge.hpp
 // The partial of a shard whose gate ab measured j (its results are moved out): the shard, the seeds,
 // the config hash, the build ids and executions per unit, the runs' layouts back in the
@@ -62,7 +39,6 @@ struct AbJudged;  // verdict/judge.hpp
 Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
                    size_t head_layouts, const runner::Config& cfg, const std::string& runner,
                    const std::string& runner_label);
-Partial load_partial(const std::string& path);
 
 // Throws gate::Error (exit 2) naming the partial and the difference when the partials are not one
 // comparison: another config (or not `cfg`'s), other binaries, another shard count, a shard index

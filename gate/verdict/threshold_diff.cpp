@@ -14,11 +14,6 @@ namespace gate::verdict {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::vector<std::string> names(const std::vector<stats::QuantileSpec>& qs) {
   std::vector<std::string> out;

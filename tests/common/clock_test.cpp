@@ -1,4 +1,5 @@
-// gate/common/clock.hpp: the steady clock never goes back (deadlines rely on it).
+// gate/common/clock.hpp: the steady clock never goes back (deadlines rely on it); the wall clock as
+// results record it.
 #include "common/clock.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,14 @@ TEST(Clock, SteadySecondsDoNotGoBack) {
   const double b = now_s();
   EXPECT_GT(a, 0);
   EXPECT_GE(b, a);
+}
+
+TEST(Clock, IsoNowIsUtcToTheSecond) {
+  const std::string t = iso_now();
+  ASSERT_EQ(t.size(), 20u) << t;  // 2026-11-28T23:47:27Z
+  EXPECT_EQ(t[4], '-');
+  EXPECT_EQ(t[10], 'T');
+  EXPECT_EQ(t.back(), 'Z');
 }
 
 }  // namespace

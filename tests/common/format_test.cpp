@@ -43,5 +43,20 @@ TEST(Format, PercentagesEachWithItsRounding) {
   }
 }
 
+TEST(Format, WordsAndUnits) {
+  EXPECT_EQ(plural(1, "run"), "1 run");
+  EXPECT_EQ(plural(0, "run"), "0 runs");
+  EXPECT_EQ(plural(3, "declared function"), "3 declared functions");
+  EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
+  EXPECT_EQ(join({"x", "y"}, "; "), "x; y");
+  EXPECT_EQ(join({}), "");
+  EXPECT_EQ(mib(13107200), "12.5 MiB");
+  EXPECT_EQ(mib(UINT64_MAX), "unlimited") << "RLIMIT_INFINITY";
+  EXPECT_EQ(micros(11300), "11.3us");
+  EXPECT_EQ(micros(950), "0.95us");
+  EXPECT_EQ(signed_micros(11300), "+11.3us");
+  EXPECT_EQ(signed_micros(-2500), "-2.5us");
+}
+
 }  // namespace
 }  // namespace gate

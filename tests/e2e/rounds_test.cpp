@@ -13,6 +13,7 @@
 #include "common/files.hpp"
 #include "probe/probe_fixture.hpp"
 #include "results/result.hpp"
+#include "runner/rounds.hpp"
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 
@@ -158,6 +159,11 @@ TEST(ServiceRounds, RoundWithOtherCallsIsReported) {
   ASSERT_NE(it, res.extra.end());
   EXPECT_TRUE(has(it->second, "round 2 of 3")) << it->second;
   EXPECT_FALSE(has(it->second, "round 1 of 3")) << "rounds within calls_change are not reported: " << it->second;
+  const auto notes = runner::recorded_round_calls(res, "head");  // kept as values, worded when shown
+  ASSERT_EQ(notes.size(), 1u) << it->second;
+  EXPECT_EQ(notes[0].round, "unit 1, round 2 of 3");
+  EXPECT_EQ(notes[0].calls, 60u);
+  EXPECT_EQ(notes[0].median, 20);
 }
 
 // gate ab with {port}: both sides' services up at once, the sides alternating round by round.

@@ -102,7 +102,7 @@ std::string run_shard(const Shop& s, const std::string& cfg, int k, bool hog) {
 }
 
 double median_duration(const std::string& partial) {
-  const verdict::Partial p = verdict::load_partial(partial);
+  const Partial p = load_partial(partial);
   std::vector<double> d;
   for (const auto& r : p.base.runs) d.push_back(r.duration_s / std::max(1, r.executions));
   std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());

@@ -217,8 +217,9 @@ TEST(SliceE2e, SlicedAbCatchesTheSlowHeadOnly) {
   fs::remove_all(dir);
 }
 
-// No root: the report's notes of a sliced measurement. A function whose p50 call is above a
-// quarter of the slice is named; one well below it is not; the straddled count is said.
+// No root: the report's notes of a sliced measurement, as values (their words:
+// tests/explain/run_notes_test.cpp). A function whose p50 call is above a quarter of the slice is
+// named; one well below it is not; the straddled count is read.
 TEST(SliceNotes, NameFunctionsWhoseCallsAreLongForTheSlice) {
   ResultFile r;
   r.functions.resize(2);
@@ -233,11 +234,15 @@ TEST(SliceNotes, NameFunctionsWhoseCallsAreLongForTheSlice) {
   }
   r.extra["straddled_calls"] = "7";
   const auto notes = runner::slice_notes(r, 200, "head");
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[0].rfind("main.long: p50 call 60", 0), 0u) << notes[0];
-  EXPECT_NE(notes[0].find("without --slice-ms"), std::string::npos) << notes[0];
-  EXPECT_EQ(notes[1], "7 calls on head straddled a switch between time slices and were dropped");
-  EXPECT_TRUE(runner::slice_notes(r, 400, "head").size() == 1u) << "at 400 ms slices 60 ms calls are fine";
+  EXPECT_EQ(notes.side, "head");
+  EXPECT_EQ(notes.slice_ms, 200);
+  ASSERT_EQ(notes.long_calls.size(), 1u);
+  EXPECT_EQ(notes.long_calls[0].name, "main.long");
+  EXPECT_NEAR(notes.long_calls[0].p50_ns, 60e6, 60e6 * 0.05) << "the histogram's bucket of 60 ms";
+  EXPECT_EQ(notes.straddled_calls, 7u);
+  EXPECT_TRUE(runner::slice_notes(r, 400, "head").long_calls.empty()) << "at 400 ms slices 60 ms calls are fine";
+  r.extra.erase("straddled_calls");
+  EXPECT_EQ(runner::slice_notes(r, 400, "head").straddled_calls, 0u);
 }
 
 // A sliced service on a fixed address is a usage error that offers {port} (both sides' services

@@ -399,5 +399,22 @@ TEST(WriteReports, FilesAtomicallyStdoutInOrderAndErrorsNamed) {
   fs::remove_all(dir);
 }
 
+// "What to do next": one sentence for Markdown and HTML, each with its own code and escaping;
+// only the parts that are set.
+TEST(Report, NextStepTextSaysOnlyWhatIsSet) {
+  const auto code = [](const std::string& s) { return "`" + s + "`"; };
+  const auto plain = [](const std::string& s) { return s; };
+  report::NextSteps n{"gate check -c g.yaml", "gate record -c g.yaml --force", "then commit b.json"};
+  EXPECT_EQ(report::next_step_text(n, code, plain),
+            " Reproduce: `gate check -c g.yaml`. Accept the change: `gate record -c g.yaml --force` (then commit "
+            "b.json).");
+  n.accept.clear();
+  EXPECT_EQ(report::next_step_text(n, code, plain), " Reproduce: `gate check -c g.yaml`. Accept the change: then "
+                                                   "commit b.json.");
+  n.rerun.clear();
+  n.accept_note.clear();
+  EXPECT_EQ(report::next_step_text(n, code, plain), "");
+}
+
 }  // namespace
 }  // namespace gate::testing

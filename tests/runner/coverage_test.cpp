@@ -1,6 +1,7 @@
 // The zero-call rules on hand-made results: a run with no call at all is a failed run naming the
-// causes, an uncalled function is a warning with its inlining status, and a baseline refuses it
-// unless the config marks it optional. No root.
+// causes; an uncalled function is a note (its name, side, runs and inlining facts: the words are
+// tests/explain/run_notes_test.cpp's), optional when its config entry says so (the baseline's
+// refusal: tests/verdict/baseline_calls_test.cpp). No root.
 #include "runner/coverage.hpp"
 
 #include <gtest/gtest.h>
@@ -58,39 +59,33 @@ TEST(Coverage, ARunWithoutAnyCallFailsNamingTheCauses) {
   EXPECT_NE(failure_of(entered, fns, false).find("entered 3 times but never returned"), std::string::npos);
 }
 
-TEST(Coverage, UncalledFunctionsAreWarningsWithTheirInliningStatus) {
+TEST(Coverage, UncalledFunctionsAreNotesWithTheirInliningFacts) {
   ResultFile r;
-  r.functions = {fn("main.a"), fn("main.b", {"x.go:1 in main.f", "x.go:2 in main.g"}), fn("main.c", {}, false)};
-  EXPECT_TRUE(uncalled_warnings(r).empty()) << "no runs: nothing to say";
-  r.runs = {run_with({{"main.a", 5}, {"main.b", 0}, {"main.c", 0}}), run_with({{"main.a", 5}, {"main.b", 0}, {"main.c", 0}})};
-  const auto w = uncalled_warnings(r, "head");
-  ASSERT_EQ(w.size(), 1u) << "main.c is not measurable (reported as such), main.a was called";
-  EXPECT_EQ(w[0],
-            "main.b: no calls in any of the 2 runs of head; also inlined at 2 sites (x.go:1 in main.f; x.go:2 in "
-            "main.g): calls there are not timed");
+  r.functions = {fn("main.a"), fn("main.b", {"x.go:1 in main.f", "x.go:2 in main.g"}), fn("main.c", {}, false),
+                 fn("c_work")};
+  r.functions[3].entry_placement = "native entry";
+  EXPECT_TRUE(uncalled_functions(r).empty()) << "no runs: nothing to say";
+  r.runs = {run_with({{"main.a", 5}, {"main.b", 0}, {"main.c", 0}}),
+            run_with({{"main.a", 5}, {"main.b", 0}, {"main.c", 0}})};
+  const auto u = uncalled_functions(r, "head");
+  ASSERT_EQ(u.size(), 2u) << "main.c is not measurable (reported as such), main.a was called";
+  EXPECT_EQ(u[0].name, "main.b");
+  EXPECT_EQ(u[0].side, "head");
+  EXPECT_EQ(u[0].runs, 2u);
+  EXPECT_FALSE(u[0].native);
+  EXPECT_EQ(u[0].inlined_at, (std::vector<std::string>{"x.go:1 in main.f", "x.go:2 in main.g"}));
+  EXPECT_EQ(u[1].name, "c_work") << "absent from every run is uncalled too";
+  EXPECT_TRUE(u[1].native);
+  EXPECT_EQ(uncalled_functions(r)[0].side, "") << "gate run and gate record name no side";
   r.runs[1].functions[1].calls = 1;
-  EXPECT_TRUE(uncalled_functions(r).empty()) << "called in one run is called";
+  ASSERT_EQ(uncalled_functions(r).size(), 1u) << "called in one run is called";
 }
 
-TEST(Coverage, ABaselineRefusesAnUncalledFunctionUnlessOptional) {
-  ResultFile r;
-  r.functions = {fn("main.a"), fn("main.(*T).b")};
-  r.runs = {run_with({{"main.a", 5}, {"main.(*T).b", 0}})};
+TEST(Coverage, OptionalIsTheDeclaringEntrysWord) {
   Config cfg;
-  cfg.path = "/x/gate.yaml";
-  cfg.functions = {{"main.a", {}, {}, false}, {"main.(*T).b", {}, {}, false}};
-  try {
-    require_calls_for_baseline(r, cfg, "baselines/x.json");
-    FAIL() << "must refuse";
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    EXPECT_EQ(e.exit_code(), ExitCode::kMeasure);
-    EXPECT_NE(m.find("baseline baselines/x.json: not written"), std::string::npos) << m;
-    EXPECT_NE(m.find("- main.(*T).b (no inlined copies found)"), std::string::npos) << m;
-    EXPECT_NE(m.find("optional: true"), std::string::npos) << m;
-  }
-  cfg.functions[1].optional = true;  // exact name
-  EXPECT_NO_THROW(require_calls_for_baseline(r, cfg, "b.json"));
+  cfg.functions = {{"main.a", {}, {}, false}, {"main.(*T).b", {}, {}, true}};  // exact name
+  EXPECT_TRUE(is_optional(cfg, "main.(*T).b"));
+  EXPECT_FALSE(is_optional(cfg, "main.a"));
   cfg.functions = {{"main.a", {}, {}, false}, {"main.*", {}, {}, true}};  // a glob marks what it matches
   EXPECT_TRUE(is_optional(cfg, "main.(*T).b"));
   EXPECT_TRUE(is_optional(cfg, "main.a")) << "any entry that declares it optional";

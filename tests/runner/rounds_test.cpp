@@ -94,21 +94,37 @@ TEST(ServiceRoundsCalls, ARoundPastCallsChangeIsNamedAndOthersAreNot) {
                                          round_with(60, 40)};
   const auto notes = round_call_notes(rounds, 0.5, 7, "head");
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_TRUE(has(notes[0], "unit 7, round 3 of 4 (head) timed 40 calls")) << notes[0];
-  EXPECT_TRUE(has(notes[0], "other rounds 100 (median): -60%, past calls_change (50%)")) << notes[0];
+  EXPECT_EQ(notes[0].round, "unit 7, round 3 of 4 (head)");
+  EXPECT_EQ(notes[0].calls, 40u);
+  EXPECT_EQ(notes[0].median, 100);
+  EXPECT_DOUBLE_EQ(notes[0].change, -0.6);
+  EXPECT_EQ(notes[0].calls_change, 0.5);
   EXPECT_TRUE(round_call_notes({round_with(60, 40), round_with(90, 60)}, 0.5, 1, "").empty())
       << "+50% is within a 50% calls_change";
   EXPECT_EQ(round_call_notes({round_with(60, 40), round_with(90, 60)}, 0.2, 1, "").size(), 2u)
       << "two rounds 50% apart: each is past 20% of the other";
   EXPECT_TRUE(round_call_notes({round_with(60, 40)}, 0.5, 1, "").empty()) << "one round has no others";
 
+  // Kept in the result file and read back for a side's report: the same values, the side named.
   ResultFile r;
   add_round_call_notes(r, notes);
-  const auto w = round_call_warnings(r, "head");
-  ASSERT_EQ(w.size(), 1u);
-  EXPECT_TRUE(has(w[0], "calls per round (head): unit 7, round 3 of 4")) << w[0];
+  const auto back = recorded_round_calls(r, "head");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].side, "head");
+  EXPECT_EQ(back[0].round, notes[0].round);
+  EXPECT_EQ(back[0].calls, notes[0].calls);
+  EXPECT_EQ(back[0].median, notes[0].median);
+  EXPECT_EQ(back[0].change, notes[0].change) << "%.17g reads back the same double";
+  EXPECT_EQ(back[0].calls_change, notes[0].calls_change);
+  EXPECT_TRUE(back[0].recorded.empty());
   add_round_call_notes(r, {});
-  EXPECT_EQ(round_call_warnings(r, "head").size(), 1u);
+  EXPECT_EQ(recorded_round_calls(r, "head").size(), 1u);
+
+  // A file written before the values holds the sentence: kept as written.
+  r.extra[kRoundCallsKey] += "\nunit 1, round 2 of 3 (base) timed 5 calls of the declared functions";
+  const auto both = recorded_round_calls(r, "base");
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[1].recorded, "unit 1, round 2 of 3 (base) timed 5 calls of the declared functions");
 }
 
 // gate calibrate on a service: short rounds are told how many make a unit of the target length;

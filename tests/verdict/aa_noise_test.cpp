@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.hpp"
 #include "synthetic.hpp"
 #include "verdict/aa_noise.hpp"
 
@@ -151,6 +152,14 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
     EXPECT_EQ(r.sources.sampling, 0) << r.function;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
   }
+}
+
+// gate calibrate's pairs: --runs, else at least 10 (or the config's runs); too few is a usage error.
+TEST(AaPairs, RunsFlagElseTenOrTheConfigs) {
+  EXPECT_EQ(aa_pairs(0, 6), 10);
+  EXPECT_EQ(aa_pairs(0, 14), 14);
+  EXPECT_EQ(aa_pairs(8, 14), 8) << "--runs wins";
+  EXPECT_THROW(aa_pairs(2, 14), Error);
 }
 
 }  // namespace

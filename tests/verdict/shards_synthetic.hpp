@@ -1,4 +1,4 @@
-// Synthetic shards of one gate ab (verdict::Partial) for the merge's tests: 8 functions "main.f00"..,
+// Synthetic shards of one gate ab (Partial) for the merge's tests: 8 functions "main.f00"..,
 // runners of given speed and noise, a head whose main.f03 may be slowed. Header-only.
 #pragma once
 

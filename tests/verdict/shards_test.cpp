@@ -295,19 +295,6 @@ TEST(Shards, RefusesAConfigOtherThanTheShards) {
   }
 }
 
-TEST(Shards, PartialRoundTripsThroughJson) {
-  const Partial p = partial(2, 1.5, 1.0);
-  const Partial q = partial_from_json_text(partial_to_json_text(p), "p.json");
-  EXPECT_EQ(q.shard.index, 2);
-  EXPECT_EQ(q.shard.count, kShards);
-  EXPECT_EQ(q.shard_seed, p.shard_seed);
-  EXPECT_EQ(q.runner, p.runner);
-  EXPECT_EQ(q.head_build_id, "head-id");
-  ASSERT_EQ(q.pairs(), kPairsPerShard);
-  EXPECT_EQ(q.head.runs[4].functions[3].histogram.count(), p.head.runs[4].functions[3].histogram.count());
-  EXPECT_THROW(partial_from_json_text("{\"runs\": []}", "r.json"), Error);
-}
-
 TEST(Shards, PlanSplitsPairsSeedsAndLayouts) {
   EXPECT_EQ(shard_pairs(10, parse_shard("1/3")), 4);
   EXPECT_EQ(shard_pairs(10, parse_shard("2/3")), 3);

@@ -1,0 +1,48 @@
+// What a measurement notes about itself, as values: declared functions no run called, service
+// rounds whose calls are off their unit's other rounds, functions whose calls are long for a time
+// slice. runner/ finds them in a result (coverage.*, rounds.*, sliced.*); explain/run_notes.* words
+// them when a report or a log shows them. Here because both read them and explain/ may not include runner/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gate {
+
+// A measurable function with no call in any run of a side.
+struct UncalledFunction {
+  std::string name;
+  std::string side;                     // "" (gate run, gate record), "base" or "head"
+  size_t runs = 0;                      // the side's runs
+  bool native = false;                  // a C/C++ function: its inlined copies are not looked for
+  std::vector<std::string> inlined_at;  // FunctionInfo::inlined_at: where its calls are not timed
+};
+
+// A round of a service's unit whose calls of the declared functions are off the median of the
+// unit's other rounds by more than the config's calls_change.
+struct RoundCalls {
+  std::string side;          // "" when not known (the Measurer's own log), "base" or "head"
+  std::string round;         // the round as errors name it: "unit 2, round 3 of 5 (base)"
+  uint64_t calls = 0;        // the round's calls
+  double median = 0;         // the median of the unit's other rounds' calls
+  double change = 0;         // calls / median - 1
+  double calls_change = 0;   // the config's bound (0.5 = 50%)
+  std::string recorded;      // a result file written before these values: its line as it was written
+};
+
+// A function whose p50 call over all of a side's slices is above a quarter of the slice.
+struct LongSliceCalls {
+  std::string name;
+  double p50_ns = 0;
+};
+
+// The notes of a sliced measurement's side (gate ab --slice-ms).
+struct SliceNotes {
+  std::string side;
+  double slice_ms = 0;
+  std::vector<LongSliceCalls> long_calls;
+  uint64_t straddled_calls = 0;  // calls dropped for straddling a switch between slices
+};
+
+}  // namespace gate
