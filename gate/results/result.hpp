@@ -82,6 +82,12 @@ struct FunctionRun {
   // Of cpu_samples, those where no other declared function is deeper on the stack: its CPU time
   // less its declared callees' (they carry verdicts of their own). The sampled test compares this.
   uint64_t self_samples = 0;
+  // gate ab's first pair: self_samples of its trial execution without probes (RunResult::
+  // trial_executions), where measure: auto reads how many samples the function's executions without
+  // probes count: a short function's own CPU time is several times longer in a probed execution
+  // (the traps' cache and predictor damage: the shop's pricing.Apply ~1 us a call probed, ~0.1 us
+  // bare), so its probed count overstates what the sampled executions will count.
+  uint64_t trial_self_samples = 0;
   // > 0: this run did not count its calls. calls: auto removed its probes after gate ab's first
   // pair (a workload that made the same calls in every execution, the function measured by
   // samples), and calls is this, the first pair's calls per execution, times the executions.
@@ -161,6 +167,9 @@ struct RunResult {
   // "sampled_executions", "sampled_duration_s"; absent: the samples come from the probed executions.
   int sampled_executions = 0;
   double sampled_duration_s = 0;
+  // > 0: this unit ran this many trial executions without probes (gate ab's first pair), their
+  // self samples in FunctionRun::trial_self_samples. JSON "trial_executions"; absent: none.
+  int trial_executions = 0;
   // gate ab's first pair, when calls: auto took probes off after it (issue 39): it measured the
   // functions with probes the later pairs do not have, so a traced caller's latency in it holds its
   // callees' probe hits and the later pairs' do not. It planned the rest, and is left out of every

@@ -133,6 +133,7 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
     j["sampled_executions"] = r.sampled_executions;
     j["sampled_duration_s"] = r.sampled_duration_s;
   }
+  if (r.trial_executions > 0) j["trial_executions"] = r.trial_executions;  // optional: absent means none
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }

@@ -52,6 +52,7 @@ void add_function(FunctionRun& into, const FunctionRun& f) {
   into.cpu_samples += f.cpu_samples;
   into.probe_samples += f.probe_samples;
   into.self_samples += f.self_samples;
+  into.trial_self_samples += f.trial_self_samples;
   into.fixed_calls_per_execution = std::max(into.fixed_calls_per_execution, f.fixed_calls_per_execution);
   add_true_time(into.true_time, f.true_time);
 }

@@ -242,6 +242,18 @@ void take_sampled(RunResult& unit, const std::vector<RunResult>& sampled) {
   }
 }
 
+// The trial executions' self samples (Measurer::execute_sampled, keep false): kept apart from the
+// unit's figures, for measure: auto's counts (FunctionRun::trial_self_samples).
+void take_trial(RunResult& unit, const std::vector<RunResult>& trial) {
+  for (size_t i = 0; i < unit.functions.size(); ++i) {
+    FunctionRun& f = unit.functions[i];
+    f.trial_self_samples = 0;
+    for (const auto& s : trial)
+      if (i < s.functions.size()) f.trial_self_samples += s.functions[i].self_samples;
+  }
+  unit.trial_executions = static_cast<int>(trial.size());
+}
+
 }  // namespace
 
 bool Measurer::close_unit() {
@@ -262,6 +274,8 @@ bool Measurer::close_unit() {
   open_clean_.clear();
   if (!open_sampled_.empty()) take_sampled(r, open_sampled_);
   open_sampled_.clear();
+  if (!open_trial_.empty()) take_trial(r, open_trial_);
+  open_trial_.clear();
   r.index = runs_done() + 1;
   r.layout = opts_.layout;
   if (const auto& log = opts_.session.log) {
@@ -406,7 +420,7 @@ bool Measurer::execute_sampled(SignalWatch* signals, bool keep) {
       s.functions.push_back(std::move(fr));
     }
     opts_.session.on_collected(s);
-    if (keep) open_sampled_.push_back(std::move(s));
+    (keep ? open_sampled_ : open_trial_).push_back(std::move(s));
   } catch (const Error& ex) {
     return fail_unit(ex);
   }
@@ -435,6 +449,7 @@ bool Measurer::fail_unit(const Error& e) {
   open_unit_.clear();
   open_clean_.clear();
   open_sampled_.clear();
+  open_trial_.clear();
   fail(e);
   return false;
 }

@@ -138,6 +138,7 @@ class Measurer {
   int sampled_per_unit_ = 0;
   double last_sampled_s_ = 0;
   std::vector<RunResult> open_sampled_;  // the open unit's sampled executions (execute_sampled)
+  std::vector<RunResult> open_trial_;    // its trial executions (execute_sampled, keep false)
   bool clean_sampled_ = false;           // clean_ is tracked by the CPU sampler
   const Config& cfg_;
   MeasureOptions opts_;

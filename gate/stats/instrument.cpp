@@ -42,7 +42,7 @@ MeasureSetting parse_measure_setting(const std::string& s) {
 InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                  const std::string& function) {
   InstrumentFacts f;
-  uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0, executions = 0;
+  uint64_t cpu = 0, inclusive = 0, probe = 0, probed_ns = 0, units = 0, executions = 0, cpu_counted = 0;
   double sampled_ns = 0;
   f.sampled = true;
   const RunResult* firsts[2] = {first_unit(base_runs), first_unit(head_runs)};
@@ -55,16 +55,21 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
     const FunctionRun* fr = r->find(function);
     if (!fr) continue;
     ++units;
-    const int side_executions = sampled_executions_of(*r);
+    // The counts: the trial's executions without probes where the unit ran one (gate ab's first
+    // pair, before its sampled executions: what those will count), else the unit's own.
+    const bool trial = r->trial_executions > 0;
+    const int side_executions = trial ? r->trial_executions : sampled_executions_of(*r);
+    const uint64_t self = trial ? fr->trial_self_samples : fr->self_samples;
     executions += static_cast<uint64_t>(side_executions);
-    f.side_samples[side] = fr->self_samples;
-    f.side_samples_per_execution[side] = static_cast<double>(fr->self_samples) / side_executions;
+    cpu_counted += self;
+    f.side_samples[side] = self;
+    f.side_samples_per_execution[side] = static_cast<double>(self) / side_executions;
     // The calls the samples came from: the probed executions' calls scaled to the sampled ones (as
     // sampled_ns_per_call does).
-    f.side_calls[side] = r->sampled_executions > 0
-                             ? fr->calls * static_cast<uint64_t>(r->sampled_executions) /
-                                   static_cast<uint64_t>(std::max(r->probed_executions, 1))
-                             : fr->calls;
+    const int from = trial ? r->trial_executions : r->sampled_executions;
+    f.side_calls[side] = from > 0 ? fr->calls * static_cast<uint64_t>(from) /
+                                        static_cast<uint64_t>(std::max(r->probed_executions, 1))
+                                  : fr->calls;
     cpu += fr->self_samples;
     probe += fr->probe_samples;
     inclusive += fr->cpu_samples;
@@ -81,7 +86,7 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
   f.probe_share = inclusive + probe ? static_cast<double>(probe) / static_cast<double>(inclusive + probe) : 0;
   f.on_cpu = probed_ns ? sampled_ns / static_cast<double>(probed_ns) : 0;
   f.samples_per_unit = static_cast<double>(cpu) / static_cast<double>(units);
-  f.samples_per_execution = static_cast<double>(cpu) / static_cast<double>(executions);
+  f.samples_per_execution = static_cast<double>(cpu_counted) / static_cast<double>(executions);
   return f;
 }
 

@@ -35,10 +35,13 @@ struct InstrumentFacts {
   double probe_share = 0;     // probe samples / all samples whose stack holds it (pooled)
   double on_cpu = 0;          // its sampled CPU time (probes included) / its probed time: < 1 waits
   double samples_per_unit = 0;  // its self samples (stats::sampled_ns_per_call), mean over those units
-  double samples_per_execution = 0;  // the same over those units' executions
+  // Self samples an execution: the trial executions' without probes where those units ran one
+  // (RunResult::trial_executions: gate ab's first pair), else those units' own over their executions.
+  double samples_per_execution = 0;
   bool latency_timed = false;   // its probes timed calls (not `calls: entry`)
-  // Per side (base, head) of those units: self samples an execution, and the first units' own
-  // counts and calls, from which the ratio the samples read there (head / base, per call).
+  // Per side (base, head) of those units: self samples an execution, and the counts and calls
+  // (the trial's where there was one, as samples_per_execution), from which the ratio the samples
+  // read there (head / base, per call).
   double side_samples_per_execution[2] = {0, 0};
   uint64_t side_samples[2] = {0, 0};
   uint64_t side_calls[2] = {0, 0};

@@ -170,6 +170,24 @@ TEST(ResultIo, PilotRunRoundTripsAndItsPairIsLeftOut) {
   EXPECT_TRUE(base_kept.empty());
 }
 
+// gate ab's first pair keeps its trial execution's self samples (what measure: auto reads the
+// counts without probes from), so that gate compare re-judges the instruments as gate ab did.
+TEST(ResultIo, TrialSamplesRoundTrip) {
+  ResultFile a = sample();
+  a.runs[0].trial_executions = 1;
+  a.runs[0].functions[0].trial_self_samples = 3;
+  const std::string text = result_to_json_text(a);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["runs"][0].value("trial_executions", 0), 1);
+  EXPECT_FALSE(j["runs"][1].contains("trial_executions")) << "absent means none";
+  EXPECT_FALSE(j["runs"][1]["functions"].contains("trial_self_samples")) << "an all-zero column is left out";
+  const ResultFile b = result_from_json_text(text, "trial.json");
+  EXPECT_EQ(b.runs[0].trial_executions, 1);
+  EXPECT_EQ(b.runs[0].functions[0].trial_self_samples, 3u);
+  EXPECT_EQ(b.runs[1].trial_executions, 0);
+  EXPECT_EQ(b.runs[1].functions[0].trial_self_samples, 0u);
+}
+
 // Schema 2 stores only the functions a run saw; the ones it did not see come back with zero calls,
 // and a function a run does not hold at all stays absent from that run.
 TEST(ResultIo, ColumnsKeepIdleAndAbsentFunctions) {

@@ -300,6 +300,35 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 0);
 }
 
+// Where the first units ran a trial execution without probes (gate ab's first pair), the counts
+// come from it: a short function's probed count overstates what executions without probes count
+// (the shop's pricing.Apply: ~12 self samples a probed execution, ~0.3 a bare one).
+TEST(Instrument, CountsFromTheTrialExecutionWithoutProbes) {
+  Sides s = sparse_sides(14, 0.2, 41, 8.0);  // ~7 self samples an execution at base, ~56 at head
+  stats::InstrumentFacts probed = stats::instrument_facts(s.base, s.head, "main.hot");
+  EXPECT_GT(probed.samples_per_execution, 15);
+  for (auto* side : {&s.base, &s.head}) {
+    RunResult& first = side->front();
+    first.trial_executions = 1;
+    for (auto& f : first.functions)
+      if (f.name == "main.hot") f.trial_self_samples = side == &s.base ? 1 : 4;
+  }
+  const stats::InstrumentFacts f = stats::instrument_facts(s.base, s.head, "main.hot");
+  EXPECT_DOUBLE_EQ(f.samples_per_execution, 2.5) << "(1 + 4) / 2 trial executions";
+  EXPECT_EQ(f.side_samples[0], 1u);
+  EXPECT_EQ(f.side_samples[1], 4u);
+  EXPECT_DOUBLE_EQ(f.side_samples_per_execution[0], 1);
+  EXPECT_EQ(f.samples_per_unit, probed.samples_per_unit) << "the unit's own count stays the unit's";
+  EXPECT_EQ(f.probe_share, probed.probe_share) << "the probe share needs the probes: the probed execution's";
+  // 1 sample a bare execution: 3 s of 0.3 s executions (10) count 10 a unit, below the floor; and
+  // 4x on 1 and 4 samples is no decisive first pair (log 4 - log 1.1 = 1.29, sd 1.12: 1.2 sd).
+  const auto sizing = verdict::sample_sized_executions(runner::Config{}, s.base, s.head, options(),
+                                                       verdict::kMaxSampledApartSeconds, true, 0.3);
+  EXPECT_TRUE(sizing.functions.empty());
+  ASSERT_EQ(sizing.too_sparse.size(), 1u);
+  EXPECT_DOUBLE_EQ(sizing.too_sparse[0].second, 2.5);
+}
+
 // The same through gate ab's sizing and verdict: sampled apart, a head 8x the base's own time whose
 // units stay below the floor is sized and measured by samples when its first pair is a pilot, and
 // stays on probes when that pair is in the tests.
