@@ -17,7 +17,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 const RunResult* first_unit(const std::vector<RunResult>& runs) { return runs.empty() ? nullptr : &runs.front(); }
 
 }  // namespace
@@ -142,7 +141,6 @@ double sds_beyond_band(const InstrumentFacts& f, const Band& band) {
                              : (band.improvement < 1 ? std::log1p(-band.improvement) : -kInf);
   return (x >= 0 ? x - edge : edge - x) / r.log_sd;
 }
-
 
 double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
   return rule.planned_executions > 0 ? f.samples_per_execution * rule.planned_executions : f.samples_per_unit;
