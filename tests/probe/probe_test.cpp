@@ -271,10 +271,14 @@ TEST_F(Probe, NoLinkRemainsAfterGateIsKilled) {
   const std::string cfg_dir = ::testing::TempDir() + "/gate-kill-" + std::to_string(getpid());
   std::filesystem::create_directories(cfg_dir);
   const std::string cfg = cfg_dir + "/gate.yaml";
+  // A wait of its own length (20-21 s), so that the check below finds this test's workload and not
+  // another Go version's run of this test beside it (ctest -j2 ran probe_counts_go1.24 beside
+  // go1.25, whose workload was still alive, and read it as this one's).
+  const std::string wait_ms = std::to_string(20000 + getpid() % 1000);
   {
     std::ofstream y(cfg);
     y << "binary: " << probetarget_binary() << "\nworkload: " << probetarget_binary()
-      << " wait -ms 20000\nruns: 1\nfunctions: [main.spinFor]\n";
+      << " wait -ms " << wait_ms << "\nruns: 1\nfunctions: [main.spinFor]\n";
   }
   pid_t pid = fork();
   if (pid == 0) {
@@ -301,7 +305,7 @@ TEST_F(Probe, NoLinkRemainsAfterGateIsKilled) {
   // The workload was killed with gate (PR_SET_PDEATHSIG).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // "-m[s]": the regex matches the workload but not the shell popen starts to run pgrep.
-  FILE* p = popen("pgrep -f 'probetarget.* wait -m[s] 20000'", "r");
+  FILE* p = popen(("pgrep -f 'probetarget.* wait -m[s] " + wait_ms + "$'").c_str(), "r");
   char buf[64] = {0};
   const bool alive = p && fgets(buf, sizeof buf, p) != nullptr;
   if (p) pclose(p);
