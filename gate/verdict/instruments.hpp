@@ -59,6 +59,9 @@ struct SampleSizing {
   int executions = 0;
   std::vector<std::pair<std::string, double>> functions;  // name, self samples per execution
   std::vector<std::pair<std::string, double>> too_sparse;  // would need more than the cap: stay on probes
+  // Each function's samples an execution per side (base, head) behind the pooled figures above: a
+  // pooled 27.5 can be 1 at base and 54 at head, and the sparser side is what a unit can count.
+  std::map<std::string, std::pair<double, double>> sides;
   // Of `functions`, those measured by samples only for their first pair's reading
   // (stats::decisive_first_pair: short of the floor even at the cap, or off CPU for most of their
   // probed time): the first pair's ratio, how many sd of its count beyond the band, and the sparser

@@ -327,6 +327,10 @@ TEST(Instrument, CountsFromTheTrialExecutionWithoutProbes) {
   EXPECT_TRUE(sizing.functions.empty());
   ASSERT_EQ(sizing.too_sparse.size(), 1u);
   EXPECT_DOUBLE_EQ(sizing.too_sparse[0].second, 2.5);
+  // The line says each side's count behind the pooled one.
+  const std::string line = verdict::describe_too_sparse(sizing, "main.hot", 2.5);
+  EXPECT_NE(line.find("main.hot stays on probes: 2.5 samples an execution (base 1.0, head 4.0), "), std::string::npos)
+      << line;
 }
 
 // The same through gate ab's sizing and verdict: sampled apart, a head 8x the base's own time whose
