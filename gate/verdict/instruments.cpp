@@ -144,8 +144,8 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
                           facts.samples_per_execution * cap >= rule.min_samples_per_unit;
     if (!ordinary) {
       if (!decisive) {
-        out.too_sparse.emplace_back(name, facts.samples_per_execution);
-        out.sides[name] = {facts.side_samples_per_execution[0], facts.side_samples_per_execution[1]};
+        out.too_sparse.push_back({name, facts.samples_per_execution, facts.side_samples_per_execution[0],
+                                  facts.side_samples_per_execution[1]});
         continue;
       }
       out.decisive.push_back({name, stats::first_pair_ratio(facts).ratio, stats::sds_beyond_band(facts, band),
@@ -175,13 +175,10 @@ std::string describe_sizing(const SampleSizing& s) {
   return out;
 }
 
-std::string describe_too_sparse(const SampleSizing& s, const std::string& function, double samples_per_execution) {
+std::string describe_too_sparse(const SampleSizing& s, const SampleSizing::TooSparse& t) {
   const stats::InstrumentRule rule;
-  const auto side = s.sides.find(function);
-  const std::string per_side = side == s.sides.end() ? ""
-                                                     : " (base " + fmt("%.1f", side->second.first) + ", head " +
-                                                           fmt("%.1f", side->second.second) + ")";
-  return function + " stays on probes: " + fmt("%.1f", samples_per_execution) + " samples an execution" + per_side + ", " +
+  return t.function + " stays on probes: " + fmt("%.1f", t.per_execution) + " samples an execution (base " +
+         fmt("%.1f", t.base) + ", head " + fmt("%.1f", t.head) + "), " +
          fmt("%.0f", rule.min_samples_per_unit) + " a unit would take more than " + std::to_string(s.cap) +
          " executions a unit" +
          (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s of executions without probes)"

@@ -58,10 +58,14 @@ struct SampleSizing {
   int cap = 0;         // the most executions a unit it allowed
   int executions = 0;
   std::vector<std::pair<std::string, double>> functions;  // name, self samples per execution
-  std::vector<std::pair<std::string, double>> too_sparse;  // would need more than the cap: stay on probes
-  // Each function's samples an execution per side (base, head) behind the pooled figures above: a
-  // pooled 27.5 can be 1 at base and 54 at head, and the sparser side is what a unit can count.
-  std::map<std::string, std::pair<double, double>> sides;
+  // Would need more than the cap: stay on probes. Its samples an execution pooled, and per side
+  // behind it: a pooled 27.5 can be 1 at base and 54 at head, and the sparser side is what a unit
+  // can count.
+  struct TooSparse {
+    std::string function;
+    double per_execution = 0, base = 0, head = 0;
+  };
+  std::vector<TooSparse> too_sparse;
   // Of `functions`, those measured by samples only for their first pair's reading
   // (stats::decisive_first_pair: short of the floor even at the cap, or off CPU for most of their
   // probed time): the first pair's ratio, how many sd of its count beyond the band, and the sparser
@@ -78,10 +82,10 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
 
 // Progress lines: "units of 29 executions from the second pair on, so that the sampled instrument
 // counts ~200 samples a unit: example.com/shop/pricing.Apply 7.0 samples an execution", and per
-// function left on probes: "... stays on probes: 0.4 samples an execution, 100 a unit would take
+// function left on probes: "... stays on probes: 0.4 samples an execution (base 0.3, head 0.5), 100 a unit would take
 // units longer than 10 s".
 std::string describe_sizing(const SampleSizing& s);
-std::string describe_too_sparse(const SampleSizing& s, const std::string& function, double samples_per_execution);
+std::string describe_too_sparse(const SampleSizing& s, const SampleSizing::TooSparse& t);
 
 // The longest unit sample_sized_executions plans, in probed execution time (seconds).
 inline constexpr double kMaxSampledUnitSeconds = 10.0;

@@ -206,8 +206,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
                                                         trial && bare_s > 0, bare_s);
     if (opts.session.log) {
       if (sizing.executions > 0) opts.session.log(describe_sizing(sizing));
-      for (const auto& [name, per_execution] : sizing.too_sparse)
-        opts.session.log(describe_too_sparse(sizing, name, per_execution));
+      for (const auto& t : sizing.too_sparse) opts.session.log(describe_too_sparse(sizing, t));
     }
     const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, sizing.executions);
     // The first pair has no sampled executions (only the trial's, left out): a pilot, not one of

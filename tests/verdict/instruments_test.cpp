@@ -228,7 +228,7 @@ TEST(Instrument, SampleSizedExecutionsGrowUnitsWithinTheCap) {
   sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds);
   EXPECT_EQ(sizing.executions, 0);
   ASSERT_EQ(sizing.too_sparse.size(), 1u);
-  EXPECT_NE(verdict::describe_too_sparse(sizing, sizing.too_sparse[0].first, sizing.too_sparse[0].second).find("stays on probes"),
+  EXPECT_NE(verdict::describe_too_sparse(sizing, sizing.too_sparse[0]).find("stays on probes"),
             std::string::npos);
   // Enough samples already (the default sides: ~1,000 a unit): nothing to grow.
   s = make_sides(1.0, 13, 5);
@@ -326,9 +326,9 @@ TEST(Instrument, CountsFromTheTrialExecutionWithoutProbes) {
                                                        verdict::kMaxSampledApartSeconds, true, 0.3);
   EXPECT_TRUE(sizing.functions.empty());
   ASSERT_EQ(sizing.too_sparse.size(), 1u);
-  EXPECT_DOUBLE_EQ(sizing.too_sparse[0].second, 2.5);
+  EXPECT_DOUBLE_EQ(sizing.too_sparse[0].per_execution, 2.5);
   // The line says each side's count behind the pooled one.
-  const std::string line = verdict::describe_too_sparse(sizing, "main.hot", 2.5);
+  const std::string line = verdict::describe_too_sparse(sizing, sizing.too_sparse[0]);
   EXPECT_NE(line.find("main.hot stays on probes: 2.5 samples an execution (base 1.0, head 4.0), "), std::string::npos)
       << line;
 }
