@@ -86,12 +86,14 @@ struct InstrumentRule {
   // pair's ratio lies more than decisive_sds of its own counting noise (FirstPairRatio::log_sd)
   // beyond the band's edge, its probes dominate it, and each side's units will have at least
   // min_samples_decisive samples (so that no unit of the test counts zero: P = e^-10).
-  // Why: the shop's pricing.Apply is 6-30 samples a unit (0.1% of the workload's CPU), and on a VM
-  // its probed window is mostly its callees' probe traps that no sample sees (on-CPU 0.21-0.27 of
-  // it, against 0.69 for the workload's main path: below the relative floor, so "it waits"). Its
-  // probes (80-120 us a call) read issue 34's 2,000-step loop (6-9x its own CPU by samples) as
-  // 1.07-1.11x: inconclusive at a 10% band (tests/bench/results/pre_merge-auto-pilot.txt). A
-  // change the samples show this clearly is a change in its CPU time, whatever else it waits for.
+  // Why: on a VM a short function's probed window is mostly its callees' probe traps that no
+  // sample sees (the shop's pricing.Apply: on-CPU 0.21-0.27 of it, against 0.69 for the workload's
+  // main path: below the relative floor, so "it waits"), and its probes (Apply: 80-120 us a call)
+  // read a large change in its own code as a small one (issue 34's 2,000-step loop, 6-9x Apply's
+  // CPU by samples of probed executions and 35-65x without probes, read 1.07-1.11x: inconclusive at
+  // a 10% band; tests/bench/results/pre_merge-auto-*.txt). A change the samples show this clearly
+  // is a change in its CPU time, whatever else it waits for. (Apply itself no longer qualifies
+  // since the counts come from the trial execution: ~1 sample a bare execution at base.)
   // The choice may look at the first pair's reading because gate ab then leaves that pair out of
   // every test (RunResult::pilot): the pairs that decide are independent of it, so choosing by it
   // biases no test.
