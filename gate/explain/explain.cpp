@@ -114,6 +114,14 @@ std::string layout_note(const stats::QuantileComparison::Layouts& l) {
                 (l.factor - 1) * 100, l.layouts, l.share * 100);
   return b;
 }
+
+std::string pooled_note(const stats::QuantileComparison& q) {
+  if (!q.pooled.used) return "";
+  return "sparse samples (base " + std::to_string(q.pooled.base_samples) + ", head " +
+         std::to_string(q.pooled.head_samples) + " over " + std::to_string(q.units) + (q.paired ? " pairs" : " units") +
+         "): compared as the ratio of the units' mean CPU time per call, its interval from their spread, never "
+         "narrower than the counts' own noise";
+}
 }  // namespace
 
 std::string noise_hint(const stats::NoiseSources& s, double noise) {
@@ -254,8 +262,8 @@ std::string method_short(const stats::Comparison& c) {
 
 std::string note(const stats::QuantileComparison& q) {
   std::string out = mode_window_note(q.name, q.window);
-  const std::string layouts = layout_note(q.layouts);
-  if (!layouts.empty()) out += (out.empty() ? "" : "; ") + layouts;
+  for (const std::string& more : {pooled_note(q), layout_note(q.layouts)})
+    if (!more.empty()) out += (out.empty() ? "" : "; ") + more;
   return out;
 }
 

@@ -20,7 +20,8 @@ namespace gate::explain {
 std::string reason(const stats::QuantileComparison& qc);
 
 // What else a test's reader should know: it was compared by the mean of the calls around it
-// (mode_window_note), its interval was widened for the layouts ("" when neither).
+// (mode_window_note), its sparse samples were pooled (QuantileComparison::pooled), its interval was
+// widened for the layouts ("" when none).
 std::string note(const stats::QuantileComparison& qc);
 
 // A quantile compared by the mean of the calls around it because it lies between two modes.

@@ -148,6 +148,8 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                         {"reason", explain::reason(q)}};
     if (const std::string note = explain::note(q); !note.empty()) out["note"] = note;  // the quantile lay between modes (see compare.cpp)
     if (q.elasticity != 1) out["elasticity"] = number(q.elasticity);  // speed_normalization: fitted
+    if (q.pooled.used)  // the sampled test pooled sparse counts (stats::pooled_count_ratio)
+      out["pooled_samples"] = Json{{"base", q.pooled.base_samples}, {"head", q.pooled.head_samples}};
     return out;
   };
   j["paired"] = c.paired;

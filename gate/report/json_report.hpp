@@ -52,7 +52,9 @@ inline constexpr int kReportSchemaVersion = 2;
 //                     suspect is judged by), "p_regression_adjusted", "p_improvement",
 //                     "p_improvement_adjusted", "p_unchanged", "eq_low", "eq_high",
 //                     "base_runs_used", "head_runs_used",
-//                     "more_runs_would_help", "reason"}]}],
+//                     "more_runs_would_help", "reason", and when present "note": string,
+//                     "elasticity" (fitted speed power), "pooled_samples": {"base", "head"} (a
+//                     cpu/call test of sparse counts, stats::pooled_count_ratio)}]}],
 //   "only_in_base": [string], "only_in_head": [string], "warnings": [string],
 //   "next_steps": {"rerun", "accept", "accept_note": string},
 //   "base" | "head": {"label", "binary", "build_id", "go_version", "kernel", "cpu_model",

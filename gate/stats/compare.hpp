@@ -257,6 +257,14 @@ struct QuantileComparison {
   // Set when the quantile lies between two modes and the mean of the calls around it was compared
   // instead (see window_for in compare.cpp); explain::note says so in words.
   ModeWindow window;
+  // The sampled instrument (stats::sampled_test) with sparse counts: the units' CPU time pooled
+  // (stats::pooled_count_ratio) rather than a log per unit; the samples each side counted in the
+  // units it used. explain::note says so.
+  struct PooledCounts {
+    bool used = false;
+    uint64_t base_samples = 0;
+    uint64_t head_samples = 0;
+  } pooled;
   // gate ab over several layout variants per side: the interval widened for the variance between
   // layouts (stats/layouts.hpp); factor 1: not widened. explain::note says so.
   struct Layouts {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "results/result.hpp"
+#include "stats/bootstrap.hpp"
 #include "stats/compare.hpp"
 #include "stats/speed.hpp"
 
@@ -69,7 +70,7 @@ struct InstrumentRule {
   double min_on_cpu = 0.05;
   double min_on_cpu_relative = 0.4;
   double on_cpu_reference = 0;  // on_cpu_reference() of the units the facts came from; 0: none
-  // Fewer samples a unit than this leave it on probes. Below ~100 a unit's count is as noisy as
+  // Fewer samples a unit than this (on the sparser side: samples_per_unit) leave it on probes. Below ~100 a unit's count is as noisy as
   // binomial (hotloop's A/A, tests/bench/results/sampled_units.txt: 14, 28 and 52 samples a unit
   // gave 49%, 20% and 19% per pair, where probes gave 3-11%), and a handful of samples (the
   // shop's pricing.Apply: 7-30) read an A/A as 1.86x once: too coarse for a 5-10% band.
@@ -82,10 +83,11 @@ struct InstrumentRule {
   // per pair; at 200, 7% and 10%.
   double target_samples_per_unit = 200;
   // Samples also measure a function whose first pair already reads, by samples, a change far beyond
-  // the band, whatever its count (below the floor) and its on-CPU share: the log of the first
-  // pair's ratio lies more than decisive_sds of its own counting noise (FirstPairRatio::log_sd)
-  // beyond the band's edge, its probes dominate it, and each side's units will have at least
-  // min_samples_decisive samples (so that no unit of the test counts zero: P = e^-10).
+  // the band, whatever its count (below the floor) and its on-CPU share: the first pair's counts
+  // put the band's edge more than decisive_sds beyond them (sds_beyond_band: an exact binomial
+  // test, so a side that counted none still reads), its probes dominate it, and its sparser side
+  // will count at least min_samples_decisive samples over decisive_pairs pairs (the test pools
+  // sparse counts: sampled_test).
   // Why: on a VM a short function's probed window is mostly its callees' probe traps that no
   // sample sees (the shop's pricing.Apply: on-CPU 0.21-0.27 of it, against 0.69 for the workload's
   // main path: below the relative floor, so "it waits"), and its probes (Apply: 80-120 us a call)
@@ -99,20 +101,31 @@ struct InstrumentRule {
   // biases no test.
   double decisive_sds = 3;
   double min_samples_decisive = 10;
+  int decisive_pairs = 5;  // the fewest pairs a test takes (CompareOptions::min_runs)
 };
 
 // The decisive case above: the function's probes dominate it, its first pair reads a change beyond
 // `band` (its cpu/call band: above 1 + regression or below 1 - improvement) by more than
-// rule.decisive_sds of its counting noise, and its planned units would count at least
-// rule.min_samples_decisive samples on each side.
+// rule.decisive_sds (sds_beyond_band), and its planned units would count at least
+// rule.min_samples_decisive samples on each side over rule.decisive_pairs pairs.
 bool decisive_first_pair(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band);
 
-// How far the first pair's ratio lies beyond the band's nearer edge, in sd of its log's counting
-// noise (FirstPairRatio::log_sd); negative inside the band, NaN without a ratio.
+// How far the first pair's counts lie beyond the band's nearer edge: given both sides' count n, the
+// head's is binomial; at the edge its share of n is edge x head calls / (base calls + edge x head
+// calls), and the tail beyond the observed count is said as a normal z (p 0.00135: 3; at most 40).
+// Negative inside the band; NaN without a sample or a call. Exact for small counts, and a side
+// that counted none (the shop's pricing.Apply at base: ~1 sample a bare execution, none in 37% of
+// executions) still reads, where a ratio of counts has none.
 double sds_beyond_band(const InstrumentFacts& f, const Band& band);
 
-// Its samples a unit under the rule: samples_per_execution x rule.planned_executions when planned,
-// else the first units' samples_per_unit.
+// The sparser side's self samples an execution (InstrumentFacts::side_samples_per_execution), or
+// the pooled figure when a side has no call. Why the sparser side: a test can be no more precise
+// than its sparser side's count (the shop's pricing.Apply at issue 34's branch counted ~1 sample a
+// bare execution at base, ~66 at head: pooled 33.5 reached the floor where the base never would).
+double least_samples_per_execution(const InstrumentFacts& f);
+
+// Its samples a unit under the rule, on its sparser side: least_samples_per_execution x
+// rule.planned_executions when planned, else the first units' samples_per_unit scaled to it.
 double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
 
 // auto would choose samples for this function if its units had enough samples: it is sampled, its
@@ -161,10 +174,44 @@ inline int sampled_executions_of(const RunResult& r) {
 // declared caller). NaN when the run was not sampled, has no calls or no sample of the function.
 double sampled_ns_per_call(const RunResult& run, const FunctionRun& f);
 
+// One unit of the sampled instrument: its CPU time per call (0 when it counted no sample of the
+// function), its speed factor's log (stats/speed.hpp: the value is divided by exp of it; 0: none),
+// the samples behind it, and its run index (pairs match by it).
+struct CountedUnit {
+  size_t run = 0;
+  double ns_per_call = 0;
+  double log_offset = 0;
+  uint64_t samples = 0;
+  double value() const;  // ns_per_call / exp(log_offset)
+};
+
+// The sampled test for sparse counts: the ratio of the sides' mean per-unit values (head / base), so
+// that a unit that counted no sample weighs as the zero it is (a log per unit cannot take it, and
+// leaving such units out reads the sparse side high: the shop's pricing.Apply, ~1 sample a bare
+// execution at base, read 35-65x where a handful of base units counted none). Its interval: the log
+// ratio's linearized variance over the units (paired: per pair h/H - b/B, so the pairs' shared
+// speed swings cancel; else each side's own), a Student t with units - 1 degrees of freedom
+// (paired; Welch's otherwise). The spread across units holds the counting noise and the
+// overdispersion (speed swings, which calls a unit made); its sd is never below half the counts'
+// Poisson sd (sqrt(1/sum b + 1/sum h) / 2), so that a spread implausibly small for its counts
+// (units alike by chance) cannot make a narrow interval. Simulated A/As (0.5-20 samples a unit,
+// 5-20 pairs, 1.4x speed spells, 20% overdispersion) excluded 1 from the 95% interval in 0.6-5.4%
+// of cases (tests: PooledCounts.*). No winsorizing: a unit of a few samples has no outlier to clip. A ratio of 0 (no interval) when a side counted no sample
+// at all; *units receives the pairs (or the smaller side's units) used.
+RatioInterval pooled_count_ratio(const std::vector<CountedUnit>& base, const std::vector<CountedUnit>& head,
+                                 double confidence, bool paired, int* units);
+
+// Below this many samples a unit on its sparser side (mean over the units), or with any unit that
+// counted none, sampled_test pools the counts (pooled_count_ratio). Why 20: the log of a Poisson
+// count of mean m is biased low by ~1/(2m), 2.5% at 20, and the bias differs between sides whose
+// counts differ: above 20 the per-unit log (winsorized, speed-fitted) is the better test.
+inline constexpr double kSparseSamplesPerUnit = 20;
+
 // The sampled instrument's test of one function: per run its CPU time per call, each divided by
 // the run's speed factor when `speed` is usable, compared as the latencies are (paired t in gate ab,
 // the run-level bootstrap against a baseline). The sampling error is part of each unit's value, so
-// the run-to-run variance the interval rests on includes it. The test is named "cpu/call".
+// the run-to-run variance the interval rests on includes it. Sparse counts (kSparseSamplesPerUnit)
+// are pooled instead (pooled_count_ratio; QuantileComparison::pooled). The test is named "cpu/call".
 QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                 const std::string& function, const CompareOptions& o, bool paired,
                                 const SpeedFactors& speed);

@@ -33,6 +33,7 @@ stats::InstrumentRule auto_rule(const std::vector<RunResult>& base_runs, const s
   stats::InstrumentRule rule;
   rule.max_probe_share = o.auto_max_probe_share;
   rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
+  rule.decisive_pairs = o.min_runs;
   if (planned_executions < 0) {
     planned_executions = 0;
     for (const auto* runs : {&base_runs, &head_runs})
@@ -141,7 +142,7 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
     const bool decisive = apart && cap >= 1 && stats::decisive_first_pair(facts, at_cap, band);
     // Chosen without the first pair's reading: a candidate by the ordinary rule, enough samples.
     const bool ordinary = stats::executions_for_samples(facts, rule) > 0 &&
-                          facts.samples_per_execution * cap >= rule.min_samples_per_unit;
+                          stats::least_samples_per_execution(facts) * cap >= rule.min_samples_per_unit;
     if (!ordinary) {
       if (!decisive) {
         out.too_sparse.push_back({name, facts.samples_per_execution, facts.side_samples_per_execution[0],
@@ -169,9 +170,10 @@ std::string describe_sizing(const SampleSizing& s) {
     out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
            " samples an execution";
   for (const auto& d : s.decisive)
-    out += "; " + d.function + " by samples because its first pair's samples read " + fmt("%.2f", d.ratio) +
-           "x, beyond the band by " + fmt("%.1f", d.sds) + " sd of their count (~" + fmt("%.0f", d.smaller_side_samples) +
-           " samples a unit on its sparser side)";
+    out += "; " + d.function + " by samples because its first pair's samples read " +
+           (d.ratio > 0 ? fmt("%.2f", d.ratio) + "x" : std::string("none on one side")) +
+           ", beyond the band by " + fmt("%.1f", d.sds) + " sd of their count (~" + fmt("%.0f", d.smaller_side_samples) +
+           " samples a unit on its sparser side, pooled over the pairs)";
   return out;
 }
 

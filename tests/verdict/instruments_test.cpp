@@ -9,6 +9,7 @@
 #include "explain/explain.hpp"
 #include "profile/function_samples.hpp"
 #include "stats/benchmark_tests.hpp"
+#include "stats/distributions.hpp"
 #include "stats/instrument.hpp"
 #include "synthetic.hpp"
 #include "verdict/benchmark_family.hpp"
@@ -214,8 +215,9 @@ TEST(Instrument, SampleSizedExecutionsGrowUnitsWithinTheCap) {
   // 100,000 calls x 14 ns / 200 us: ~7 samples an execution of 0.2 s: ~29 executions (5.8 s) for 200.
   Sides s = sparse_sides(14, 0.2, 11);
   auto sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, verdict::kMaxSampledUnitSeconds);
+  // Sized for the sparser side: ~7 a side, one side's Poisson count lower (200 / 3 at the most).
   EXPECT_GE(sizing.executions, 20);
-  EXPECT_LE(sizing.executions, 45);
+  EXPECT_LE(sizing.executions, 67);
   ASSERT_EQ(sizing.functions.size(), 1u);
   EXPECT_EQ(sizing.functions[0].first, "main.hot");
   EXPECT_NE(verdict::describe_sizing(sizing).find("main.hot"), std::string::npos) << verdict::describe_sizing(sizing);
@@ -271,11 +273,24 @@ TEST(Instrument, DecisiveBelowTheFloor) {
       << "no band: no decisive case (gate run, or a first pair that is in the tests)";
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
   EXPECT_NEAR(stats::first_pair_ratio(f).ratio, 55.0 / 6, 1e-9);
-  // log(9.17) - log(1.1) = 2.12 against sd sqrt(1/6 + 1/55) = 0.43: 4.9 sd.
-  EXPECT_NEAR(stats::sds_beyond_band(f, band), (std::log(55.0 / 6) - std::log(1.1)) / std::sqrt(1.0 / 6 + 1.0 / 55), 1e-9);
-  rule.planned_executions = 1;  // 6 samples a unit on the base side: a unit could count zero
+  // Given 61 samples, the head's count at the band's edge is binomial(61, 1.1 / 2.1): P(X >= 55),
+  // summed here term by term, said as a normal z (about 6.2; the log ratio's normal approximation
+  // said 4.9).
+  auto upper_tail = [](int n, int k, double p) {
+    double sum = 0;
+    for (int x = k; x <= n; ++x) sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(x + 1.0) - std::lgamma(n - x + 1.0) +
+                                                 x * std::log(p) + (n - x) * std::log1p(-p));
+    return sum;
+  };
+  const double p55 = upper_tail(61, 55, 1.1 / 2.1);
+  EXPECT_NEAR(stats::sds_beyond_band(f, band), -stats::normal_quantile(p55), 1e-6);
+  EXPECT_GT(stats::sds_beyond_band(f, band), 5.5);
+  f.side_samples_per_execution[0] = 0.6;  // 1.8 a unit, 9 over the 5 pairs: too few for the test
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
-  rule.planned_executions = 3;
+  rule.decisive_pairs = 6;  // 10.8 over 6 pairs
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  rule.decisive_pairs = 5;
+  f.side_samples_per_execution[0] = 6;
   f.side_samples[1] = 14;  // 2.3x on 6 and 14 samples: 1.5 sd beyond the band
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
   f.side_samples[1] = 6;  // A/A
@@ -283,10 +298,18 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
   f.side_samples[0] = 55;  // head 9x faster: an improvement as decisive
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
-  f.side_samples[0] = 0;  // no base sample: no ratio
-  EXPECT_TRUE(std::isnan(stats::sds_beyond_band(f, band)));
+  f.side_samples[0] = 0;  // no base sample: no ratio, but the binomial still reads: P(X >= 55 of 55)
+  f.side_samples[1] = 55;
+  EXPECT_TRUE(std::isnan(stats::first_pair_ratio(f).ratio));
+  EXPECT_NEAR(stats::sds_beyond_band(f, band), -stats::normal_quantile(std::pow(1.1 / 2.1, 55)), 1e-6);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  f.side_samples[1] = 2;  // 0 against 2: 0.27 of being this far at the edge, not decisive
+  EXPECT_LT(stats::sds_beyond_band(f, band), 1);
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  f.side_samples[1] = 0;  // no sample at all
+  EXPECT_TRUE(std::isnan(stats::sds_beyond_band(f, band)));
   f.side_samples[0] = 6;
+  f.side_samples[1] = 55;
   f.side_samples[1] = 55;
   // Off CPU for most of its probed time (on a VM, the probe traps in its window no sample sees; or
   // it waits): a change its samples show this clearly is in its CPU time all the same.
@@ -294,7 +317,7 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes);
   EXPECT_EQ(stats::executions_for_samples(f, rule), 0);
-  EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 7) << "ceil(200 / 30.5)";
+  EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 34) << "ceil(200 / 6): for the sparser side";
   f.probe_share = 0.1;  // the probes do not dominate it: they measure it
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
   EXPECT_EQ(stats::executions_for_samples(f, rule, &band), 0);
@@ -428,8 +451,10 @@ TEST(Instrument, OnCpuReferenceIsTheBusiestTimedFunction) {
 
 TEST(Instrument, TooFewSampledRunsIsInsufficientData) {
   Sides s = make_sides(1.15, 5);
-  for (size_t r = 2; r < s.head.size(); ++r)
+  for (size_t r = 2; r < s.head.size(); ++r) {  // not sampled (a unit sampled that counted none is a zero)
+    s.head[r].sample_period_ns = 0;
     for (auto& f : s.head[r].functions) f.cpu_samples = f.self_samples = 0;
+  }
   auto o = options();
   o.measure["main.hot"] = static_cast<uint8_t>(stats::MeasureSetting::kSamples);
   const auto c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, o);
@@ -437,6 +462,111 @@ TEST(Instrument, TooFewSampledRunsIsInsufficientData) {
   EXPECT_EQ(q.verdict, stats::Verdict::kInsufficientData);
   EXPECT_EQ(q.why.kind, stats::Why::Kind::kTooFewSampledRuns);
   EXPECT_NE(explain::reason(q).find("sampled runs"), std::string::npos) << explain::reason(q);
+}
+
+// pooled_count_ratio on hand counts: the ratio of the sides' means, the linearized variance of
+// the pairs, and the floor (half the counts' Poisson sd) when the pairs agree better than their
+// counts can.
+TEST(PooledCounts, RatioAndIntervalByHand) {
+  // Equal speed, equal calls: values in ns per call; counts beside them.
+  std::vector<stats::CountedUnit> b = {{0, 0, 0, 0}, {1, 200, 0, 1}, {2, 400, 0, 2}, {3, 200, 0, 1}, {4, 200, 0, 1}};
+  std::vector<stats::CountedUnit> h = {{0, 5000, 0, 25}, {1, 6000, 0, 30}, {2, 5600, 0, 28}, {3, 4400, 0, 22},
+                                       {4, 5000, 0, 25}};
+  int units = 0;
+  const stats::RatioInterval r = stats::pooled_count_ratio(b, h, 0.95, true, &units);
+  EXPECT_EQ(units, 5);
+  const double bm = 1000.0 / 5, hm = 26000.0 / 5;
+  EXPECT_NEAR(r.ratio, hm / bm, 1e-9) << "26 x: the zero unit counts as the zero it is";
+  double ss = 0;
+  for (size_t k = 0; k < 5; ++k) ss += std::pow(h[k].ns_per_call / hm - b[k].ns_per_call / bm, 2);
+  const double var = ss / 4 / 5;  // > (1/5 + 1/130) / 4: the spread decides
+  EXPECT_GT(var, (1.0 / 5 + 1.0 / 130) / 4);
+  EXPECT_NEAR(r.log_scale, std::sqrt(var), 1e-12);
+  EXPECT_DOUBLE_EQ(r.df, 4);
+  const double t = stats::student_t_quantile(0.975, 4);
+  EXPECT_NEAR(r.ci_low, r.ratio * std::exp(-t * std::sqrt(var)), 1e-9);
+  // Pairs in lockstep (each head unit 26x its base's): no spread, so the counts' Poisson noise.
+  std::vector<stats::CountedUnit> b2 = {{0, 100, 0, 1}, {1, 200, 0, 2}, {2, 100, 0, 1}};
+  std::vector<stats::CountedUnit> h2 = {{0, 2600, 0, 26}, {1, 5200, 0, 52}, {2, 2600, 0, 26}};
+  const stats::RatioInterval r2 = stats::pooled_count_ratio(b2, h2, 0.95, true, &units);
+  EXPECT_NEAR(r2.ratio, 26, 1e-9);
+  EXPECT_NEAR(r2.log_scale, std::sqrt(1.0 / 4 + 1.0 / 104) / 2, 1e-12);
+  // Speed factors divide the values: a unit that ran 2x slow (log offset ln 2) reads half.
+  b2[1].log_offset = h2[1].log_offset = std::log(2.0);
+  EXPECT_NEAR(stats::pooled_count_ratio(b2, h2, 0.95, true, &units).ratio, 26, 1e-9);
+  // Pairs match by run: unit 2 of base has no head partner.
+  h2.pop_back();
+  stats::pooled_count_ratio(b2, h2, 0.95, true, &units);
+  EXPECT_EQ(units, 2);
+  // No sample on a side: no ratio.
+  for (auto& u : b) u.samples = 0, u.ns_per_call = 0;
+  EXPECT_EQ(stats::pooled_count_ratio(b, h, 0.95, true, &units).ratio, 0);
+}
+
+// The pooled interval holds its level on sparse overdispersed counts: 4,000 synthetic A/As of 10
+// pairs (base and head ~2 samples a unit, both scaled by the pair's shared speed, 1.4x in 30% of
+// pairs, and by their own 20% gamma noise) exclude 1 from their 95% interval in about 5% of cases,
+// and a 3x head is caught in most. Deterministic: a fixed seed.
+TEST(PooledCounts, HoldsItsLevelOnSparseOverdispersedCounts) {
+  std::mt19937_64 rng(2026);
+  auto draw = [&](double mean) {
+    const double g = std::gamma_distribution<double>(25, 1.0 / 25)(rng);  // sd 20%
+    return std::poisson_distribution<uint64_t>(mean * g)(rng);
+  };
+  auto trial = [&](double head_scale) {
+    std::vector<stats::CountedUnit> b, h;
+    for (size_t k = 0; k < 10; ++k) {
+      const double speed = std::uniform_real_distribution<double>(0, 1)(rng) < 0.3 ? 1.4 : 1.0;
+      const uint64_t cb = draw(2 * speed), ch = draw(2 * speed * head_scale);
+      b.push_back({k, 1000.0 * static_cast<double>(cb), 0, cb});
+      h.push_back({k, 1000.0 * static_cast<double>(ch), 0, ch});
+    }
+    int units = 0;
+    return stats::pooled_count_ratio(b, h, 0.95, true, &units);
+  };
+  int excluded = 0, valid = 0, caught = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const auto r = trial(1.0);
+    if (!(r.ratio > 0)) continue;  // a side counted none (e^-20 per side: never here)
+    ++valid;
+    excluded += r.ci_low > 1 || r.ci_high < 1;
+  }
+  for (int i = 0; i < 200; ++i) caught += trial(3.0).ci_low > 1.05;
+  EXPECT_EQ(valid, 4000);
+  const double rate = static_cast<double>(excluded) / valid;
+  EXPECT_GT(rate, 0.025) << "the interval is wider than its level needs";
+  EXPECT_LT(rate, 0.075) << "the interval is too narrow for sparse counts";
+  EXPECT_GT(caught, 150) << "3x on ~20 base samples should be caught";
+}
+
+// Through the verdict: a base of ~1 sample a unit (some units none) against a head 40x as busy is
+// compared by pooled counts and flagged; an A/A of the same sparse counts is not. The unit with no
+// base sample is in the test (the log per unit left such units out and read the ratio high).
+TEST(Instrument, SparseCountsArePooled) {
+  auto o = options();
+  o.measure["main.hot"] = static_cast<uint8_t>(stats::MeasureSetting::kSamples);
+  // 100,000 calls x 2 ns / 200 us: ~1 sample a unit at base.
+  Sides s = sparse_sides(2, 1.0, 41, 40.0);
+  int zero_units = 0;
+  for (const auto& r : s.base)
+    if (const FunctionRun* f = r.find("main.hot"); f && f->self_samples == 0) ++zero_units;
+  stats::Comparison c = verdict::compare_with_benchmarks(s.base, s.head, s.meta, s.meta, o);
+  const auto& q = hot(c).quantiles.at(0);
+  EXPECT_TRUE(q.pooled.used);
+  EXPECT_EQ(q.base_runs_used, 5) << zero_units << " units counted none: still in the test";
+  EXPECT_EQ(q.verdict, stats::Verdict::kRegression) << explain::reason(q);
+  EXPECT_NE(explain::note(q).find("sparse samples (base "), std::string::npos) << explain::note(q);
+  // A/A at the same counts, over 20 pairs: not a regression.
+  Sides more = make_sides(1.0, 43, 20);
+  std::vector<double> speed(20, 1.0);
+  add_samples(more.base, "main.hot", 2, 1.0, 0.998, speed, 44);
+  add_samples(more.head, "main.hot", 2, 1.0, 0.998, speed, 45);
+  c = verdict::compare_with_benchmarks(more.base, more.head, more.meta, more.meta, o);
+  const auto& qa = hot(c).quantiles.at(0);
+  EXPECT_TRUE(qa.pooled.used);
+  EXPECT_NE(qa.verdict, stats::Verdict::kRegression) << explain::reason(qa);
+  EXPECT_GT(qa.ci_high, 1) << qa.ci_low << " " << qa.ci_high;
+  EXPECT_LT(qa.ci_low, 1);
 }
 
 // samples_by_function over a hand-made profile: inclusive, once per sample, probes apart.
