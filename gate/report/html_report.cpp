@@ -344,37 +344,20 @@ std::string functions_table(const stats::Comparison& c, const ReportInputs& in) 
   return h;
 }
 
-// What to do about each regression, then the warnings and the one-sided functions.
-std::string next_steps_and_warnings(const stats::Comparison& c, const ReportInputs& in) {
-  std::string h;
-  if (c.counts.regression && !in.next.empty()) {
-    h += "<h2>What to do next</h2>\n<ul class=\"next\">\n";
-    for (const auto& f : c.functions) {
-      if (f.verdict != stats::Verdict::kRegression) continue;
-      h += "<li><code>" + xml_escape(f.name) + "</code> " + xml_escape(verdict_reason(f, true)) + ".";
-      h += next_step_text(
-          in.next, [](const std::string& s) { return "<code>" + xml_escape(s) + "</code>"; },
-          [](const std::string& s) { return xml_escape(s); });
-      h += "</li>\n";
-    }
-    h += "</ul>\n";
-  }
-  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
-    h += "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
-    for (const auto& w : warnings) h += "<li>" + xml_escape(w) + "</li>\n";
-    h += "</ul>\n";
-  }
-  auto list = [&](const char* what, const std::vector<std::string>& names) {
-    if (names.empty()) return;
-    h += std::string("<p>Only in ") + what + " (not compared): ";
-    for (size_t i = 0; i < names.size(); ++i) h += (i ? ", " : "") + std::string("<code>") + xml_escape(names[i]) + "</code>";
-    h += "</p>\n";
-  };
-  list("base", c.only_in_base);
-  list("head", c.only_in_head);
-
-  return h;
-}
+// The HTML of the closing sections (closing_sections): titled lists, names and commands as code.
+std::string html_code(const std::string& s) { return "<code>" + xml_escape(s) + "</code>"; }
+const Markup kHtmlMarkup{
+    .escape = [](const std::string& s) { return xml_escape(s); },
+    .name = html_code,
+    .command = html_code,
+    .list =
+        [](const std::string& title, const char* css, const std::vector<std::string>& items) {
+          std::string h = "<h2>" + title + "</h2>\n<ul class=\"" + css + "\">\n";
+          for (const auto& item : items) h += "<li>" + item + "</li>\n";
+          return h + "</ul>\n";
+        },
+    .paragraph = [](const std::string& s) { return "<p>" + s + "</p>\n"; },
+};
 
 // Per function with annotations: its code and profile lines and its differential flame graph.
 std::string why_section(const stats::Comparison& c, const ReportInputs& in) {
@@ -457,7 +440,7 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
 
   h += functions_table(c, in);
   h += benchmark_html(c);
-  h += next_steps_and_warnings(c, in);
+  h += closing_sections(c, in, kHtmlMarkup);  // what to do next, warnings, one-sided functions
   h += why_section(c, in);
   h += distributions(c, in);
   std::string thresholds = thresholds_line(c);

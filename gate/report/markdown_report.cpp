@@ -75,6 +75,20 @@ std::string table(const std::vector<const stats::FunctionComparison*>& rows, con
   return out;
 }
 
+// The Markdown of the closing sections (closing_sections): bold titles over bulleted lists.
+const Markup kMarkdownMarkup{
+    .escape = [](const std::string& s) { return md_escape(s); },
+    .name = md_code,
+    .command = inline_code,
+    .list =
+        [](const std::string& title, const char*, const std::vector<std::string>& items) {
+          std::string out = "**" + title + "**\n\n";
+          for (const auto& item : items) out += "- " + item + "\n";
+          return out + "\n";
+        },
+    .paragraph = [](const std::string& s) { return s + "\n\n"; },
+};
+
 }  // namespace
 
 std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) {
@@ -135,30 +149,7 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
   if (!why.empty()) out += "**Why: code and CPU profile** (annotations; they never change a verdict)\n\n" + why + "\n";
   out += benchmark_markdown(c, in.quiet);
 
-  if (c.counts.regression && !in.next.empty()) {
-    out += "**What to do next**\n\n";
-    for (const auto* f : attention) {
-      if (f->verdict != stats::Verdict::kRegression) continue;
-      out += "- " + md_code(f->name) + " " + md_escape(verdict_reason(*f, true)) + ".";
-      out += next_step_text(in.next, inline_code, [](const std::string& s) { return md_escape(s); });
-      out += "\n";
-    }
-    out += "\n";
-  }
-
-  if (const auto warnings = warnings_of(c, in); !warnings.empty()) {
-    out += "**Warnings**\n\n";
-    for (const auto& w : warnings) out += "- " + md_escape(w) + "\n";
-    out += "\n";
-  }
-  auto list = [&](const char* what, const std::vector<std::string>& names) {
-    if (names.empty()) return;
-    out += std::string("Only in ") + what + " (not compared): ";
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + md_code(names[i]);
-    out += "\n\n";
-  };
-  list("base", c.only_in_base);
-  list("head", c.only_in_head);
+  out += closing_sections(c, in, kMarkdownMarkup);  // what to do next, warnings, one-sided functions
 
   std::string thresholds = thresholds_line(c);
   if (!thresholds.empty()) thresholds[0] = 'T';

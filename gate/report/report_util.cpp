@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "explain/explain.hpp"
 #include "report/text_report.hpp"
@@ -217,6 +218,32 @@ std::string next_step_text(const NextSteps& next, const std::function<std::strin
     out += " Accept the change: " + code(next.accept) + (note.empty() ? "" : " (" + note + ")") + ".";
   else if (!note.empty())
     out += " Accept the change: " + note + ".";
+  return out;
+}
+
+std::string not_compared_text(const std::string& lead, const std::vector<std::string>& names,
+                              const std::function<std::string(const std::string&)>& code) {
+  std::string out = lead + " (not compared): ";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + code(names[i]);
+  return out;
+}
+
+std::string closing_sections(const stats::Comparison& c, const ReportInputs& in, const Markup& m) {
+  std::string out;
+  if (c.counts.regression && !in.next.empty()) {
+    std::vector<std::string> items;
+    for (const auto& f : c.functions)
+      if (f.verdict == stats::Verdict::kRegression)
+        items.push_back(m.name(f.name) + " " + m.escape(verdict_reason(f, true)) + "." +
+                        next_step_text(in.next, m.command, m.escape));
+    out += m.list("What to do next", "next", items);
+  }
+  if (auto warnings = warnings_of(c, in); !warnings.empty()) {
+    for (auto& w : warnings) w = m.escape(w);
+    out += m.list("Warnings", "warnings", warnings);
+  }
+  for (const auto& [side, names] : {std::pair{"base", &c.only_in_base}, std::pair{"head", &c.only_in_head}})
+    if (!names->empty()) out += m.paragraph(not_compared_text(std::string("Only in ") + side, *names, m.name));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Pieces every report format shares: escaping for XML/HTML, Markdown and the shell, the headline
-// counts, the quantile columns, and the short "why" of a function's verdict.
+// counts, the quantile columns, the short "why" of a function's verdict, and the closing sections
+// the Markdown and HTML reports write alike.
 #pragma once
 
 #include <functional>
@@ -43,18 +44,36 @@ std::string extension_line(const stats::Comparison& c);
 bool needs_attention(stats::Verdict v);
 // Quantile names in the order compared ("p50", "p99").
 std::vector<std::string> quantile_names(const stats::Comparison& c);
-// Why a function got its verdict, one clause per quantile that is not unchanged:
-// "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
-// fails (the regressed quantiles, a calls change that fails by the policy).
 // After a regression's line under "What to do next": " Reproduce: CMD. Accept the change: CMD
 // (NOTE)." (the parts that are set), the commands through the format's `code`, the note through
 // its `escape` (Markdown's and HTML's lists say the same).
 std::string next_step_text(const NextSteps& next, const std::function<std::string(const std::string&)>& code,
                            const std::function<std::string(const std::string&)>& escape);
 
+// Why a function got its verdict, one clause per quantile that is not unchanged:
+// "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
+// fails (the regressed quantiles, a calls change that fails by the policy).
 std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
 // The comparison's warnings and the measuring layer's (in.notes), in the order every format lists them.
 std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in);
+// The functions measured on one side only: "only in base (not compared): NAME, NAME" (`lead`
+// first), each name through the format's `code` (the text, Markdown and HTML reports say the same).
+std::string not_compared_text(const std::string& lead, const std::vector<std::string>& names,
+                              const std::function<std::string(const std::string&)>& code);
+// How the Markdown or the HTML report marks up its closing sections (closing_sections).
+struct Markup {
+  using Text = std::function<std::string(const std::string&)>;
+  Text escape;   // prose from outside: reasons, warnings
+  Text name;     // a function's name
+  Text command;  // a command line (next_step_text's `code`)
+  // A titled list of items already marked up; `css` names the HTML list's class.
+  std::function<std::string(const std::string& title, const char* css, const std::vector<std::string>& items)> list;
+  Text paragraph;  // a paragraph of its own (the one-sided functions)
+};
+// The end of the Markdown and HTML reports: what to do about each regression (next_step_text), the
+// warnings (warnings_of), then the functions measured on one side only (not_compared_text), each
+// part only when there is something to say.
+std::string closing_sections(const stats::Comparison& c, const ReportInputs& in, const Markup& m);
 // Numbers: fmt("%.3g", v) and percent(0.125) -> "12.5%" (a threshold as configured) are gate's
 // (common/format.hpp), one definition for every folder.
 // A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every

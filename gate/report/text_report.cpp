@@ -235,10 +235,7 @@ std::string footer(const stats::Comparison& c, const ReportInputs& in) {
     for (const auto& w : warnings) out += "  " + w + "\n";
   }
   auto list = [&](const char* what, const std::vector<std::string>& names) {
-    if (names.empty()) return;
-    out += std::string("\n") + what + " (not compared): ";
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-    out += "\n";
+    if (!names.empty()) out += "\n" + not_compared_text(what, names, [](const std::string& s) { return s; }) + "\n";
   };
   list("only in base", c.only_in_base);
   list("only in head", c.only_in_head);
