@@ -64,6 +64,7 @@ InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const 
     executions += static_cast<uint64_t>(side_executions);
     cpu_counted += self;
     f.side_samples[side] = self;
+    f.side_executions[side] = side_executions;
     f.side_samples_per_execution[side] = static_cast<double>(self) / side_executions;
     // The calls the samples came from: the probed executions' calls scaled to the sampled ones (as
     // sampled_ns_per_call does).
@@ -136,7 +137,11 @@ double least_samples_per_execution(const InstrumentFacts& f) {
 }
 
 double smaller_side_samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule) {
-  const double least = std::min(f.side_samples_per_execution[0], f.side_samples_per_execution[1]);
+  double rate[2];
+  for (int i = 0; i < 2; ++i)
+    rate[i] = f.side_executions[i] > 0 ? (static_cast<double>(f.side_samples[i]) + 0.5) / f.side_executions[i]
+                                       : f.side_samples_per_execution[i];
+  const double least = std::min(rate[0], rate[1]);
   return rule.planned_executions > 0 ? least * rule.planned_executions : least;
 }
 

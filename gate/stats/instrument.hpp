@@ -44,6 +44,7 @@ struct InstrumentFacts {
   // (the trial's where there was one, as samples_per_execution), from which the ratio the samples
   // read there (head / base, per call).
   double side_samples_per_execution[2] = {0, 0};
+  int side_executions[2] = {0, 0};  // the executions those counts came from
   uint64_t side_samples[2] = {0, 0};
   uint64_t side_calls[2] = {0, 0};
 };
@@ -87,7 +88,9 @@ struct InstrumentRule {
   // put the band's edge more than decisive_sds beyond them (sds_beyond_band: an exact binomial
   // test, so a side that counted none still reads), its probes dominate it, and its sparser side
   // will count at least min_samples_decisive samples over decisive_pairs pairs (the test pools
-  // sparse counts: sampled_test).
+  // sparse counts: sampled_test; a change this far beyond the band is decided from a handful: 5
+  // base samples against 250 give the pooled log ratio an sd of ~0.45, and issue 34's branch, ~50x,
+  // keeps a lower bound far above any band).
   // Why: on a VM a short function's probed window is mostly its callees' probe traps that no
   // sample sees (the shop's pricing.Apply: on-CPU 0.21-0.27 of it, against 0.69 for the workload's
   // main path: below the relative floor, so "it waits"), and its probes (Apply: 80-120 us a call)
@@ -100,7 +103,7 @@ struct InstrumentRule {
   // every test (RunResult::pilot): the pairs that decide are independent of it, so choosing by it
   // biases no test.
   double decisive_sds = 3;
-  double min_samples_decisive = 10;
+  double min_samples_decisive = 5;
   int decisive_pairs = 5;  // the fewest pairs a test takes (CompareOptions::min_runs)
 };
 
@@ -135,7 +138,10 @@ double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
 // length, or samples already, or it has no sample to count from).
 int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule, const Band* band = nullptr);
 
-// The per-side count of decisive_first_pair: the smaller side's samples in the planned units.
+// The per-side count of decisive_first_pair: the smaller side's samples in the planned units, each
+// side's rate estimated as (its count + 0.5) / its executions (Jeffreys' estimate of a Poisson
+// rate): a trial execution that counted none says the rate is small, not zero (the shop's
+// pricing.Apply at base counts 1-6 samples a bare execution, and none in some).
 double smaller_side_samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
 
 

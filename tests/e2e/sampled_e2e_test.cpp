@@ -164,5 +164,56 @@ TEST(SampledE2e, AbCatchesEightPercentInAHotFunctionAndPassesAA) {
   EXPECT_TRUE(regressions(same.out).empty()) << same.out;
 }
 
+// Layout variants (Go 1.23+ -ldflags=-randlayout builds, two a side, as ci/pre-merge.sh gives):
+// a function short of samples a unit is sampled apart, in executions without probes, as with one
+// binary a side. Before cf76939 gate read the trial's bare execution time from the variant that
+// had not run it (0 s) and grew the probed units instead ("units of N executions from the second
+// pair on"): every pre-merge run on Go 1.23+ measured its sampled functions with the probes on.
+// hotloop at 2,000 calls an execution (~4 ms of main.hot's own CPU, ~20 samples at 4999 Hz) in
+// units of ~0.05 s (one or two executions) is that function. Asserted: the plan's line, main.hot by
+// samples, and the units' sampled executions in the result files; not a verdict (an A/A at one look).
+TEST(SampledE2e, LayoutVariantsSampleApartWithoutProbes) {
+  GATE_REQUIRE_ROOT();
+  GoToolchain go;
+  for (const auto& tc : go_toolchains())
+    if (tc.minor() >= 23) go = tc;  // -randlayout needs Go 1.23 or later; the newest is taken
+  if (go.go.empty()) GTEST_SKIP() << "SKIPPED LOUDLY: no Go >= 1.23 for -randlayout (ci/setup.sh installs one)";
+  const Hotloop h;
+  std::string variants[2];
+  for (int seed = 1; seed <= 2; ++seed) {
+    GoBuild b;
+    b.src_dir = (fs::path(GATE_SOURCE_DIR) / "tests" / "go" / "hotloop").string();
+    b.toolchain = go;
+    b.flags = {"-ldflags=-randlayout=" + std::to_string(seed)};
+    variants[seed - 1] = build_go(b);
+  }
+  ASSERT_NE(variants[0], variants[1]);
+  const std::string cfg = (h.dir / "layouts.yaml").string();
+  std::ofstream(cfg) << "name: hotloop\n"
+                     << "binary: " << variants[0] << "\n"
+                     << "workload: exec \"$GATE_BINARY\" -calls 2000 -others 10\n"
+                     << "runs: 5\nmax_runs: 5\ntimeout: 300s\nmin_unit_seconds: 0.05\n"
+                     << "env: {GOMAXPROCS: \"2\"}\n"
+                     << "measure: auto\nquantiles: [p50]\nthreshold: 5%\nfunctions: [main.hot]\n";
+  const fs::path dir = h.dir / "layouts";
+  const std::string out_head = (h.dir / "layouts-head.json").string();
+  const auto o = run_gate({"ab", "-c", cfg, "--base-binary", variants[0], "--base-binary", variants[1], "--head-binary",
+                           variants[0], "--head-binary", variants[1], "--report-dir", dir.string(), "--out-head", out_head});
+  ASSERT_TRUE(fs::exists(dir / "report.json")) << o.out << o.err;
+  std::printf("%s\n%s\n", o.err.c_str(), o.out.c_str());
+  EXPECT_NE(o.err.find("executions a unit without probes"), std::string::npos)
+      << "main.hot short of samples is sampled apart with layout variants:\n" << o.err;
+  EXPECT_EQ(o.err.find("executions from the second pair on"), std::string::npos)
+      << "the probed units grew instead of executions without probes:\n" << o.err;
+  const auto& hot = function_of(report_of(dir), "main.hot");
+  EXPECT_EQ(hot["instrument"], "samples");
+  std::ifstream in(out_head);
+  const auto head = nlohmann::json::parse(in);
+  ASSERT_GE(head["runs"].size(), 2u);
+  for (size_t i = 1; i < head["runs"].size(); ++i)
+    EXPECT_GT(head["runs"][i].value("sampled_executions", 0), 0) << "unit " << i << " ran executions without probes";
+  EXPECT_TRUE(o.code == 0 || o.code == 1) << o.out << o.err;
+}
+
 }  // namespace
 }  // namespace gate::testing

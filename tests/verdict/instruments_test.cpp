@@ -285,12 +285,24 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   const double p55 = upper_tail(61, 55, 1.1 / 2.1);
   EXPECT_NEAR(stats::sds_beyond_band(f, band), -stats::normal_quantile(p55), 1e-6);
   EXPECT_GT(stats::sds_beyond_band(f, band), 5.5);
-  f.side_samples_per_execution[0] = 0.6;  // 1.8 a unit, 9 over the 5 pairs: too few for the test
+  f.side_samples_per_execution[0] = 0.3;  // 0.9 a unit, 4.5 over the 5 pairs: too few for the test
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
-  rule.decisive_pairs = 6;  // 10.8 over 6 pairs
+  rule.decisive_pairs = 6;  // 5.4 over 6 pairs
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
   rule.decisive_pairs = 5;
   f.side_samples_per_execution[0] = 6;
+  // With the trial's executions known, a side's rate is (count + 0.5) / executions: a base trial
+  // execution that counted none is 0.5 an execution (1.5 a unit of 3, 7.5 over 5 pairs), not 0.
+  f.side_executions[0] = f.side_executions[1] = 1;
+  EXPECT_DOUBLE_EQ(stats::smaller_side_samples_per_unit(f, rule), 6.5 * 3);
+  f.side_samples[0] = 0;
+  EXPECT_DOUBLE_EQ(stats::smaller_side_samples_per_unit(f, rule), 0.5 * 3);
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
+  rule.planned_executions = 1;  // 2.5 over 5 pairs
+  EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
+  rule.planned_executions = 3;
+  f.side_samples[0] = 6;
+  f.side_executions[0] = f.side_executions[1] = 0;
   f.side_samples[1] = 14;  // 2.3x on 6 and 14 samples: 1.5 sd beyond the band
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kProbes);
   f.side_samples[1] = 6;  // A/A
