@@ -201,8 +201,8 @@ struct CountedUnit {
 // overdispersion (speed swings, which calls a unit made); its sd is never below half the counts'
 // Poisson sd (sqrt(1/sum b + 1/sum h) / 2), so that a spread implausibly small for its counts
 // (units alike by chance) cannot make a narrow interval. Simulated A/As (0.5-20 samples a unit,
-// 5-20 pairs, 1.4x speed spells, 20% overdispersion) excluded 1 from the 95% interval in 0.6-5.4%
-// of cases (tests: PooledCounts.*). No winsorizing: a unit of a few samples has no outlier to clip. A ratio of 0 (no interval) when a side counted no sample
+// 5-20 pairs, 1.4x speed spells, 20% overdispersion: tests/bench/pooled_counts_sim.py) excluded 1
+// from the 95% interval in 0.6-5.9% of cases (tests: PooledCounts.*). No winsorizing: a unit of a few samples has no outlier to clip. A ratio of 0 (no interval) when a side counted no sample
 // at all; *units receives the pairs (or the smaller side's units) used.
 RatioInterval pooled_count_ratio(const std::vector<CountedUnit>& base, const std::vector<CountedUnit>& head,
                                  double confidence, bool paired, int* units);
