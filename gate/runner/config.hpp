@@ -128,10 +128,10 @@ struct Config {
   int profile_hz = 0;  // profile: {hz: N}: sample CPU profiles at N Hz per CPU; 0: off
   // The instrument (issue 39, stats/instrument.hpp): "auto" chooses per function from the first
   // pair's probe share; "probes" times each call; "samples" takes its CPU time from cpu-clock samples.
-  // "probes" by default until auto passes issue 34's A/A through ci/pre-merge.sh every time: with
-  // auto the shop's pricing.Apply (~30 self samples a unit) read 1.86x by samples in 1 of 10
-  // comment-only tries and failed the build (docs/how-it-measures.md, "What it measured here").
-  std::string measure = "probes";
+  // "auto" by default since it passes issue 34's branch and its A/A through ci/pre-merge.sh 10 of 10
+  // with counts from executions without probes and sparse counts pooled (tests/bench/
+  // pre_merge_scenario.sh; docs/how-it-measures.md, "What it measured here").
+  std::string measure = "auto";
   // "auto": exact (entry and return probes) until gate ab's first pair, then "entry" for the functions
   // measure: auto gives to samples; "exact": always; "entry": every function's calls counted by its
   // entry probe alone (no return probes), its time from samples.
