@@ -272,6 +272,11 @@ std::string benchmark_finding(const stats::BenchmarkFinding& f) {
     case stats::BenchmarkFinding::Kind::kOutputLine: return f.recorded;
     case stats::BenchmarkFinding::Kind::kUnitOnlyInBase:
       return f.benchmark + ": " + f.unit + " is in base but not in head; not compared";
+    case stats::BenchmarkFinding::Kind::kFoldDiffers:
+      return "the " + f.recorded + "'s benchmark figures were recorded by an older gate: its units hold their executions' "
+             "mean time per op, the other side's their fastest execution's, so time per op reads " +
+             (f.recorded == "base" ? std::string("faster in the head") : std::string("slower in the head")) +
+             " than it is by the executions' spread; measure the " + f.recorded + " again with this gate";
     case stats::BenchmarkFinding::Kind::kUnitOnlyInHead:
       return f.benchmark + ": " + f.unit + " is in head but not in base; not compared";
   }
@@ -291,7 +296,9 @@ std::string benchmark_source(const stats::BenchmarkSource& s) {
            "without probes): they include the probes' cost";
   const int clean = s.clean_executions, probed = s.probed_executions;
   std::string out = "benchmark figures from " + std::to_string(clean) + " clean execution" + (clean == 1 ? "" : "s") +
-                    " (no probe attached)";
+                    " (no probe attached" +
+                    (clean > s.clean_runs && s.fastest ? std::string("; a unit's time per op is its fastest execution's)")
+                                                       : ")");
   out += probed > 0 ? "; function figures from " + std::to_string(probed) + " probed one" + (probed == 1 ? "" : "s")
                     : "; no function probed (benchmarks only)";
   const int older = s.runs - s.clean_runs;

@@ -235,6 +235,12 @@ struct RunContext {
   bool preemption_excluded = false;
 };
 
+// ResultFile::extra's key saying how a unit's benchmark figures fold its executions
+// (merge_executions): its value kBenchmarkFoldFastest, written by every result with benchmarks:
+// go. Absent: a result written before, whose units hold the executions' mean time per op.
+inline constexpr const char* kBenchmarkFoldKey = "benchmark_time_per_op";
+inline constexpr const char* kBenchmarkFoldFastest = "the fastest execution of a unit";
+
 struct ResultFile {
   int schema_version = kResultSchemaVersion;
   RunContext context;
@@ -242,7 +248,7 @@ struct ResultFile {
   std::vector<RunResult> runs;
   bool partial = false;        // interrupted or failed: never usable as a baseline
   std::string partial_reason;
-  std::map<std::string, std::string> extra;  // free-form notes (e.g. "config_name")
+  std::map<std::string, std::string> extra;  // free-form notes (e.g. "config_name"; kBenchmarkFoldKey)
 
   const FunctionInfo* find_function(const std::string& name) const {
     for (const auto& f : functions)

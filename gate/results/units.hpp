@@ -13,9 +13,10 @@ namespace gate {
 // One run from the executions of one unit, in the order they ran: the first one's index, variant,
 // start and layout; durations and every counter summed; each function's histogram, calls and
 // times merged (its min and max over all); the first non-zero exit code; benchmark results of all
-// executions (as `go test -count=k` would print them). A call's moment in the run
-// (FunctionRun::sum_start_us) stays its moment in its own execution. executions = the sum of the
-// parts' executions. Empty input: an empty run.
+// executions, one line per benchmark (a time per op its fastest execution's, a higher-is-better
+// metric its best, the others their iteration-weighted mean: add_benchmark in units.cpp says
+// why). A call's moment in the run (FunctionRun::sum_start_us) stays its moment in its own
+// execution. executions = the sum of the parts' executions. Empty input: an empty run.
 RunResult merge_executions(const std::vector<RunResult>& executions);
 
 }  // namespace gate

@@ -146,6 +146,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.extra["config_name"] = cfg.name;
   r.extra["symbol_source"] = target.symbol_source;
   if (!opts_.variant.empty()) r.extra["variant"] = opts_.variant;
+  if (cfg.clean_benchmarks()) r.extra[kBenchmarkFoldKey] = kBenchmarkFoldFastest;
 }
 
 Measurer::~Measurer() {

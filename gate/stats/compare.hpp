@@ -346,6 +346,9 @@ struct BenchmarkFinding {
     kOutputLine,      // a run's result holds a warning about its benchmark output (`recorded`, as stored)
     kUnitOnlyInBase,  // `benchmark` printed `unit` in base only: not compared
     kUnitOnlyInHead,
+    // one side's units of several executions hold their mean time per op (a result written before
+    // gate took the fastest), the other's their fastest: that side is `recorded` ("base", "head")
+    kFoldDiffers,
   };
   Kind kind = Kind::kOutputLine;
   std::string benchmark, unit;
@@ -360,6 +363,9 @@ struct BenchmarkSource {
   int clean_runs = 0;         // of those, runs with clean executions
   int clean_executions = 0;   // summed over clean_runs
   int probed_executions = 0;  // summed over clean_runs
+  // A unit's time per op is its fastest execution's (results/units.cpp; the result file says so,
+  // kBenchmarkFoldKey); false: a result written before, whose units hold the executions' mean.
+  bool fastest = false;
   bool operator==(const BenchmarkSource&) const = default;
 };
 BenchmarkSource benchmark_source(const std::vector<RunResult>& runs);

@@ -68,6 +68,24 @@ void redecide_functions(stats::Comparison& c) {
   });
 }
 
+// How each side's units folded their executions' time per op (kBenchmarkFoldKey), and a finding
+// when they differ where a unit had several executions: a result written before gate took a
+// unit's fastest execution holds the mean, which reads slower than the fastest by the executions'
+// spread (a baseline recorded then makes the head look faster than it is).
+void mark_benchmark_folds(stats::Comparison& c, const ResultFile& base_meta, const ResultFile& head_meta) {
+  auto& bm = c.benchmarks;
+  auto fastest = [](const ResultFile& r) {
+    const auto it = r.extra.find(kBenchmarkFoldKey);
+    return it != r.extra.end() && it->second == kBenchmarkFoldFastest;
+  };
+  bm.base_source.fastest = fastest(base_meta);
+  bm.head_source.fastest = fastest(head_meta);
+  if (bm.base_source.fastest == bm.head_source.fastest || bm.metrics.empty()) return;
+  const stats::BenchmarkSource& older = bm.base_source.fastest ? bm.head_source : bm.base_source;
+  if (older.clean_executions > older.clean_runs || (older.clean_runs == 0 && older.runs > 0))
+    bm.findings.push_back({stats::BenchmarkFinding::Kind::kFoldDiffers, "", "", bm.base_source.fastest ? "head" : "base"});
+}
+
 }  // namespace
 
 void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
@@ -103,6 +121,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
   stats::Comparison c = stats::compare(tb, th, base_meta, head_meta, o);
   judge_instruments(c, base_runs, head_runs, o, &tb, &th);
   judge_benchmarks(c, tb, th, o);
+  mark_benchmark_folds(c, base_meta, head_meta);
   c.exit_code = exit_code(c, o.fail_on_suspect);
   return c;
 }

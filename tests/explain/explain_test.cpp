@@ -98,13 +98,19 @@ TEST(Explain, BenchmarkFindingsAndSourceInWords) {
                                       "BenchmarkX-2: MB/s is in head but not in base; not compared",
                                       "out:3: \"BenchmarkY\": no value"}));
   EXPECT_EQ(benchmark_source(b), "");  // no run holds benchmark figures
-  b.base_source = {2, 2, 4, 4};
+  b.base_source = {2, 2, 4, 4, false};  // a result written before gate took a unit's fastest execution
   b.head_source = b.base_source;
   EXPECT_EQ(benchmark_source(b),
             "benchmark figures from 4 clean executions (no probe attached); function figures from 4 probed ones");
-  b.head_source = {2, 1, 1, 0};
+  b.base_source.fastest = true;
+  b.head_source = b.base_source;
   EXPECT_EQ(benchmark_source(b),
-            "base: benchmark figures from 4 clean executions (no probe attached); function figures from 4 probed ones; "
+            "benchmark figures from 4 clean executions (no probe attached; a unit's time per op is its fastest "
+            "execution's); function figures from 4 probed ones");
+  b.head_source = {2, 1, 1, 0, true};
+  EXPECT_EQ(benchmark_source(b),
+            "base: benchmark figures from 4 clean executions (no probe attached; a unit's time per op is its fastest "
+            "execution's); function figures from 4 probed ones; "
             "head: benchmark figures from 1 clean execution (no probe attached); no function probed (benchmarks "
             "only); 1 run read from probed executions (an older result)");
   b.head_source = {1, 0, 0, 0};

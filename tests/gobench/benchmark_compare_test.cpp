@@ -158,6 +158,34 @@ TEST(BenchmarkVerdict, GateAbPairsTheRunsAsForFunctions) {
   EXPECT_TRUE(find(c, "BenchmarkSlow-2", "ns/op")->test.paired);
 }
 
+// A baseline written before gate took a unit's fastest execution (its units of 3 executions hold
+// their mean) against a head that took the fastest: named as a warning; alike, nothing is said.
+TEST(BenchmarkVerdict, ABaselineOfMeansAgainstFastestExecutionsIsNamed) {
+  auto s = slowed_sides(false);
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side) r.clean_executions = r.probed_executions = 3;
+  s.head_meta.extra[kBenchmarkFoldKey] = kBenchmarkFoldFastest;
+  auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_FALSE(c.benchmarks.base_source.fastest);
+  EXPECT_TRUE(c.benchmarks.head_source.fastest);
+  const auto warnings = explain::benchmark_warnings(c.benchmarks);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("the base's benchmark figures were recorded by an older gate"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("reads faster in the head"), std::string::npos) << warnings[0];
+  s.base_meta.extra[kBenchmarkFoldKey] = kBenchmarkFoldFastest;
+  c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_TRUE(explain::benchmark_warnings(c.benchmarks).empty());
+  EXPECT_NE(explain::benchmark_source(c.benchmarks).find("a unit's time per op is its fastest execution's"),
+            std::string::npos)
+      << explain::benchmark_source(c.benchmarks);
+  // One execution a unit: the fastest is the mean, nothing to say.
+  s.base_meta.extra.clear();
+  for (auto& r : s.base) r.clean_executions = r.probed_executions = 1;
+  c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_TRUE(explain::benchmark_warnings(c.benchmarks).empty());
+}
+
 TEST(BenchmarkVerdict, OneFamilyWithTheFunctions) {
   const auto s = slowed_sides(false);
   const auto alone = stats::compare(s.base, s.head, s.base_meta, s.head_meta, options());

@@ -57,28 +57,36 @@ TEST(MergeExecutions, SumsCallsTimesAndDurationsAndMergesHistograms) {
   EXPECT_EQ(u.find("c")->calls, 1u) << "a function only a later execution called is kept";
 }
 
-TEST(MergeExecutions, EachBenchmarkStaysOneLineWithItsIterationWeightedMean) {
+// One line per benchmark: a time per op is the fastest execution's (interference only adds time),
+// a higher-is-better metric the best, the other metrics the iteration-weighted mean.
+TEST(MergeExecutions, EachBenchmarkStaysOneLineTimesFastestOthersMean) {
   RunResult a = execution(0.5, {}), b = execution(0.5, {});
-  a.benchmarks = {{"BenchmarkCheckout-2", "shop", 100, {{"ns/op", 1000}, {"B/op", 64}}},
-                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 10}}}};
-  b.benchmarks = {{"BenchmarkCheckout-2", "shop", 300, {{"ns/op", 2000}, {"B/op", 64}}},
-                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 30}}}};
+  a.benchmarks = {{"BenchmarkCheckout-2", "shop", 100, {{"ns/op", 1000}, {"B/op", 64}, {"MB/s", 90}}},
+                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 10}, {"cpu-ns/op", 9}, {"hits/op", 4}}}};
+  b.benchmarks = {{"BenchmarkCheckout-2", "shop", 300, {{"ns/op", 2000}, {"B/op", 32}, {"MB/s", 45}}},
+                  {"BenchmarkGet-2", "shop", 1000, {{"ns/op", 30}, {"cpu-ns/op", 12}, {"hits/op", 8}}}};
+  a.benchmark_higher_better = b.benchmark_higher_better = {"MB/s"};
   const RunResult u = merge_executions({a, b});
   ASSERT_EQ(u.benchmarks.size(), 2u);  // not one line per execution
   EXPECT_EQ(u.benchmarks[0].name, "BenchmarkCheckout-2");
   EXPECT_EQ(u.benchmarks[0].iterations, 400u);
-  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[0].second, (1000.0 * 100 + 2000.0 * 300) / 400);  // 1750 ns/op
-  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[1].second, 64);
+  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[0].second, 1000) << "ns/op: the fastest execution";
+  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[1].second, (64.0 * 100 + 32.0 * 300) / 400) << "B/op: weighted mean";
+  EXPECT_DOUBLE_EQ(u.benchmarks[0].metrics[2].second, 90) << "MB/s: the best";
   EXPECT_EQ(u.benchmarks[1].iterations, 1000u);  // the same b.N in every execution: b.N
-  EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[0].second, 20);
-  // Three executions of the same b.N weigh a third each.
+  EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[0].second, 10);
+  EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[1].second, 9) << "cpu-ns/op is a time per op too";
+  EXPECT_DOUBLE_EQ(u.benchmarks[1].metrics[2].second, 6) << "a custom count: the mean";
+  // Three executions of the same b.N weigh a third each in a mean.
   RunResult c = execution(0.5, {});
-  c.benchmarks = {{"BenchmarkGet-2", "shop", 1000, {{"ns/op", 50}}}};
+  c.benchmarks = {{"BenchmarkGet-2", "shop", 1000, {{"ns/op", 50}, {"cpu-ns/op", 7}, {"hits/op", 12}}}};
   a.benchmarks = {a.benchmarks[1]};
   b.benchmarks = {b.benchmarks[1]};
   const RunResult three = merge_executions({a, b, c});
   ASSERT_EQ(three.benchmarks.size(), 1u);
-  EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[0].second, 30);  // (10 + 30 + 50) / 3
+  EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[0].second, 10);
+  EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[1].second, 7);
+  EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[2].second, 8);  // (4 + 8 + 12) / 3
 }
 
 TEST(MergeExecutions, OneExecutionIsItself) {
