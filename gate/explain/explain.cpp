@@ -120,7 +120,7 @@ std::string pooled_note(const stats::QuantileComparison& q) {
   return "sparse samples (base " + std::to_string(q.pooled.base_samples) + ", head " +
          std::to_string(q.pooled.head_samples) + " over " + std::to_string(q.units) + (q.paired ? " pairs" : " units") +
          "): compared as the ratio of the units' mean CPU time per call, its interval from their spread, never "
-         "narrower than the counts' own noise";
+         "narrower than half the counts' own noise";
 }
 }  // namespace
 

@@ -122,13 +122,10 @@ double on_cpu_reference(const std::vector<RunResult>& base_runs, const std::vect
   return busiest ? std::min(1.0, busiest->sampled_ns / static_cast<double>(busiest->probed_ns)) : 0;
 }
 
-FirstPairRatio first_pair_ratio(const InstrumentFacts& f) {
-  FirstPairRatio out;
+double first_pair_ratio(const InstrumentFacts& f) {
   const double b = static_cast<double>(f.side_samples[0]), h = static_cast<double>(f.side_samples[1]);
-  if (b <= 0 || h <= 0 || f.side_calls[0] == 0 || f.side_calls[1] == 0) return out;
-  out.ratio = (h / static_cast<double>(f.side_calls[1])) / (b / static_cast<double>(f.side_calls[0]));
-  out.log_sd = std::sqrt(1 / b + 1 / h);
-  return out;
+  if (b <= 0 || h <= 0 || f.side_calls[0] == 0 || f.side_calls[1] == 0) return kNaN;
+  return (h / static_cast<double>(f.side_calls[1])) / (b / static_cast<double>(f.side_calls[0]));
 }
 
 double least_samples_per_execution(const InstrumentFacts& f) {

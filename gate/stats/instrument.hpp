@@ -49,13 +49,9 @@ struct InstrumentFacts {
   uint64_t side_calls[2] = {0, 0};
 };
 
-// The first units' sampled ratio (head / base CPU per call) and the sd of its log from the counts
-// alone (Poisson: sqrt(1/b + 1/h)). NaN when a side has no sample or no call.
-struct FirstPairRatio {
-  double ratio = std::numeric_limits<double>::quiet_NaN();
-  double log_sd = std::numeric_limits<double>::quiet_NaN();
-};
-FirstPairRatio first_pair_ratio(const InstrumentFacts& f);
+// The first units' sampled ratio (head / base CPU per call), for the log; NaN when a side has no
+// sample or no call (sds_beyond_band still reads such a pair).
+double first_pair_ratio(const InstrumentFacts& f);
 
 struct InstrumentRule {
   // Probes dominate above this share of the function's sampled time (issue 39: "e.g. > 20%").

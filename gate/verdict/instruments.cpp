@@ -149,7 +149,7 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
                                   facts.side_samples_per_execution[1]});
         continue;
       }
-      out.decisive.push_back({name, stats::first_pair_ratio(facts).ratio, stats::sds_beyond_band(facts, band),
+      out.decisive.push_back({name, stats::first_pair_ratio(facts), stats::sds_beyond_band(facts, band),
                               stats::smaller_side_samples_per_unit(facts, at_cap)});
     }
     want = std::max(want, std::min(k, cap));

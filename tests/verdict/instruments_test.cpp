@@ -272,7 +272,7 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule), stats::Instrument::kProbes)
       << "no band: no decisive case (gate run, or a first pair that is in the tests)";
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
-  EXPECT_NEAR(stats::first_pair_ratio(f).ratio, 55.0 / 6, 1e-9);
+  EXPECT_NEAR(stats::first_pair_ratio(f), 55.0 / 6, 1e-9);
   // Given 61 samples, the head's count at the band's edge is binomial(61, 1.1 / 2.1): P(X >= 55),
   // summed here term by term, said as a normal z (about 6.2; the log ratio's normal approximation
   // said 4.9).
@@ -312,7 +312,7 @@ TEST(Instrument, DecisiveBelowTheFloor) {
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
   f.side_samples[0] = 0;  // no base sample: no ratio, but the binomial still reads: P(X >= 55 of 55)
   f.side_samples[1] = 55;
-  EXPECT_TRUE(std::isnan(stats::first_pair_ratio(f).ratio));
+  EXPECT_TRUE(std::isnan(stats::first_pair_ratio(f)));
   EXPECT_NEAR(stats::sds_beyond_band(f, band), -stats::normal_quantile(std::pow(1.1 / 2.1, 55)), 1e-6);
   EXPECT_EQ(stats::choose_instrument(stats::MeasureSetting::kAuto, f, rule, &band), stats::Instrument::kSamples);
   f.side_samples[1] = 2;  // 0 against 2: 0.27 of being this far at the edge, not decisive
