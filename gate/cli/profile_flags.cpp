@@ -35,6 +35,7 @@ void hook_instrument(profile::ProfileRecorder* rec, runner::SessionOptions& sess
   };
   // A service's round: what was sampled before it is taken out of the kernel and left out.
   session.on_measure_start = [rec](const std::string& label) { rec->collect_execution(label, {}); };
+  session.pause_sampling = [rec](bool paused) { rec->pause(paused); };
 }
 
 }  // namespace

@@ -75,6 +75,8 @@ ProfileRecorder::~ProfileRecorder() = default;
 
 int ProfileRecorder::hz() const { return impl_->sampler->hz(); }
 
+void ProfileRecorder::pause(bool paused) { impl_->sampler->pause(paused); }
+
 std::function<void(pid_t, const std::string&)> ProfileRecorder::tracker() {
   // A new process of a run is about to start, the previous run's are gone: the moment to empty the
   // kernel's stack map, so that it holds one run's stacks, never a session's (see Sampler::drain).

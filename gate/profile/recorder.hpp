@@ -33,6 +33,9 @@ class ProfileRecorder {
   // (runner::SessionOptions::on_collected), while no workload process of either side runs.
   std::vector<FunctionSamples> collect_execution(const std::string& variant, const std::vector<std::string>& names);
   uint64_t period_ns() const;
+  // Sampler::pause: for a run that nothing samples (an unsampled clean execution), so that the
+  // sampler's interrupts do not slow it.
+  void pause(bool paused);
   // Reads the variant's samples from the kernel and symbolises them (once per variant).
   const Profile& finish(const std::string& variant);
   // finish() + write_pprof(path). Returns the one-line account.

@@ -3,6 +3,7 @@
 #include "profile/sampler.hpp"
 
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,6 +104,12 @@ Sampler::Sampler(const SamplerOptions& o) : impl_(std::make_unique<Impl>()) {
 Sampler::~Sampler() = default;
 
 int Sampler::hz() const { return impl_->hz; }
+
+void Sampler::pause(bool paused) {
+  for (int fd : impl_->perf_fds)
+    if (ioctl(fd, paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) != 0)
+      throw bpf_error(std::string(paused ? "pausing" : "restarting") + " a cpu-clock perf event", errno);
+}
 
 void Sampler::track(pid_t pid, uint32_t side) {
   const uint32_t key = static_cast<uint32_t>(pid);

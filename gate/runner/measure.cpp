@@ -390,12 +390,25 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
       so.on_tracked = [f = opts_.session.on_tracked, v = opts_.variant](pid_t pid, const std::string&) { f(pid, v); };
     so.on_collected = nullptr;
     so.on_measure_start = nullptr;
+    so.pause_sampling = nullptr;
     clean_sampled_ = sampled;
     so.extra_env["GATE_CLEAN"] = "1";  // workload scripts may tell a clean execution apart
     clean_ = std::make_unique<RunSession>(cfg_, clean_plan(clean_binary_), so);
   }
   // Its own output files ("run-3-base-clean.stdout"): a kept output directory keeps both.
-  RunResult c = clean_->run_once(unit, opts_.variant.empty() ? "clean" : opts_.variant + "-clean", signals);
+  const std::string label = opts_.variant.empty() ? "clean" : opts_.variant + "-clean";
+  // An unsampled one runs with the CPU sampler paused: its interrupts would slow it (~9% on a KVM
+  // guest at 4999 Hz), and its benchmark figures are meant to be the bare binary's.
+  const auto& pause = opts_.session.pause_sampling;
+  if (!sampled && pause) pause(true);
+  RunResult c;
+  try {
+    c = clean_->run_once(unit, label, signals);
+  } catch (...) {
+    if (!sampled && pause) pause(false);
+    throw;
+  }
+  if (!sampled && pause) pause(false);
   c.variant = opts_.variant;
   if (!sampled) read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log, clean_->last_cpu_seconds());
   return c;

@@ -36,6 +36,10 @@ struct SessionOptions {
   // Called with the variant when a service's measured load round is about to start (rounds.cpp):
   // what was sampled before it (start-up, warm-up rounds, idle time) is dropped, as the probes' is.
   std::function<void(const std::string&)> on_measure_start;
+  // Called with true before a run that nothing samples (a clean execution read for its benchmarks)
+  // and with false after it: the CPU sampler pauses its per-CPU interrupts, which would otherwise
+  // slow that run too (gate/profile/sampler.hpp).
+  std::function<void(bool)> pause_sampling;
   // A clean session: no probe engine (no BPF loaded, nothing attached or tracked); its runs have
   // no function figures. Go benchmarks are read from such runs (runner/measure.hpp).
   bool clean = false;

@@ -100,6 +100,35 @@ uint64_t symbolised(const Profile& p) {
 // 4 binomial standard deviations of a share p measured from n samples, in points.
 double four_sigma_points(double p, uint64_t n) { return 400 * std::sqrt(p * (1 - p) / static_cast<double>(n)); }
 
+// Sampler::pause stops the per-CPU events (gate pauses them around clean executions, whose
+// benchmark figures must be the bare binary's): a second of CPU burnt while paused counts no
+// sample; the same burnt after restarting counts its ~997 (the floor, 500, is 15 sd below).
+TEST(ProfileSampler, PausedCountsNoSampleAndRestartedCountsThem) {
+  REQUIRE_ROOT();
+  Sampler sampler(sampler_options(kHz));
+  const std::string dir = (fs::temp_directory_path() / ("gate_pause_" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  auto burn = [&](uint32_t side) {
+    runner::SpawnOptions so;
+    so.command = target() + " -mode shares -cpuseconds 1";
+    so.stdout_path = dir + "/stdout";
+    so.stderr_path = dir + "/stderr";
+    auto child = runner::Child::spawn(so, [&](pid_t pid) { sampler.track(pid, side); });
+    EXPECT_EQ(child.wait(120, nullptr), runner::Child::WaitEnd::kExited);
+    EXPECT_EQ(child.status(), 0) << runner::file_tail(so.stderr_path);
+    return sampler.collect(side).samples;
+  };
+  sampler.pause(true);
+  const uint64_t paused = burn(0);
+  sampler.pause(false);
+  const uint64_t running = burn(1);
+  fs::remove_all(dir);
+  EXPECT_EQ(paused, 0u) << "samples counted while the sampler was paused";
+  EXPECT_GE(running, 500u) << "too few samples of a CPU second at " << kHz << " Hz after restarting";
+  std::printf("GATE_FIGURE paused %lu samples, restarted %lu samples\n", static_cast<unsigned long>(paused),
+              static_cast<unsigned long>(running));
+}
+
 TEST(ProfileAccuracy, SharesOf30And10And2PercentReadWithin2Points) {
   REQUIRE_ROOT();
   const ProfiledRun r = profiled_run("-mode shares -cpuseconds 10");
