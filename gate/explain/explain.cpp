@@ -279,6 +279,15 @@ std::string benchmark_finding(const stats::BenchmarkFinding& f) {
              " than it is by the executions' spread; measure the " + f.recorded + " again with this gate";
     case stats::BenchmarkFinding::Kind::kUnitOnlyInHead:
       return f.benchmark + ": " + f.unit + " is in head but not in base; not compared";
+    case stats::BenchmarkFinding::Kind::kWallTimeUndecided:
+      return f.benchmark + ": " + f.unit + " decided nothing" +
+             (f.noise > 0 ? fmt(" at %.1f%% noise a pair", 100 * f.noise) : std::string()) +
+             ": wall time holds every moment another process had the benchmark's CPU; CPU time per op "
+             "does not (beside a build, cpu-ns/op's noise was 1-4% a pair where ns/op's was 5-50%: "
+             "docs/how-it-measures.md): " +
+             (f.recorded == "one" ? std::string("set benchmark_cpu: true to compare it too")
+                                  : std::string("benchmark_cpu: true compares it where each execution runs one "
+                                                "benchmark (-test.bench matching one, -test.count 1)"));
   }
   return "";
 }

@@ -240,6 +240,8 @@ struct RunContext {
 // go. Absent: a result written before, whose units hold the executions' mean time per op.
 inline constexpr const char* kBenchmarkFoldKey = "benchmark_time_per_op";
 inline constexpr const char* kBenchmarkFoldFastest = "the fastest execution of a unit";
+// The metric `benchmark_cpu: true` adds to a benchmark: its execution's CPU time per op, in ns.
+inline constexpr const char* kCpuNsPerOp = "cpu-ns/op";
 
 struct ResultFile {
   int schema_version = kResultSchemaVersion;

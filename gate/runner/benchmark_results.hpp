@@ -15,12 +15,9 @@ namespace gate::runner {
 // not ask for them). Every malformed result line is a warning, logged and kept in the run. Throws
 // gate::Error (exit 3) when the output holds no result at all: the workload ran no benchmark.
 // cpu_s: the execution's CPU seconds (RunSession::last_cpu_seconds; < 0 unknown): with
-// benchmark_cpu, the one benchmark's cpu-ns/op (kCpuNsPerOp) is cpu_s over its b.N.
+// benchmark_cpu, the one benchmark's cpu-ns/op (gate::kCpuNsPerOp, results/result.hpp) is cpu_s over its b.N.
 void read_benchmarks(const Config& cfg, const std::string& stdout_path, const std::string& label, RunResult& run,
                      const std::function<void(const std::string&)>& log, double cpu_s = -1);
-
-// The metric benchmark_cpu adds: the execution's CPU time per op, in ns.
-inline constexpr const char* kCpuNsPerOp = "cpu-ns/op";
 
 // Benchmarks without probes (issue 39): a probe hit costs microseconds on a VM, so a benchmark's
 // ns/op read from a probed execution measures the probes. With benchmarks: go, the benchmark

@@ -349,10 +349,17 @@ struct BenchmarkFinding {
     // one side's units of several executions hold their mean time per op (a result written before
     // gate took the fastest), the other's their fastest: that side is `recorded` ("base", "head")
     kFoldDiffers,
+    // `benchmark`'s wall-time `unit` (ns/op, sec/op) was left undecided (inconclusive or suspect)
+    // with `noise` (log-sd a unit) and the comparison has no CPU time per op for it: wall time
+    // carries every moment another process held the benchmark's CPU, CPU time does not
+    // (benchmark_cpu); `recorded` "one" when the benchmark is the comparison's only one (then
+    // benchmark_cpu can simply be set), else "several"
+    kWallTimeUndecided,
   };
   Kind kind = Kind::kOutputLine;
   std::string benchmark, unit;
   std::string recorded;  // kOutputLine: the result file's warning, quoted as it was recorded
+  double noise = 0;      // kWallTimeUndecided: the metric's noise a unit (log-sd)
 };
 
 // Which executions a side's benchmark figures came from (issue 39): clean ones (no probe

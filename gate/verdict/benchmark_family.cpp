@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "stats/benchmark_tests.hpp"
 #include "stats/family.hpp"
@@ -86,6 +88,29 @@ void mark_benchmark_folds(stats::Comparison& c, const ResultFile& base_meta, con
     bm.findings.push_back({stats::BenchmarkFinding::Kind::kFoldDiffers, "", "", bm.base_source.fastest ? "head" : "base"});
 }
 
+// A wall-time metric left undecided where no CPU time per op was measured beside it: a finding
+// that says why it is noisy and what measures past the noise (benchmark_cpu). Measured on a
+// 2-vCPU VM with a build and two bursty processes beside it (docs/how-it-measures.md): ns/op's
+// noise a pair 5-50% whatever a unit kept of its executions, cpu-ns/op's 1-4%.
+void mark_wall_time_undecided(stats::Comparison& c) {
+  auto& bm = c.benchmarks;
+  std::set<std::string> benchmarks, with_cpu;
+  for (const auto& m : bm.metrics) {
+    benchmarks.insert(m.benchmark);
+    if (m.unit == kCpuNsPerOp) with_cpu.insert(m.benchmark);
+  }
+  for (const auto& m : bm.metrics) {
+    const auto v = m.test.verdict;
+    if ((m.unit != "ns/op" && m.unit != "sec/op") || with_cpu.count(m.benchmark) || !m.in_family ||
+        (v != stats::Verdict::kInconclusive && v != stats::Verdict::kSuspect))
+      continue;
+    stats::BenchmarkFinding f{stats::BenchmarkFinding::Kind::kWallTimeUndecided, m.benchmark, m.unit,
+                              benchmarks.size() == 1 ? "one" : "several"};
+    f.noise = m.test.noise;
+    bm.findings.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
@@ -122,6 +147,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
   judge_instruments(c, base_runs, head_runs, o, &tb, &th);
   judge_benchmarks(c, tb, th, o);
   mark_benchmark_folds(c, base_meta, head_meta);
+  mark_wall_time_undecided(c);
   c.exit_code = exit_code(c, o.fail_on_suspect);
   return c;
 }

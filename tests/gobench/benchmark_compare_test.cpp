@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/format.hpp"
 #include "report/reports.hpp"
 #include "report/run_table.hpp"
 #include "results/result.hpp"
@@ -184,6 +185,55 @@ TEST(BenchmarkVerdict, ABaselineOfMeansAgainstFastestExecutionsIsNamed) {
   for (auto& r : s.base) r.clean_executions = r.probed_executions = 1;
   c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
   EXPECT_TRUE(explain::benchmark_warnings(c.benchmarks).empty());
+}
+
+// One benchmark whose ns/op swings +-15% a run (a build beside it): undecided, and the warning says
+// what measures past that (benchmark_cpu: true); with cpu-ns/op beside it nothing is said, and
+// with several benchmarks it says benchmark_cpu needs one an execution.
+TEST(BenchmarkVerdict, AnUndecidedWallTimeNamesCpuTimePerOp) {
+  auto sides = [](bool with_cpu, bool two) {
+    Sides s;
+    for (int i = 0; i < 8; ++i) {
+      const double w = 1 + 0.15 * std::sin(2.1 * i), w2 = 1 + 0.15 * std::sin(3.7 * i + 1);
+      std::vector<std::pair<std::string, double>> b{{"ns/op", 1000 * w}}, h{{"ns/op", 1030 * w2}};
+      if (with_cpu) {
+        b.emplace_back(kCpuNsPerOp, 900);
+        h.emplace_back(kCpuNsPerOp, 927);
+      }
+      std::vector<BenchmarkRun> bb{bench("BenchmarkHot-2", b)}, hh{bench("BenchmarkHot-2", h)};
+      if (two) {
+        bb.push_back(bench("BenchmarkCold-2", {{"ns/op", 50}}));
+        hh.push_back(bench("BenchmarkCold-2", {{"ns/op", 50}}));
+      }
+      s.base.push_back(run_with(i + 1, "base", 1000, bb));
+      s.head.push_back(run_with(i + 1, "head", 1000, hh));
+    }
+    s.base_meta.functions.push_back(FunctionInfo{0, "example.com/x.F"});
+    s.head_meta.functions = s.base_meta.functions;
+    return s;
+  };
+  auto hint = [](const stats::Comparison& c) {
+    for (const auto& w : explain::benchmark_warnings(c.benchmarks))
+      if (w.find("BenchmarkHot-2: ns/op decided nothing") == 0) return w;
+    return std::string();
+  };
+  auto s = sides(false, false);
+  auto c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  const auto* hot = find(c, "BenchmarkHot-2", "ns/op");
+  ASSERT_NE(hot, nullptr);
+  ASSERT_TRUE(hot->test.verdict == stats::Verdict::kInconclusive || hot->test.verdict == stats::Verdict::kSuspect)
+      << explain::reason(hot->test);
+  std::string w = hint(c);
+  EXPECT_NE(w.find(fmt("at %.1f%% noise a pair", 100 * hot->test.noise)), std::string::npos) << w;
+  EXPECT_NE(w.find("set benchmark_cpu: true"), std::string::npos) << w;
+  s = sides(true, false);
+  c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  EXPECT_EQ(hint(c), "");
+  EXPECT_EQ(find(c, "BenchmarkHot-2", kCpuNsPerOp)->test.verdict, stats::Verdict::kUnchanged);
+  s = sides(false, true);
+  c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
+  w = hint(c);
+  EXPECT_NE(w.find("where each execution runs one benchmark"), std::string::npos) << w;
 }
 
 TEST(BenchmarkVerdict, OneFamilyWithTheFunctions) {
