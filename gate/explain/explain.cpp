@@ -332,7 +332,9 @@ std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<
                   "no longer matched by -test.bench?)");
   for (const auto& name : bm.only_in_head)
     out.push_back("benchmark " + name + " ran in head but not in base: not compared (new, or renamed?)");
-  for (const auto& f : bm.findings) out.push_back("benchmark output: " + benchmark_finding(f));
+  for (const auto& f : bm.findings)
+    out.push_back((f.kind == stats::BenchmarkFinding::Kind::kWallTimeUndecided ? "benchmark " : "benchmark output: ") +
+                  benchmark_finding(f));
   if (!bm.without_results.empty())
     out.push_back(bm.without_results +
                   " holds no benchmark results: benchmarks are not compared (was it recorded without benchmarks: go?)");

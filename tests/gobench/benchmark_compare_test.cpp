@@ -226,6 +226,9 @@ TEST(BenchmarkVerdict, AnUndecidedWallTimeNamesCpuTimePerOp) {
   std::string w = hint(c);
   EXPECT_NE(w.find(fmt("at %.1f%% noise a pair", 100 * hot->test.noise)), std::string::npos) << w;
   EXPECT_NE(w.find("set benchmark_cpu: true"), std::string::npos) << w;
+  bool in_warnings = false;  // the reports' warnings list says it
+  for (const auto& line : explain::warnings(c)) in_warnings |= line == "benchmark " + w;
+  EXPECT_TRUE(in_warnings);
   s = sides(true, false);
   c = verdict::compare_with_benchmarks(s.base, s.head, s.base_meta, s.head_meta, options());
   EXPECT_EQ(hint(c), "");

@@ -215,16 +215,19 @@ const FrameChange* frame_of(const SubtreeDiff& d, const std::string& frame) {
 // of rounds (each until 5 s of CPU), gate's exact counts stand in for the rounds.
 TEST(ProfileDiffAccuracy, DoubledChildReadsPlus100PercentPerCallAndNoOtherFrame) {
   REQUIRE_ROOT();
-  const auto r = profiled_pair("-mode children -cpuseconds 5", "-mode children -cpuseconds 5 -double 2");
+  // 18 CPU-seconds a side: ~6,000 and ~9,000 of childB's samples at 997 Hz, so that the change's
+  // sampling sd (~3.4 points) puts +-15 points at 4.4 sd (5 seconds put it at 2.3 sd: +116% once in CI).
+  const auto r = profiled_pair("-mode children -cpuseconds 18", "-mode children -cpuseconds 18 -double 2");
   ASSERT_GT(r.base_rounds, 0);
   ASSERT_GT(r.head_rounds, 0);
   const auto d = diff_subtree(r.base, r.head, "main.parent", static_cast<uint64_t>(r.base_rounds),
                               static_cast<uint64_t>(r.head_rounds));
   const FrameChange* b = frame_of(d, "main.childB");
   ASSERT_NE(b, nullptr) << describe(d);
-  // ±15% needs 4 sigma of the ratio's sampling noise inside it.
+  // ±15 points of the change (100 times the ratio's ±0.15) need 4 sigma of its sampling noise
+  // inside them: the ratio's sd is the ratio (2) times its relative sd.
   const double rel_sd = std::sqrt(1.0 / static_cast<double>(b->base_samples) + 1.0 / static_cast<double>(b->head_samples));
-  EXPECT_LE(4 * rel_sd, 0.15) << "too few samples: " << b->base_samples << " / " << b->head_samples;
+  EXPECT_LE(4 * 100 * 2 * rel_sd, 15) << "too few samples: " << b->base_samples << " / " << b->head_samples;
   const double change = 100 * (b->head_ns_per_call / b->base_ns_per_call - 1);
   EXPECT_NEAR(change, 100, 15) << describe(d);
   EXPECT_TRUE(b->significant);
@@ -315,7 +318,12 @@ TEST(ProfileCli, GateRunProfileWritesAPprofFileOfTheProbedRuns) {
   {
     std::ofstream yaml(dir + "/gate.yaml");
     yaml << "binary: " << target() << "\nworkload: " << target()
-         << " -mode shares -cpuseconds 2\nruns: 2\nenv: {GOMAXPROCS: \"2\"}\nfunctions: [main.burn10]\n";
+         << " -mode shares -cpuseconds 2\nruns: 2\nenv: {GOMAXPROCS: \"2\"}\nfunctions: [main.burn10]\n"
+         // measure: probes, so that the profile is sampled at the --profile rate this test is sized
+         // for (under auto, the default, the sampled instrument raises it to sampling.hz, 4999 Hz,
+         // where burn30's share moved by up to 4.5 points in 1 run of 14 on this machine kind,
+         // far beyond its binomial noise: the timer's phase against the workload's fixed rounds).
+         << "measure: probes\n";
   }
   const auto r = gate::testing::run_gate(
       {"run", "-c", dir + "/gate.yaml", "--no-build", "--profile=499", "--profile-out", dir + "/cpu.pb.gz"});
