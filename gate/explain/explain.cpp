@@ -285,7 +285,7 @@ std::string benchmark_finding(const stats::BenchmarkFinding& f) {
              ": wall time holds every moment another process had the benchmark's CPU; CPU time per op "
              "does not (beside a build, cpu-ns/op's noise was 1-4% a pair where ns/op's was 5-50%: "
              "docs/how-it-measures.md): " +
-             (f.recorded == "one" ? std::string("set benchmark_cpu: true to compare it too")
+             (f.only_benchmark ? std::string("set benchmark_cpu: true to compare it too")
                                   : std::string("benchmark_cpu: true compares it where each execution runs one "
                                                 "benchmark (-test.bench matching one, -test.count 1)"));
   }

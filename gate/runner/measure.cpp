@@ -399,16 +399,16 @@ RunResult Measurer::run_clean(int unit, const std::string& name, SignalWatch* si
   const std::string label = opts_.variant.empty() ? "clean" : opts_.variant + "-clean";
   // An unsampled one runs with the CPU sampler paused: its interrupts would slow it (~9% on a KVM
   // guest at 4999 Hz), and its benchmark figures are meant to be the bare binary's.
-  const auto& pause = opts_.session.pause_sampling;
-  if (!sampled && pause) pause(true);
+  const auto pause = sampled ? nullptr : opts_.session.pause_sampling;
+  if (pause) pause(true);
   RunResult c;
   try {
     c = clean_->run_once(unit, label, signals);
   } catch (...) {
-    if (!sampled && pause) pause(false);
+    if (pause) pause(false);
     throw;
   }
-  if (!sampled && pause) pause(false);
+  if (pause) pause(false);
   c.variant = opts_.variant;
   if (!sampled) read_benchmarks(cfg_, clean_->last_stdout(), name + " clean", c, log, clean_->last_cpu_seconds());
   return c;

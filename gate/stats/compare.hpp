@@ -352,14 +352,15 @@ struct BenchmarkFinding {
     // `benchmark`'s wall-time `unit` (ns/op, sec/op) was left undecided (inconclusive or suspect)
     // with `noise` (log-sd a unit) and the comparison has no CPU time per op for it: wall time
     // carries every moment another process held the benchmark's CPU, CPU time does not
-    // (benchmark_cpu); `recorded` "one" when the benchmark is the comparison's only one (then
-    // benchmark_cpu can simply be set), else "several"
+    // (benchmark_cpu); `only_benchmark` when it is the comparison's only benchmark (then
+    // benchmark_cpu can simply be set)
     kWallTimeUndecided,
   };
   Kind kind = Kind::kOutputLine;
   std::string benchmark, unit;
   std::string recorded;  // kOutputLine: the result file's warning, quoted as it was recorded
   double noise = 0;      // kWallTimeUndecided: the metric's noise a unit (log-sd)
+  bool only_benchmark = false;  // kWallTimeUndecided: the comparison holds no other benchmark
 };
 
 // Which executions a side's benchmark figures came from (issue 39): clean ones (no probe

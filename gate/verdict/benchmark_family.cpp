@@ -104,9 +104,9 @@ void mark_wall_time_undecided(stats::Comparison& c) {
     if ((m.unit != "ns/op" && m.unit != "sec/op") || with_cpu.count(m.benchmark) || !m.in_family ||
         (v != stats::Verdict::kInconclusive && v != stats::Verdict::kSuspect))
       continue;
-    stats::BenchmarkFinding f{stats::BenchmarkFinding::Kind::kWallTimeUndecided, m.benchmark, m.unit,
-                              benchmarks.size() == 1 ? "one" : "several"};
+    stats::BenchmarkFinding f{stats::BenchmarkFinding::Kind::kWallTimeUndecided, m.benchmark, m.unit};
     f.noise = m.test.noise;
+    f.only_benchmark = benchmarks.size() == 1;
     bm.findings.push_back(std::move(f));
   }
 }
