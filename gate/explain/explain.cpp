@@ -75,6 +75,9 @@ std::string why_text(const stats::QuantileComparison& qc) {
       return percent_to_tenth(1 - 2 * w.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
              " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
     }
+    case Why::Kind::kModesApart:
+      return "its modes across executions moved apart by more than the band: neither unchanged nor an improvement "
+             "holds for all its executions";
   }
   return "";
 }
@@ -314,6 +317,53 @@ std::string benchmark_source(const stats::BenchmarkSource& s) {
   if (older > 0)
     out += "; " + std::to_string(older) + " run" + (older == 1 ? "" : "s") +
            " read from probed executions (an older result)";
+  return out;
+}
+
+namespace {
+// A metric's value as the modes' sentence says it: "631.5 MB/s", "1.23 us/op".
+std::string metric_value(double v, const std::string& unit) {
+  if (unit == "ns/op" || unit == "cpu-ns/op") return duration_text(v) + "/op" + (unit == "ns/op" ? "" : " CPU");
+  return fmt("%.4g", v) + " " + unit;
+}
+
+// head/base as the benchmark table says it (> 1: more of the unit), from a worse-oriented ratio.
+std::string change_text(double worse, double lo, double hi, bool higher_is_better) {
+  if (!std::isfinite(worse)) return "";
+  if (higher_is_better) return fmt("%.2fx", 1 / worse) + (std::isfinite(lo) ? " [" + fmt("%.2f", 1 / hi) + ", " + fmt("%.2f", 1 / lo) + "]" : "");
+  return fmt("%.2fx", worse) + (std::isfinite(lo) ? " [" + fmt("%.2f", lo) + ", " + fmt("%.2f", hi) + "]" : "");
+}
+}  // namespace
+
+std::string benchmark_modes(const stats::BenchmarkMetricComparison& m) {
+  const auto& md = m.modes;
+  if (!md.found()) return "";
+  const std::string sides = md.base_found && md.head_found ? "both sides'" : md.base_found ? "base's" : "head's";
+  std::string out = std::to_string(md.modes.size()) + " modes across " + sides + " executions:";
+  const char* names[] = {"fast", "slow"};
+  for (size_t i = 0; i < md.modes.size(); ++i) {
+    const auto& x = md.modes[i];
+    auto at = [&](double v) { return v > 0 ? metric_value(v, m.unit) : std::string("none"); };
+    out += std::string(i ? ";" : "") + " " + (i < 2 ? names[i] : "other") + " " + at(x.base_value) + " -> " +
+           at(x.head_value) + " (" + fmt("%.0f%%", 100 * x.base_share) + " of base's, " +
+           fmt("%.0f%%", 100 * x.head_share) + " of head's executions)";
+    const std::string change = change_text(x.ratio, x.ci_low, x.ci_high, m.higher_is_better);
+    out += change.empty() ? ", too few units hold it to compare" : ", " + change;
+  }
+  const std::string other = change_text(md.other_ratio, md.other_low, md.other_high, m.higher_is_better);
+  switch (md.fold) {
+    case stats::BenchmarkModes::Fold::kFastest: break;
+    case stats::BenchmarkModes::Fold::kFastestMode:
+      out += "; the verdict rests on the fast mode (each unit's fastest execution), whose change agrees with every "
+             "mode's" + (other.empty() ? std::string() : " (" + other + " with each unit's modes weighed by their share)");
+      break;
+    case stats::BenchmarkModes::Fold::kEveryMode:
+      out += std::string("; the verdict rests on every mode (each unit's fastest execution in each mode, weighed by "
+                         "the mode's share of the unit's executions), because ") +
+             (md.apart ? "the modes moved apart" : "the fastest executions alone disagree with it") +
+             (other.empty() ? std::string() : " (the fastest executions alone: " + other + ")");
+      break;
+  }
   return out;
 }
 

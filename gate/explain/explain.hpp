@@ -52,6 +52,10 @@ std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<
 std::string benchmark_finding(const stats::BenchmarkFinding& f);
 std::vector<std::string> benchmark_warnings(const stats::BenchmarkComparison& b);
 
+// A benchmark metric's modes across executions: each mode's values, its share of each side's
+// executions and its change, and which fold the verdict rests on ("" when no side has modes).
+std::string benchmark_modes(const stats::BenchmarkMetricComparison& m);
+
 // Which executions the benchmark figures came from: one side's ("" when no run holds benchmark
 // figures), and a comparison's (the two sides' when they differ).
 std::string benchmark_source(const stats::BenchmarkSource& s);

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/format.hpp"
 #include "common/numbers.hpp"
 #include "explain/explain.hpp"
 #include "report/report_util.hpp"
@@ -54,11 +55,37 @@ std::string source_line(const stats::BenchmarkComparison& b, const std::string& 
   return source.empty() ? "" : before + source + after;
 }
 
+// The modes across executions (stats::BenchmarkModes), present only when a side showed them.
+Json modes_json(const stats::BenchmarkMetricComparison& m) {
+  const auto& md = m.modes;
+  Json modes = Json::array();
+  for (const auto& x : md.modes)
+    modes.push_back(Json{{"base_value", number(x.base_value > 0 ? x.base_value : kNaN)},
+                         {"head_value", number(x.head_value > 0 ? x.head_value : kNaN)},
+                         {"base_share", x.base_share},
+                         {"head_share", x.head_share},
+                         {"base_executions", x.base_executions},
+                         {"head_executions", x.head_executions},
+                         {"worse_ratio", number(x.ratio)},
+                         {"worse_ci_low", number(x.ci_low)},
+                         {"worse_ci_high", number(x.ci_high)}});
+  const char* fold = md.fold == stats::BenchmarkModes::Fold::kEveryMode ? "every mode" : "the fast mode";
+  return Json{{"found_in", md.base_found && md.head_found ? "both" : md.base_found ? "base" : "head"},
+              {"modes", modes},
+              {"apart", md.apart},
+              {"verdict_rests_on", fold},
+              {"other_fold_worse_ratio", number(md.other_ratio)},
+              {"other_fold_worse_ci_low", number(md.other_low)},
+              {"other_fold_worse_ci_high", number(md.other_high)},
+              {"note", explain::benchmark_modes(m)}};
+}
+
 std::string metric_details(const stats::BenchmarkMetricComparison& m) {
   std::string s = m.benchmark + " " + m.unit + ": " + verdict_of(m) + ", base " + benchmark_value(m.base_value, m.unit) +
                   " -> head " + benchmark_value(m.head_value, m.unit) + ", head/base " + benchmark_change(m) +
                   ", thresholds " + band_text(m.test.band) + (m.higher_is_better ? " (higher is better)" : "");
   if (const std::string reason = explain::reason(m.test); !reason.empty()) s += ": " + reason;
+  if (const std::string modes = explain::benchmark_modes(m); !modes.empty()) s += "; " + modes;
   return s;
 }
 
@@ -90,7 +117,7 @@ std::string benchmark_summary(const stats::BenchmarkComparison& b) {
                   std::to_string(n.improvement) + (n.improvement == 1 ? " improvement, " : " improvements, ") +
                   std::to_string(n.unchanged) + " unchanged, " + std::to_string(n.inconclusive) + " inconclusive";
   if (n.insufficient_data) s += ", " + std::to_string(n.insufficient_data) + " insufficient data";
-  return s + " (" + std::to_string(b.metrics.size()) + " metrics of " + std::to_string(names.size()) + " benchmarks)";
+  return s + " (" + plural(b.metrics.size(), "metric") + " of " + plural(names.size(), "benchmark") + ")";
 }
 
 std::string benchmark_text(const stats::Comparison& c, bool quiet) {
@@ -101,7 +128,9 @@ std::string benchmark_text(const stats::Comparison& c, bool quiet) {
     rows.push_back(cells(*m));
     const std::string reason = explain::reason(m->test);
     const bool why = !reason.empty() && m->test.verdict != stats::Verdict::kUnchanged;
-    notes.push_back(why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + reason + "\n" : "");
+    std::string note = why ? "    " + m->unit + ": " + verdict_of(*m) + ": " + reason + "\n" : "";
+    if (const std::string modes = explain::benchmark_modes(*m); !modes.empty()) note += "    " + m->unit + ": " + modes + "\n";
+    notes.push_back(note);
   }
   return "\n" + aligned(rows, notes) + benchmark_summary(c.benchmarks) + "\n" + source_line(c.benchmarks, "", "\n");
 }
@@ -119,7 +148,11 @@ std::string benchmark_markdown(const stats::Comparison& c, bool quiet) {
            md_escape(benchmark_value(m->base_value, m->unit)) + arrow + md_escape(benchmark_value(m->head_value, m->unit)) +
            " | " + change + " |\n";
   }
-  return out + source_line(c.benchmarks, "\n", "\n") + "\n";
+  std::string modes;
+  for (const auto* m : shown(c, quiet))
+    if (const std::string line = explain::benchmark_modes(*m); !line.empty())
+      modes += "- " + md_code(m->benchmark) + " " + md_escape(m->unit) + ": " + md_escape(line) + "\n";
+  return out + (modes.empty() ? "" : "\n" + modes) + source_line(c.benchmarks, "\n", "\n") + "\n";
 }
 
 std::string benchmark_html(const stats::Comparison& c) {
@@ -133,7 +166,9 @@ std::string benchmark_html(const stats::Comparison& c) {
     const auto row = cells(m);
     out += "<tr class=\"" + xml_escape(row[0]) + "\">";
     for (size_t i = 0; i < row.size(); ++i) out += "<td>" + xml_escape(row[i]) + "</td>";
-    out += "<td>" + xml_escape(explain::reason(m.test)) + "</td></tr>\n";
+    std::string why = explain::reason(m.test);
+    if (const std::string modes = explain::benchmark_modes(m); !modes.empty()) why += (why.empty() ? "" : "; ") + modes;
+    out += "<td>" + xml_escape(why) + "</td></tr>\n";
   }
   return out + "</table>\n";
 }
@@ -164,6 +199,7 @@ Json benchmark_json(const stats::Comparison& c) {
                            {"noise", number(q.noise)},
                            {"detectable_ratio", number(q.detectable)},
                            {"reason", explain::reason(q)}});
+    if (m.modes.found()) metrics.back()["modes"] = modes_json(m);
   }
   return Json{{"summary", benchmark_summary(b)},
               {"counts", Json{{"regression", b.counts.regression},

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "common/format.hpp"
 #include "explain/explain.hpp"
@@ -106,7 +107,21 @@ std::string format_ratio(const stats::QuantileComparison& q) {
 }
 
 std::string summary_line(const stats::Comparison& c) {
-  const auto& n = c.counts;
+  // The last line of a CI log counts everything that set the exit code: a benchmark metric's
+  // regression fails the gate as a function's does (issue 54: "gate: 0 regressions ..." closed a
+  // log whose exit 1 came from a benchmark named 11 lines above), so the metrics' verdicts are
+  // counted with the functions' and the parenthesis says how many of each.
+  stats::VerdictCounts n = c.counts;
+  const auto& b = c.benchmarks.counts;
+  for (auto v : {stats::Verdict::kRegression, stats::Verdict::kSuspect, stats::Verdict::kInconclusive,
+                 stats::Verdict::kInsufficientData, stats::Verdict::kUnchanged, stats::Verdict::kImprovement})
+    n[v] += b[v];
+  std::string what = plural(c.functions.size(), "function");
+  if (c.benchmarks.present()) {
+    std::set<std::string> names;
+    for (const auto& m : c.benchmarks.metrics) names.insert(m.benchmark);
+    what += ", " + plural(c.benchmarks.metrics.size(), "benchmark metric") + " of " + plural(names.size(), "benchmark");
+  }
   std::string s = "gate: " + plural(static_cast<size_t>(n.regression), "regression") + ", " +
                   (n.suspect ? plural(static_cast<size_t>(n.suspect), "suspected regression") + ", " : "") +
                   plural(static_cast<size_t>(n.improvement), "improvement") + ", " + std::to_string(n.unchanged) +
@@ -117,8 +132,7 @@ std::string summary_line(const stats::Comparison& c) {
                                : std::to_string(c.base_runs) + " base / " + std::to_string(c.head_runs) + " head runs";
   if (c.common_shift_tested && c.common_shift.verdict == stats::Verdict::kRegression)
     s += ", every function slower together (" + fmt("%.2fx", c.common_shift.ratio) + ")";
-  s += " (" + plural(c.functions.size(), "function") + ", " + runs + "; " +
-       explain::method_short(c) + ")";
+  s += " (" + what + ", " + runs + "; " + explain::method_short(c) + ")";
   return s;
 }
 

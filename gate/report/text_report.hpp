@@ -16,6 +16,8 @@ std::string format_duration(double ns);
 std::string format_ratio(const stats::QuantileComparison& q);
 // "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a
 // side; hierarchical bootstrap 95% CI, Holm)"; insufficient data is listed when there is any.
+// With benchmarks the counts hold the benchmark metrics' verdicts too (everything that sets the exit
+// code): "(4 functions, 3 benchmark metrics of 2 benchmarks, ...)".
 std::string summary_line(const stats::Comparison& c);
 // "all functions together (...): 1.02x [0.98, 1.06] unchanged", or "" when not computed.
 std::string common_shift_line(const stats::Comparison& c);

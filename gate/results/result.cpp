@@ -80,7 +80,11 @@ json benchmarks_json(const RunResult& r) {
   json results = json::array();
   for (const auto& b : r.benchmarks) {
     json metrics = json::array();
-    for (const auto& [unit, value] : b.metrics) metrics.push_back({{"unit", unit}, {"value", value}});
+    for (const auto& [unit, value] : b.metrics) {
+      json m = {{"unit", unit}, {"value", value}};
+      if (const auto* e = b.executions_of(unit)) m["executions"] = *e;  // optional: a unit of several executions
+      metrics.push_back(std::move(m));
+    }
     results.push_back({{"name", b.name}, {"pkg", b.pkg}, {"iterations", b.iterations}, {"metrics", metrics}});
   }
   return json{{"format", "go test -bench (golang.org/x/perf/benchfmt)"},
@@ -99,7 +103,11 @@ void benchmarks_from(const json& j, RunResult& r) {
     br.name = b.at("name").get<std::string>();
     br.pkg = b.value("pkg", "");
     br.iterations = b.value("iterations", uint64_t{0});
-    for (const auto& m : b.at("metrics")) br.metrics.emplace_back(m.at("unit").get<std::string>(), m.at("value").get<double>());
+    for (const auto& m : b.at("metrics")) {
+      br.metrics.emplace_back(m.at("unit").get<std::string>(), m.at("value").get<double>());
+      if (m.contains("executions"))
+        br.executions.emplace_back(br.metrics.back().first, m.at("executions").get<std::vector<double>>());
+    }
     r.benchmarks.push_back(std::move(br));
   }
 }

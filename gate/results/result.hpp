@@ -116,6 +116,17 @@ struct BenchmarkRun {
   std::string pkg;           // the `pkg:` configuration line in effect ("" when none)
   uint64_t iterations = 0;   // b.N of the timed call
   std::vector<std::pair<std::string, double>> metrics;  // unit -> value: {"ns/op", 1234}, {"B/op", 64}
+  // A unit of several executions (merge_executions): each execution's own value of each metric the
+  // unit folds to its fastest or best (time per op, throughput), in the order they ran. The modes
+  // across executions are found from them (stats/benchmark_modes.hpp): the fastest execution alone
+  // sees only the fast mode of a benchmark whose processes run at one of two speeds. Empty for a run
+  // of one execution (its value is the metric's). JSON: the metric's "executions".
+  std::vector<std::pair<std::string, std::vector<double>>> executions;
+  const std::vector<double>* executions_of(const std::string& unit) const {
+    for (const auto& [u, v] : executions)
+      if (u == unit) return &v;
+    return nullptr;
+  }
 };
 
 struct RunResult {

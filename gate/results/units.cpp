@@ -81,14 +81,30 @@ Fold fold_of(const std::string& unit, const std::vector<std::string>& higher_bet
 // hotloop's BenchmarkHot, base against the 1.078x head, 7 alternating executions a side a unit, two
 // bursty processes (0.1-1 s busy, 0.1-1 s idle) on the 2 CPUs: per unit the log ratio's sd was
 // 6.7% with the mean, 3.6% with the median, 1.1% with the fastest (1.080x).
+// The executions' own values of the metrics folded to their fastest or best are kept beside the fold
+// (BenchmarkRun::executions): a benchmark whose processes run at one of two speeds shows both only
+// there, and the statistics find its modes from them (stats/benchmark_modes.hpp).
+void add_execution_values(BenchmarkRun& into, const BenchmarkRun& b, const std::vector<std::string>& higher_better) {
+  for (const auto& [unit, value] : b.metrics) {
+    if (fold_of(unit, higher_better) == Fold::kMean) continue;
+    auto e = std::find_if(into.executions.begin(), into.executions.end(), [&](const auto& x) { return x.first == unit; });
+    if (e == into.executions.end()) e = into.executions.insert(into.executions.end(), {unit, {}});
+    if (const auto* own = b.executions_of(unit)) e->second.insert(e->second.end(), own->begin(), own->end());
+    else e->second.push_back(value);
+  }
+}
+
 void add_benchmark(std::vector<BenchmarkRun>& into, const BenchmarkRun& b, int merged_before,
                    const std::vector<std::string>& higher_better) {
   auto it = std::find_if(into.begin(), into.end(),
                          [&](const BenchmarkRun& x) { return x.name == b.name && x.pkg == b.pkg; });
   if (it == into.end()) {
     into.push_back(b);
+    into.back().executions.clear();
+    add_execution_values(into.back(), b, higher_better);
     return;
   }
+  add_execution_values(*it, b, higher_better);
   // The same b.N each time: the executions weigh alike (merged_before of them are in `it`).
   const bool same_n = b.iterations == it->iterations;
   const double w_old = same_n ? std::max(merged_before, 1) : it->iterations ? static_cast<double>(it->iterations) : 1.0;
@@ -152,6 +168,9 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
           out.benchmark_higher_better.end())
         out.benchmark_higher_better.push_back(u);
   }
+  // One execution's value is the metric's own: nothing to keep beside it.
+  for (auto& b : out.benchmarks)
+    std::erase_if(b.executions, [](const auto& e) { return e.second.size() < 2; });
   return out;
 }
 

@@ -11,25 +11,38 @@
 
 #include "common/fnv.hpp"
 #include "common/numbers.hpp"
+#include "stats/benchmark_modes.hpp"
+#include "stats/distributions.hpp"
 #include "stats/rng.hpp"
 
 namespace gate::stats {
 namespace {
 
 
-// Per run: benchmark name -> unit -> the run's value (median of its repeats).
-using RunValues = std::map<std::string, std::map<std::string, double>>;
+// One metric of one benchmark in a run: the run's value (the median of its repeats) and the values
+// of each execution it was folded from (one value when the run kept none: a single execution).
+struct MetricRun {
+  double value = 0;
+  std::vector<double> executions;
+};
+// Per run: benchmark name -> unit -> the metric.
+using RunValues = std::map<std::string, std::map<std::string, MetricRun>>;
 
 std::vector<RunValues> values_of(const std::vector<RunResult>& runs, std::set<std::string>* higher_better,
                                  std::vector<BenchmarkFinding>* findings) {
   std::vector<RunValues> out;
   for (const auto& r : runs) {
-    std::map<std::string, std::map<std::string, std::vector<double>>> all;
+    std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> all;
     for (const auto& b : r.benchmarks)
-      for (const auto& [unit, v] : b.metrics) all[b.name][unit].push_back(v);
+      for (const auto& [unit, v] : b.metrics) {
+        auto& [values, executions] = all[b.name][unit];
+        values.push_back(v);
+        if (const auto* e = b.executions_of(unit)) executions.insert(executions.end(), e->begin(), e->end());
+        else executions.push_back(v);
+      }
     RunValues rv;
     for (const auto& [name, units] : all)
-      for (const auto& [unit, vs] : units) rv[name][unit] = median(vs);
+      for (const auto& [unit, ve] : units) rv[name][unit] = {median(ve.first), ve.second};
     out.push_back(std::move(rv));
     higher_better->insert(r.benchmark_higher_better.begin(), r.benchmark_higher_better.end());
     for (const auto& w : r.benchmark_warnings)
@@ -52,8 +65,18 @@ std::vector<std::optional<double>> series(const std::vector<RunValues>& runs, co
       continue;
     }
     const auto u = b->second.find(unit);
-    out.push_back(u == b->second.end() ? std::nullopt : std::optional<double>(u->second));
+    out.push_back(u == b->second.end() ? std::nullopt : std::optional<double>(u->second.value));
   }
+  return out;
+}
+
+// The side's executions of one metric, per run (empty where the run lacks it).
+std::vector<std::vector<double>> executions(const std::vector<RunValues>& runs, const std::string& name,
+                                            const std::string& unit) {
+  std::vector<std::vector<double>> out(runs.size());
+  for (size_t r = 0; r < runs.size(); ++r)
+    if (const auto b = runs[r].find(name); b != runs[r].end())
+      if (const auto u = b->second.find(unit); u != b->second.end()) out[r] = u->second.executions;
   return out;
 }
 
@@ -80,8 +103,166 @@ bool speed_dependent(const std::string& unit) {
   return unit == "ns/op" || unit == "cpu-ns/op" || unit == "sec/op" || (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s");
 }
 
+// A value as the tests take it: x 1e6 then +1, so that a value of 0 (0 allocs/op) stays finite and
+// 0 -> 1 alloc reads as a change; inverted when higher is better, so that > 1 is always worse.
+double oriented(double v, bool higher_is_better) {
+  const double x = v * 1e6 + 1;
+  return higher_is_better ? 1e18 / x : x;
+}
+
+// The smallest step Go prints a metric's value in (testing's prettyPrint: four significant digits
+// down to 1e-9, whole numbers from 999.95; MB/s with two decimals), relative to the value. An
+// interval narrower than this says more than the figures hold ("0.999 [0.999, 0.999]" in an A/A
+// of identical fastest executions): intervals are floored at it.
+double relative_resolution(double v, const std::string& unit) {
+  const double y = std::fabs(v);
+  if (!(y > 0) || !std::isfinite(y)) return 0;
+  double step = 1;
+  if (unit == "MB/s") step = 0.01;
+  else if (y < 999.95) step = std::pow(10.0, std::floor(std::log10(y / 0.99995)) - 3);
+  return step / y;
+}
+
+void floor_at_resolution(RatioInterval& r, double relative, double confidence) {
+  if (!(relative > 0)) return;
+  const double half = std::log1p(relative);
+  const double t = student_t_quantile(1 - (1 - confidence) / 2, r.df > 0 ? r.df : 1e6);
+  if (r.log_scale * t >= half) return;
+  r.log_scale = half / t;
+  r.ci_low = std::exp(r.log_center - half);
+  r.ci_high = std::exp(r.log_center + half);
+}
+
+// A side's runs of one metric as the test's samples: `values` per run (nullopt: not in that run).
+RunSamples samples_of(const std::vector<std::optional<double>>& values, bool higher_is_better, bool normalize,
+                      const SpeedFactors& speed, int side) {
+  RunSamples out;
+  for (size_t r = 0; r < values.size(); ++r)
+    if (values[r] && std::isfinite(*values[r]))
+      // A slow run (factor > 0) makes time larger and throughput smaller: both read "worse" in the
+      // test's orientation, so the factor comes out the same way for both.
+      out.add_point_run(oriented(*values[r], higher_is_better), r, normalize ? speed.all[side][r] : 0.0);
+  return out;
+}
+
+// The modes across executions of one time or throughput metric (stats/benchmark_modes.hpp) and
+// the fold each unit's executions are compared by. Without modes each unit's fastest execution
+// decides, as the runs hold it (results/units.cpp: immune to a neighbour's bursts, which only add
+// time). A benchmark whose processes run at one of two speeds breaks that fold: the fastest
+// execution of a unit sees only the fast mode, so it reported one mode's move as the benchmark's
+// (issue 54: 0.91x on the fast mode where paired runs without gate read 0.98x [0.94, 1.03] over
+// processes, its slow mode 1.06x). So where a side's executions show modes:
+//   - each mode's own change is measured (the units' best execution in that mode);
+//   - every unit is also folded mode by mode (fold_per_mode: each mode's best execution, weighed by
+//     its share of the unit's executions), which follows the processes' mix as runs without gate do;
+//   - that fold decides when the modes moved apart (their changes differ by more than the band) or
+//     when the fastest fold's ratio lies outside its interval (the mix of modes moved); otherwise
+//     the fastest fold decides and the report says it rests on the fast mode.
+// Returns the interval that decides; `fastest` is the fastest fold's.
+RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::vector<double>> execs[2],
+                          const RatioInterval& fastest, const CompareOptions& o, bool paired, bool normalize,
+                          const SpeedFactors& speed, uint64_t seed) {
+  BenchmarkModes& md = m.modes;
+  const double min_ratio = 1 + std::max(m.test.band.regression, m.test.band.improvement);
+  ModeSplit split[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<double> pool;
+    for (const auto& e : execs[i]) pool.insert(pool.end(), e.begin(), e.end());
+    split[i] = find_modes(pool, min_ratio);
+  }
+  md.base_found = split[0].found;
+  md.head_found = split[1].found;
+  if (!md.base_found && !md.head_found) return fastest;
+  // A side without modes of its own is classified by the other side's split (its executions may
+  // all lie in one of the other side's modes: a mix that moved).
+  if (!split[0].found) split[0] = split[1];
+  if (!split[1].found) split[1] = split[0];
+
+  std::vector<std::optional<double>> every[2], best[2][2];  // [side][mode] per run
+  BenchmarkMode modes[2];
+  double log_sum[2][2] = {{0, 0}, {0, 0}};
+  for (int i = 0; i < 2; ++i) {
+    int total = 0;
+    for (const auto& e : execs[i]) {
+      double b[2];
+      const double v = e.empty() ? kNaN : fold_per_mode(e, split[i], m.higher_is_better, b);
+      every[i].push_back(std::isfinite(v) ? std::optional<double>(v) : std::nullopt);
+      for (int k = 0; k < 2; ++k) best[i][k].push_back(std::isfinite(b[k]) ? std::optional<double>(b[k]) : std::nullopt);
+      for (double x : e) {
+        if (!(x > 0)) continue;
+        const int k = mode_of(std::log(x), split[i]);
+        ++(i == 0 ? modes[k].base_executions : modes[k].head_executions);
+        log_sum[i][k] += std::log(x);
+        ++total;
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      auto& x = modes[k];
+      const int n = i == 0 ? x.base_executions : x.head_executions;
+      (i == 0 ? x.base_value : x.head_value) = n ? std::exp(log_sum[i][k] / n) : 0;
+      (i == 0 ? x.base_share : x.head_share) = total ? static_cast<double>(n) / total : 0;
+    }
+  }
+  // Each mode's change over the units that hold it (unpaired: a pair's two units need not both).
+  RatioInterval per_mode[2];
+  bool measured[2] = {false, false};
+  for (int k = 0; k < 2; ++k) {
+    auto& x = modes[k];
+    x.ratio = x.ci_low = x.ci_high = kNaN;
+    const RunSamples b = samples_of(best[0][k], m.higher_is_better, normalize, speed, 0);
+    const RunSamples h = samples_of(best[1][k], m.higher_is_better, normalize, speed, 1);
+    x.base_units = static_cast<int>(b.runs());
+    x.head_units = static_cast<int>(h.runs());
+    if (b.runs() < 3 || h.runs() < 3) continue;
+    uint64_t state = seed ^ (0x6d6f6465ULL + static_cast<uint64_t>(k));
+    per_mode[k] = bootstrap_ratio(b, h, bootstrap_options(o, splitmix64(state)));
+    floor_at_resolution(per_mode[k], std::max(relative_resolution(x.base_value, m.unit), relative_resolution(x.head_value, m.unit)),
+                        o.confidence);
+    x.ratio = per_mode[k].ratio;
+    x.ci_low = per_mode[k].ci_low;
+    x.ci_high = per_mode[k].ci_high;
+    measured[k] = true;
+  }
+  if (measured[0] && measured[1]) {
+    const double d = std::fabs(per_mode[0].log_center - per_mode[1].log_center);
+    const double se = std::hypot(per_mode[0].log_scale, per_mode[1].log_scale);
+    const double df = std::max(1.0, std::min(per_mode[0].df > 0 ? per_mode[0].df : 1e6, per_mode[1].df > 0 ? per_mode[1].df : 1e6));
+    md.apart = d - student_t_quantile(1 - (1 - o.confidence) / 2, df) * se > std::log(min_ratio);
+  }
+  // The faster mode first: less time (the lower values), or more throughput (the higher).
+  md.modes = m.higher_is_better ? std::vector<BenchmarkMode>{modes[1], modes[0]} : std::vector<BenchmarkMode>{modes[0], modes[1]};
+
+  RunSamples samples[2] = {samples_of(every[0], m.higher_is_better, normalize, speed, 0),
+                           samples_of(every[1], m.higher_is_better, normalize, speed, 1)};
+  int units = 0;
+  uint64_t state = seed ^ 0x65766572ULL;
+  const RatioInterval all = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &units);
+  const bool usable = units >= o.min_runs;
+  const bool mix_moved = usable && (fastest.ratio < all.ci_low || fastest.ratio > all.ci_high);
+  if (usable && (md.apart || mix_moved)) {
+    md.fold = BenchmarkModes::Fold::kEveryMode;
+    m.base_value = side_median(every[0]);  // the table's base -> head: the fold that decides
+    m.head_value = side_median(every[1]);
+    md.other_ratio = fastest.ratio;
+    md.other_low = fastest.ci_low;
+    md.other_high = fastest.ci_high;
+    m.test.units = units;
+    return all;
+  }
+  md.fold = BenchmarkModes::Fold::kFastestMode;
+  if (usable) {
+    md.other_ratio = all.ratio;
+    md.other_low = all.ci_low;
+    md.other_high = all.ci_high;
+  } else {
+    md.other_ratio = md.other_low = md.other_high = kNaN;
+  }
+  return fastest;
+}
+
 void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::optional<double>> sides[2],
-                     const CompareOptions& o, bool paired, const SpeedFactors& speed) {
+                     const std::vector<std::vector<double>> execs[2], const CompareOptions& o, bool paired,
+                     const SpeedFactors& speed) {
   const bool normalize = speed.usable && speed_dependent(m.unit);
   QuantileComparison& qc = m.test;
   qc.name = m.unit;
@@ -90,14 +271,7 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
   qc.p_regression = qc.p_regression_adjusted = qc.p_improvement = qc.p_improvement_adjusted = kNaN;
   RunSamples samples[2];
   for (int i = 0; i < 2; ++i) {
-    for (size_t r = 0; r < sides[i].size(); ++r) {
-      if (!sides[i][r]) continue;
-      // x 1e6 then +1: a value of 0 (0 allocs/op) stays finite and 0 -> 1 alloc reads as a change.
-      const double v = *sides[i][r] * 1e6 + 1;
-      // A slow run (factor > 0) makes time larger and throughput smaller: both read "worse" in the
-      // test's orientation, so the factor comes out the same way for both.
-      samples[i].add_point_run(m.higher_is_better ? 1e18 / v : v, r, normalize ? speed.all[i][r] : 0.0);
-    }
+    samples[i] = samples_of(sides[i], m.higher_is_better, normalize, speed, i);
     (i == 0 ? qc.base_runs_used : qc.head_runs_used) = static_cast<int>(samples[i].runs());
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
       qc.too_few(Why::Kind::kTooFewMetricRuns, static_cast<int>(samples[i].runs()), o.min_runs, i == 0 ? "base" : "head");
@@ -111,12 +285,15 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     return;
   }
   uint64_t state = o.seed ^ fnv1a64(m.unit, fnv1a64(m.benchmark, fnv1a64("benchmark")));
-  const RatioInterval r =
-      ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &qc.units);
+  const uint64_t seed = splitmix64(state);
+  RatioInterval r = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, seed), paired, &qc.units);
   if (paired && qc.units < o.min_runs) {
     qc.too_few(Why::Kind::kTooFewMetricPairs, qc.units, o.min_runs);
     return;
   }
+  if (speed_dependent(m.unit)) r = judge_modes(m, execs, r, o, paired, normalize, speed, seed);
+  floor_at_resolution(r, std::max(relative_resolution(m.base_value, m.unit), relative_resolution(m.head_value, m.unit)),
+                      o.confidence);
   fill_interval(qc, r, paired);
   m.in_family = true;
 }
@@ -152,9 +329,10 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
       m.unit = unit;
       m.higher_is_better = higher.count(unit) > 0;
       const std::vector<std::optional<double>> s[2] = {series(runs[0], name, unit), series(runs[1], name, unit)};
+      const std::vector<std::vector<double>> e[2] = {executions(runs[0], name, unit), executions(runs[1], name, unit)};
       m.base_value = side_median(s[0]);
       m.head_value = side_median(s[1]);
-      estimate_metric(m, s, o, paired, speed);
+      estimate_metric(m, s, e, o, paired, speed);
       out.metrics.push_back(std::move(m));
     }
     for (const auto& unit : h->second)

@@ -176,6 +176,10 @@ struct Why {
     kAboveButWide,       // estimate above +band, its interval reaches below the threshold
     kBelowButWide,       // estimate below -band, its interval reaches above it
     kEquivalenceWide,    // within the band, the equivalence interval reaches past it (which: eq_past_*)
+    // a benchmark metric whose modes across executions moved apart (BenchmarkModes::apart): one
+    // mode's change differs from another's by more than the band, so neither "unchanged" nor
+    // "improvement" holds for every execution
+    kModesApart,
   };
   Kind kind = Kind::kNone;
   std::string side;    // "base" or "head"
@@ -327,6 +331,38 @@ struct VerdictCounts {
 
 // One metric of one Go benchmark (config `benchmarks: go`): its per-run values compared like a
 // function's per-run p50, in the same family of tests (stats/benchmark_tests.hpp, verdict/benchmark_family.hpp).
+// A mode of a benchmark metric's executions (stats/benchmark_modes.hpp): where it lies on each
+// side, how many of the side's executions it holds, and its own change.
+struct BenchmarkMode {
+  double base_value = 0, head_value = 0;     // geometric mean of the mode's executions, in the unit (0: none)
+  int base_executions = 0, head_executions = 0;
+  double base_share = 0, head_share = 0;     // of the side's executions
+  // head/base of the units' best execution in this mode (base/head when higher is better: > 1 is
+  // worse), with its interval at the comparison's confidence over the units that hold the mode
+  // (NaN: fewer than 3 such units on a side).
+  double ratio = 0, ci_low = 0, ci_high = 0;
+  int base_units = 0, head_units = 0;
+};
+
+// Modes across a benchmark metric's executions, and which fold of a unit's executions decided.
+struct BenchmarkModes {
+  enum class Fold : uint8_t {
+    kFastest,      // no modes: each unit's fastest execution (results/units.cpp)
+    kFastestMode,  // modes, and the fastest executions (all in the fast mode) agree with every mode's fold
+    kEveryMode,    // modes that moved apart, or whose mix moved: each unit's modes by their share in it
+  };
+  // The faster mode first (less time, or more throughput); empty when neither side has modes.
+  std::vector<BenchmarkMode> modes;
+  bool base_found = false, head_found = false;  // which side's executions showed the modes
+  // Two modes' changes differ by more than the band: the interval of their ratio (at the
+  // comparison's confidence) lies wholly outside it.
+  bool apart = false;
+  Fold fold = Fold::kFastest;
+  // The fold that did not decide, for the report: its head/base and interval (worse-oriented).
+  double other_ratio = 0, other_low = 0, other_high = 0;
+  bool found() const { return !modes.empty(); }
+};
+
 struct BenchmarkMetricComparison {
   std::string benchmark;          // as printed: "BenchmarkCartCheckout-2"
   std::string unit;               // "ns/op", "B/op", "allocs/op", "MB/s", any custom unit
@@ -337,6 +373,7 @@ struct BenchmarkMetricComparison {
   // always worse and the regression band applies as for latencies); test.name is the unit.
   QuantileComparison test;
   bool in_family = false;  // counted in the multiple-testing family (false: identical constants, or no data)
+  BenchmarkModes modes;    // modes across executions (time and throughput metrics)
 };
 
 // Something about the benchmark output that the comparison left out, as values (explain::

@@ -111,6 +111,23 @@ void mark_wall_time_undecided(stats::Comparison& c) {
   }
 }
 
+// A metric whose modes across executions moved apart (stats::BenchmarkModes::apart: one mode's
+// change differs from another's by more than the band, as issue 54's fast mode at 0.88x and slow
+// mode at 1.06x) is decided over every mode, and neither "unchanged" nor "improvement" holds for
+// all its executions: such a verdict becomes inconclusive, with the reason. A regression over every
+// mode stays one (on the processes' mix, what runs without gate see).
+void cap_modes_apart(stats::Comparison& c) {
+  for (auto& m : c.benchmarks.metrics) {
+    auto& q = m.test;
+    if (!m.modes.apart || !m.in_family) continue;
+    if (q.verdict != stats::Verdict::kUnchanged && q.verdict != stats::Verdict::kImprovement) continue;
+    q.verdict = stats::Verdict::kInconclusive;
+    q.why = {};
+    q.why.kind = stats::Why::Kind::kModesApart;
+    q.units_to_decide = 0;
+  }
+}
+
 }  // namespace
 
 void judge_benchmarks(stats::Comparison& c, const std::vector<RunResult>& base_runs,
@@ -131,6 +148,7 @@ void redecide(stats::Comparison& c, const stats::CompareOptions& o) {
   const auto tests = family_of(c);
   c.tests = static_cast<int>(tests.size());
   stats::decide_family(tests, o);
+  cap_modes_apart(c);
   redecide_functions(c);
   c.exit_code = exit_code(c, o.fail_on_suspect);
 }

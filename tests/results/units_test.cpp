@@ -89,6 +89,40 @@ TEST(MergeExecutions, EachBenchmarkStaysOneLineTimesFastestOthersMean) {
   EXPECT_DOUBLE_EQ(three.benchmarks[0].metrics[2].second, 8);  // (4 + 8 + 12) / 3
 }
 
+// Beside the fold, each execution's own value of a time per op or a throughput (what the modes
+// across executions are found from: stats/benchmark_modes.hpp), in the order they ran; a mean-folded
+// metric keeps none, and a run of one execution keeps none (its value is the metric's). They go
+// through the result JSON and back.
+TEST(MergeExecutions, KeepsEachExecutionsTimeAndThroughputBesideTheFold) {
+  RunResult a = execution(0.5, {}), b = execution(0.5, {}), c = execution(0.5, {});
+  a.benchmarks = {{"BenchmarkSum-2", "xx", 100, {{"ns/op", 1000}, {"B/op", 64}, {"MB/s", 600}}}};
+  b.benchmarks = {{"BenchmarkSum-2", "xx", 100, {{"ns/op", 1800}, {"B/op", 64}, {"MB/s", 330}}}};
+  c.benchmarks = {{"BenchmarkSum-2", "xx", 100, {{"ns/op", 1100}, {"B/op", 64}, {"MB/s", 545}}}};
+  a.benchmark_higher_better = b.benchmark_higher_better = c.benchmark_higher_better = {"MB/s"};
+  const RunResult u = merge_executions({a, b, c});
+  ASSERT_EQ(u.benchmarks.size(), 1u);
+  const BenchmarkRun& m = u.benchmarks[0];
+  EXPECT_DOUBLE_EQ(m.metrics[0].second, 1000) << "the fold is unchanged: the fastest";
+  ASSERT_NE(m.executions_of("ns/op"), nullptr);
+  EXPECT_EQ(*m.executions_of("ns/op"), (std::vector<double>{1000, 1800, 1100}));
+  ASSERT_NE(m.executions_of("MB/s"), nullptr);
+  EXPECT_EQ(*m.executions_of("MB/s"), (std::vector<double>{600, 330, 545}));
+  EXPECT_EQ(m.executions_of("B/op"), nullptr) << "a mean needs no executions beside it";
+  EXPECT_TRUE(merge_executions({a}).benchmarks[0].executions.empty()) << "one execution: its value is the metric's";
+  // A unit merged again (gate merge of partials) keeps every execution, not its fold.
+  const RunResult again = merge_executions({u, merge_executions({a, b})});
+  EXPECT_EQ(again.benchmarks[0].executions_of("ns/op")->size(), 5u);
+
+  ResultFile r;
+  RunResult run = u;
+  run.index = 1;
+  r.runs.push_back(run);
+  const ResultFile back = result_from_json_text(result_to_json_text(r), "test");
+  ASSERT_EQ(back.runs.size(), 1u);
+  ASSERT_EQ(back.runs[0].benchmarks.size(), 1u);
+  EXPECT_EQ(back.runs[0].benchmarks[0].executions, m.executions);
+}
+
 TEST(MergeExecutions, OneExecutionIsItself) {
   const RunResult one = execution(0.3, {function("a", {100, 200})});
   const RunResult u = merge_executions({one});
