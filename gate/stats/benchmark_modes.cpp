@@ -55,13 +55,27 @@ ModeSplit find_modes(std::span<const double> values, double min_ratio) {
   return out;
 }
 
-double fold_per_mode(std::span<const double> executions, const ModeSplit& s, bool higher_is_better,
+ModeLabels label_modes(const std::vector<std::vector<double>>& runs, const ModeSplit& s, bool higher_is_better) {
+  ModeLabels out;
+  for (const auto& run : runs) {
+    std::vector<int> labels;
+    for (double v : run) {
+      const int lower = v > 0 && mode_of(std::log(v), s) == 0;
+      labels.push_back(higher_is_better ? lower : 1 - lower);
+    }
+    out.push_back(std::move(labels));
+  }
+  return out;
+}
+
+double fold_per_mode(std::span<const double> executions, std::span<const int> labels, bool higher_is_better,
                      double best_per_mode[2]) {
   best_per_mode[0] = best_per_mode[1] = kNaN;
   int count[2] = {0, 0};
-  for (double v : executions) {
+  for (size_t i = 0; i < executions.size(); ++i) {
+    const double v = executions[i];
     if (!(v > 0) || !std::isfinite(v)) continue;
-    const int m = mode_of(std::log(v), s);
+    const int m = i < labels.size() ? labels[i] : 0;
     ++count[m];
     double& b = best_per_mode[m];
     if (std::isnan(b) || (higher_is_better ? v > b : v < b)) b = v;

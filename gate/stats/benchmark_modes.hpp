@@ -41,13 +41,18 @@ ModeSplit find_modes(std::span<const double> values, double min_ratio);
 // Which mode a value is in (0: lower, 1: upper) by a split of find_modes.
 inline int mode_of(double value_log, const ModeSplit& s) { return value_log < s.split ? 0 : 1; }
 
+// A side's executions of one metric labelled by mode, per run and execution in the order they ran:
+// 0 the fast mode (less time, or more throughput: `higher_is_better`), 1 the slow one.
+using ModeLabels = std::vector<std::vector<int>>;
+ModeLabels label_modes(const std::vector<std::vector<double>>& runs, const ModeSplit& s, bool higher_is_better);
+
 // One unit's executions folded per mode: each mode's best execution (the least time, or the most
-// throughput: `higher_is_better`), weighted by the mode's share of the unit's executions, as a
-// geometric mean. With one mode that is the unit's best execution (results/units.cpp's fold);
-// with two it keeps the fold's immunity to a neighbour's burst inside each mode while the unit's
-// mix of modes counts as the processes' mix does in runs without gate. best_per_mode[m] receives
-// mode m's best value (NaN when the unit has none of it).
-double fold_per_mode(std::span<const double> executions, const ModeSplit& s, bool higher_is_better,
+// throughput), weighted by the mode's share of the unit's executions, as a geometric mean. With one
+// mode that is the unit's best execution (results/units.cpp's fold); with two it keeps the fold's
+// immunity to a neighbour's burst inside each mode while the unit's mix of modes counts as the
+// processes' mix does in runs without gate. best_per_mode[m] receives mode m's best value (NaN when
+// the unit has none of it); `labels` as label_modes gives them (empty: all in the fast mode).
+double fold_per_mode(std::span<const double> executions, std::span<const int> labels, bool higher_is_better,
                      double best_per_mode[2]);
 
 }  // namespace gate::stats

@@ -155,44 +155,78 @@ RunSamples samples_of(const std::vector<std::optional<double>>& values, bool hig
 //   - each mode's own change is measured (the units' best execution in that mode);
 //   - every unit is also folded mode by mode (fold_per_mode: each mode's best execution, weighed by
 //     its share of the unit's executions), which follows the processes' mix as runs without gate do;
-//   - that fold decides when the modes moved apart (their changes differ by more than the band) or
-//     when the fastest fold's ratio lies outside its interval (the mix of modes moved); otherwise
-//     the fastest fold decides and the report says it rests on the fast mode.
+//   - that fold decides when the modes moved apart (their changes differ by more than the band),
+//     when the fastest fold's ratio lies outside its interval (the mix of modes moved), or when the
+//     modes were found in another metric of the benchmark only (cpu-ns/op's, where ns/op blurs
+//     them); otherwise the fastest fold decides and the report says it rests on the fast mode.
 // Returns the interval that decides; `fastest` is the fastest fold's.
+// Modes another metric of the same benchmark found on a side (its executions labelled), for a
+// metric whose own values blur them: ns/op stretched by other processes on the CPUs while cpu-ns/op
+// keeps the process's two speeds apart. An execution has one mode whatever the metric.
+struct SharedModes {
+  const ModeLabels* labels[2] = {nullptr, nullptr};
+};
+
+// The side's split of one metric's executions (find_modes over all of them).
+ModeSplit split_of(const std::vector<std::vector<double>>& execs, double min_ratio) {
+  std::vector<double> pool;
+  for (const auto& e : execs) pool.insert(pool.end(), e.begin(), e.end());
+  return find_modes(pool, min_ratio);
+}
+
+bool same_shape(const ModeLabels& labels, const std::vector<std::vector<double>>& execs) {
+  if (labels.size() != execs.size()) return false;
+  for (size_t r = 0; r < execs.size(); ++r)
+    if (labels[r].size() != execs[r].size()) return false;
+  return true;
+}
+
 RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::vector<double>> execs[2],
-                          const RatioInterval& fastest, const CompareOptions& o, bool paired, bool normalize,
-                          const SpeedFactors& speed, uint64_t seed) {
+                          const SharedModes& shared, const RatioInterval& fastest, const CompareOptions& o,
+                          bool paired, bool normalize, const SpeedFactors& speed, uint64_t seed) {
   BenchmarkModes& md = m.modes;
   const double min_ratio = 1 + std::max(m.test.band.regression, m.test.band.improvement);
-  ModeSplit split[2];
+  const ModeSplit split[2] = {split_of(execs[0], min_ratio), split_of(execs[1], min_ratio)};
+  // Each side's executions labelled: by its own modes; else by another metric's of the benchmark;
+  // else by the other side's split of this metric (its executions may all lie in one of the other
+  // side's modes: a mix that moved); else all in one mode.
+  ModeLabels labels[2];
+  bool found[2] = {false, false};
+  bool borrowed = false;  // this metric's own values do not show the modes another metric labelled
   for (int i = 0; i < 2; ++i) {
-    std::vector<double> pool;
-    for (const auto& e : execs[i]) pool.insert(pool.end(), e.begin(), e.end());
-    split[i] = find_modes(pool, min_ratio);
+    if (split[i].found) {
+      labels[i] = label_modes(execs[i], split[i], m.higher_is_better);
+      found[i] = true;
+    } else if (shared.labels[i] && same_shape(*shared.labels[i], execs[i])) {
+      labels[i] = *shared.labels[i];
+      found[i] = borrowed = true;
+    }
   }
-  md.base_found = split[0].found;
-  md.head_found = split[1].found;
-  if (!md.base_found && !md.head_found) return fastest;
-  // A side without modes of its own is classified by the other side's split (its executions may
-  // all lie in one of the other side's modes: a mix that moved).
-  if (!split[0].found) split[0] = split[1];
-  if (!split[1].found) split[1] = split[0];
+  md.base_found = found[0];
+  md.head_found = found[1];
+  md.borrowed = borrowed;
+  if (!found[0] && !found[1]) return fastest;
+  for (int i = 0; i < 2; ++i)
+    if (!found[i]) labels[i] = split[1 - i].found ? label_modes(execs[i], split[1 - i], m.higher_is_better) : ModeLabels{};
 
   std::vector<std::optional<double>> every[2], best[2][2];  // [side][mode] per run
-  BenchmarkMode modes[2];
+  BenchmarkMode modes[2];                                    // 0: the fast mode
   double log_sum[2][2] = {{0, 0}, {0, 0}};
   for (int i = 0; i < 2; ++i) {
     int total = 0;
-    for (const auto& e : execs[i]) {
+    for (size_t r = 0; r < execs[i].size(); ++r) {
+      const auto& e = execs[i][r];
+      const std::span<const int> l = r < labels[i].size() ? std::span<const int>(labels[i][r]) : std::span<const int>();
       double b[2];
-      const double v = e.empty() ? kNaN : fold_per_mode(e, split[i], m.higher_is_better, b);
+      const double v = e.empty() ? kNaN : fold_per_mode(e, l, m.higher_is_better, b);
       every[i].push_back(std::isfinite(v) ? std::optional<double>(v) : std::nullopt);
-      for (int k = 0; k < 2; ++k) best[i][k].push_back(std::isfinite(b[k]) ? std::optional<double>(b[k]) : std::nullopt);
-      for (double x : e) {
-        if (!(x > 0)) continue;
-        const int k = mode_of(std::log(x), split[i]);
+      for (int k = 0; k < 2; ++k)
+        best[i][k].push_back(!e.empty() && std::isfinite(b[k]) ? std::optional<double>(b[k]) : std::nullopt);
+      for (size_t x = 0; x < e.size(); ++x) {
+        if (!(e[x] > 0)) continue;
+        const int k = x < l.size() ? l[x] : 0;
         ++(i == 0 ? modes[k].base_executions : modes[k].head_executions);
-        log_sum[i][k] += std::log(x);
+        log_sum[i][k] += std::log(e[x]);
         ++total;
       }
     }
@@ -229,8 +263,7 @@ RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::v
     const double df = std::max(1.0, std::min(per_mode[0].df > 0 ? per_mode[0].df : 1e6, per_mode[1].df > 0 ? per_mode[1].df : 1e6));
     md.apart = d - student_t_quantile(1 - (1 - o.confidence) / 2, df) * se > std::log(min_ratio);
   }
-  // The faster mode first: less time (the lower values), or more throughput (the higher).
-  md.modes = m.higher_is_better ? std::vector<BenchmarkMode>{modes[1], modes[0]} : std::vector<BenchmarkMode>{modes[0], modes[1]};
+  md.modes = {modes[0], modes[1]};  // the fast mode first
 
   RunSamples samples[2] = {samples_of(every[0], m.higher_is_better, normalize, speed, 0),
                            samples_of(every[1], m.higher_is_better, normalize, speed, 1)};
@@ -239,7 +272,9 @@ RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::v
   const RatioInterval all = ratio_over_runs(samples[0], samples[1], bootstrap_options(o, splitmix64(state)), paired, &units);
   const bool usable = units >= o.min_runs;
   const bool mix_moved = usable && (fastest.ratio < all.ci_low || fastest.ratio > all.ci_high);
-  if (usable && (md.apart || mix_moved)) {
+  // Borrowed modes: this metric's own fastest execution cannot be told to be a fast-mode one, so
+  // its fold follows the executions' modes as the other metric labelled them.
+  if (usable && (md.apart || mix_moved || borrowed)) {
     md.fold = BenchmarkModes::Fold::kEveryMode;
     m.base_value = side_median(every[0]);  // the table's base -> head: the fold that decides
     m.head_value = side_median(every[1]);
@@ -261,8 +296,8 @@ RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::v
 }
 
 void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::optional<double>> sides[2],
-                     const std::vector<std::vector<double>> execs[2], const CompareOptions& o, bool paired,
-                     const SpeedFactors& speed) {
+                     const std::vector<std::vector<double>> execs[2], const SharedModes& shared,
+                     const CompareOptions& o, bool paired, const SpeedFactors& speed) {
   const bool normalize = speed.usable && speed_dependent(m.unit);
   QuantileComparison& qc = m.test;
   qc.name = m.unit;
@@ -291,7 +326,7 @@ void estimate_metric(BenchmarkMetricComparison& m, const std::vector<std::option
     qc.too_few(Why::Kind::kTooFewMetricPairs, qc.units, o.min_runs);
     return;
   }
-  if (speed_dependent(m.unit)) r = judge_modes(m, execs, r, o, paired, normalize, speed, seed);
+  if (speed_dependent(m.unit)) r = judge_modes(m, execs, shared, r, o, paired, normalize, speed, seed);
   floor_at_resolution(r, std::max(relative_resolution(m.base_value, m.unit), relative_resolution(m.head_value, m.unit)),
                       o.confidence);
   fill_interval(qc, r, paired);
@@ -319,6 +354,22 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
   for (const auto& [name, base_units] : units[0]) {
     const auto h = units[1].find(name);
     if (h == units[1].end()) continue;
+    // Per side, the clearest modes any time or throughput metric of this benchmark shows (the
+    // largest separation), as labels of its executions for the metrics that blur them.
+    ModeLabels shared_labels[2];
+    SharedModes shared;
+    for (int i = 0; i < 2; ++i) {
+      double clearest = 0;
+      for (const auto& unit : i == 0 ? base_units : h->second) {
+        if (!speed_dependent(unit)) continue;
+        const ModeSplit sp = split_of(executions(runs[i], name, unit), 1 + std::max(o.thresholds.defaults.regression,
+                                                                                     o.thresholds.defaults.improvement));
+        if (!sp.found || sp.separation <= clearest) continue;
+        clearest = sp.separation;
+        shared_labels[i] = label_modes(executions(runs[i], name, unit), sp, higher.count(unit) > 0);
+        shared.labels[i] = &shared_labels[i];
+      }
+    }
     for (const auto& unit : base_units) {
       if (!h->second.count(unit)) {
         out.findings.push_back({BenchmarkFinding::Kind::kUnitOnlyInBase, name, unit});
@@ -332,7 +383,7 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
       const std::vector<std::vector<double>> e[2] = {executions(runs[0], name, unit), executions(runs[1], name, unit)};
       m.base_value = side_median(s[0]);
       m.head_value = side_median(s[1]);
-      estimate_metric(m, s, e, o, paired, speed);
+      estimate_metric(m, s, e, shared, o, paired, speed);
       out.metrics.push_back(std::move(m));
     }
     for (const auto& unit : h->second)

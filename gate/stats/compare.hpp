@@ -357,6 +357,9 @@ struct BenchmarkModes {
   // Two modes' changes differ by more than the band: the interval of their ratio (at the
   // comparison's confidence) lies wholly outside it.
   bool apart = false;
+  // The modes were labelled by another metric of the benchmark (the clearest of its time and
+  // throughput metrics): this metric's own values blur them (ns/op stretched by other processes).
+  bool borrowed = false;
   Fold fold = Fold::kFastest;
   // The fold that did not decide, for the report: its head/base and interval (worse-oriented).
   double other_ratio = 0, other_low = 0, other_high = 0;

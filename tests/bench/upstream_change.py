@@ -13,7 +13,7 @@ band, a benchmark with modes named as such; and whether every A/A exited 0. Root
 library is not part of gate: fetch it, build its two test binaries yourself, and pass them here.
 
 Usage: tests/bench/upstream_change.py --base BASE.test --head HEAD.test --run 'REGEX=BENCHTIME' ...
-         [--label TEXT] [--pairs 24] [--trials 5] [--aa 5] [--band 0.05] [--gate build/gate/cli/gate]
+         [--label TEXT] [--pairs 24] [--trials 5] [--aa 5] [--band 0.05] [--cpu] [--gate build/gate/cli/gate]
   e.g. --run '^BenchmarkSum64/(4B|16B|100B)$=2000000x' --run '^BenchmarkSum64/4KB$=50000x'
 """
 import argparse
@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -47,14 +48,25 @@ def parse(out):
     return res
 
 
-def execute(binary, runs):
+def execute(binary, runs, cpu):
+    """One process per run line; with `cpu` also cpu-ns/op as gate's benchmark_cpu takes it (the
+    process's user + system time over its b.N: one benchmark a line), from the reaped children's
+    rusage before and after it (one child at a time)."""
     res = {}
     for regex, benchtime in runs:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         p = subprocess.run([binary, '-test.run', '^$', '-test.bench', regex, '-test.benchtime', benchtime,
                             '-test.count', '1'], capture_output=True, text=True, env=dict(os.environ, GOMAXPROCS='2'))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if p.returncode != 0:
             sys.exit('upstream_change: %s -test.bench %s exited %d: %s' % (binary, regex, p.returncode, p.stderr[-500:]))
         res.update(parse(p.stdout))
+        if cpu:
+            lines = [m for m in (LINE.match(l.strip()) for l in p.stdout.splitlines()) if m]
+            if len(lines) != 1:
+                sys.exit('upstream_change: --cpu needs one benchmark a --run line; %s printed %d' % (regex, len(lines)))
+            seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            res[(lines[0].group(1), 'cpu-ns/op')] = seconds * 1e9 / int(lines[0].group(2))
     return res
 
 
@@ -124,7 +136,7 @@ def truth(args, runs, base, head):
         order = [(0, base), (1, head)] if i % 2 == 0 else [(1, head), (0, base)]
         got = [None, None]
         for side, binary in order:
-            got[side] = execute(binary, runs)
+            got[side] = execute(binary, runs, args.cpu)
         for key in got[0].keys() & got[1].keys():
             values.setdefault(key, ([], []))
             values[key][0].append(got[0][key])
@@ -150,11 +162,12 @@ def truth(args, runs, base, head):
     return out
 
 
-def config(path, binary, runs, band):
+def config(path, binary, runs, band, cpu):
     lines = '\n'.join('  "$GATE_BINARY" -test.run \'^$\' -test.bench \'%s\' -test.benchtime %s -test.count 1' % r for r in runs)
     with open(path, 'w') as f:
         f.write('name: upstream-change\nbinary: %s\nworkload: |\n%s\nbenchmarks: go\nruns: 5\nmax_runs: 20\n'
-                'timeout: 600s\nenv: {GOMAXPROCS: "2"}\nthreshold: %g%%\n' % (binary, lines, band * 100))
+                'timeout: 600s\nenv: {GOMAXPROCS: "2"}\nthreshold: %g%%\n%s' % (binary, lines, band * 100,
+                                                                      'benchmark_cpu: true\n' if cpu else ''))
 
 
 def gate_trial(args, cfg, base, head, kind, k, tmp):
@@ -190,6 +203,7 @@ def main():
     ap.add_argument('--trials', type=int, default=5)
     ap.add_argument('--aa', type=int, default=5)
     ap.add_argument('--band', type=float, default=0.05)
+    ap.add_argument('--cpu', action='store_true', help='benchmark_cpu: true (cpu-ns/op beside ns/op; one benchmark a --run line)')
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument('--gate', default=os.environ.get('GATE', os.path.join(here, 'build/gate/cli/gate')))
     args = ap.parse_args()
@@ -203,11 +217,12 @@ def main():
         shutil.copy(args.head, head)
         shutil.copy(args.base, copy)
         gate_version = subprocess.run([args.gate, '--version'], capture_output=True, text=True).stdout.strip()
-        print('upstream_change: %s; %s; band %g%%; runs %s' % (args.label, gate_version, 100 * args.band,
-                                                             ', '.join('%s at %s' % r for r in runs)), flush=True)
+        print('upstream_change: %s; %s; band %g%%%s; runs %s' % (
+            args.label, gate_version, 100 * args.band, '; benchmark_cpu: true' if args.cpu else '',
+            ', '.join('%s at %s' % r for r in runs)), flush=True)
         t = truth(args, runs, base, head)
         cfg = os.path.join(tmp, 'gate.yaml')
-        config(cfg, base, runs, args.band)
+        config(cfg, base, runs, args.band, args.cpu)
         print('## gate ab, head against base, %d trials' % args.trials, flush=True)
         trials = [gate_trial(args, cfg, base, head, 'head', k + 1, tmp) for k in range(args.trials)]
         print('## gate ab, A/A (base against a copy of itself), %d trials' % args.aa, flush=True)

@@ -78,12 +78,15 @@ TEST(FoldPerMode, EachModesBestWeighedByItsShare) {
   ModeSplit s;
   s.found = true;
   s.split = std::log(450.0);
+  const ModeLabels labels = label_modes({e}, s, true);
+  EXPECT_EQ(labels[0], (std::vector<int>{0, 1, 0, 1, 0})) << "0 is the fast mode: more throughput";
+  EXPECT_EQ(label_modes({{100, 200}}, s, false)[0], (std::vector<int>{0, 0})) << "time: less is fast";
   double best[2];
-  const double v = fold_per_mode(e, s, true, best);
-  EXPECT_DOUBLE_EQ(best[0], 350);
-  EXPECT_DOUBLE_EQ(best[1], 640);
+  const double v = fold_per_mode(e, labels[0], true, best);
+  EXPECT_DOUBLE_EQ(best[0], 640);
+  EXPECT_DOUBLE_EQ(best[1], 350);
   EXPECT_NEAR(v, std::exp((2 * std::log(350.0) + 3 * std::log(640.0)) / 5), 1e-9);
-  const double t = fold_per_mode(std::vector<double>{3.0, 1.0, 2.0}, ModeSplit{}, false, best);
+  const double t = fold_per_mode(std::vector<double>{3.0, 1.0, 2.0}, {}, false, best);
   EXPECT_DOUBLE_EQ(t, 1.0) << "one mode: the unit's fastest execution, as results/units.cpp folds it";
 }
 
@@ -195,6 +198,43 @@ TEST(BenchmarkModes, AMixThatMovedIsDecidedOverEveryMode) {
   EXPECT_LT(m.modes.other_ratio, m.test.ratio - 0.05);
   EXPECT_GT(m.test.ratio, 1.1) << "the mix moved 30 points toward a mode 1.9x slower";
   EXPECT_GT(m.test.ci_low, 1.0);
+}
+
+// A process's two speeds in its CPU time per op (benchmark_cpu), its wall time per op stretched
+// 1-1.8x by other processes on the CPUs, which blurs them there: the executions' modes found in
+// cpu-ns/op label ns/op's too (an execution has one mode whatever the metric), so ns/op is not
+// decided on its fast mode alone either.
+TEST(BenchmarkModes, ModesOfCpuTimeLabelABlurredWallTime) {
+  std::vector<RunResult> b, h;
+  std::mt19937_64 g(11);
+  auto u = [&] { return std::uniform_real_distribution<double>(0, 1)(g); };
+  for (int p = 0; p < 10; ++p)
+    for (int side = 0; side < 2; ++side) {
+      std::vector<RunResult> executions;
+      for (int i = 0; i < 5; ++i) {
+        const bool slow = u() < 0.5;
+        const double cpu = (slow ? 1800 * (side ? 0.94 : 1.0) : 1000 * (side ? 1.12 : 1.0)) * std::exp(gauss(0.02));
+        RunResult e;
+        e.benchmarks = {{"BenchmarkModes-2", "", 1000, {{"ns/op", cpu * (1 + 0.8 * u())}, {"cpu-ns/op", cpu}}}};
+        executions.push_back(e);
+      }
+      RunResult unit = merge_executions(executions);
+      unit.index = p + 1;
+      unit.variant = side ? "head" : "base";
+      (side ? h : b).push_back(unit);
+    }
+  const auto c = estimate_benchmarks(b, h, band5(), true, SpeedFactors{});
+  const auto& cpu = metric(c, "cpu-ns/op");
+  ASSERT_TRUE(cpu.modes.base_found && cpu.modes.head_found);
+  EXPECT_TRUE(cpu.modes.apart);
+  const auto& wall = metric(c, "ns/op");
+  std::vector<double> pool;
+  for (const auto& r : b) pool.insert(pool.end(), r.benchmarks[0].executions_of("ns/op")->begin(),
+                                      r.benchmarks[0].executions_of("ns/op")->end());
+  EXPECT_FALSE(find_modes(pool, 1.05).found) << "ns/op alone blurs them";
+  ASSERT_TRUE(wall.modes.found()) << "labelled by cpu-ns/op's modes";
+  EXPECT_EQ(wall.modes.fold, BenchmarkModes::Fold::kEveryMode);
+  EXPECT_LT(wall.test.ci_low, 1.05) << "not a regression past the band on the fast mode's 1.12x";
 }
 
 // One speed, no modes: the fold is each unit's fastest execution, as before modes were looked for.
