@@ -360,7 +360,7 @@ std::string benchmark_modes(const stats::BenchmarkMetricComparison& m) {
     case stats::BenchmarkModes::Fold::kEveryMode:
       out += std::string("; the verdict rests on every mode (each unit's fastest execution in each mode, weighed by "
                          "the mode's share of the unit's executions), because ") +
-             (md.apart ? "the modes moved apart"
+             (md.apart ? "the modes moved apart" + (md.apart_in.empty() ? std::string() : " (in " + md.apart_in + ")")
                        : md.borrowed ? "its executions' modes show in another metric of the benchmark, not in its own values"
                                      : "the fastest executions alone disagree with it") +
              (other.empty() ? std::string() : " (the fastest executions alone: " + other + ")");

@@ -165,6 +165,7 @@ RunSamples samples_of(const std::vector<std::optional<double>>& values, bool hig
 // keeps the process's two speeds apart. An execution has one mode whatever the metric.
 struct SharedModes {
   const ModeLabels* labels[2] = {nullptr, nullptr};
+  std::string apart_in;  // the metric whose modes moved apart ("" none)
 };
 
 // The side's split of one metric's executions (find_modes over all of them).
@@ -257,7 +258,10 @@ RatioInterval judge_modes(BenchmarkMetricComparison& m, const std::vector<std::v
     x.ci_high = per_mode[k].ci_high;
     measured[k] = true;
   }
-  if (measured[0] && measured[1]) {
+  if (!shared.apart_in.empty()) {
+    md.apart = true;  // the same executions' modes moved apart in another metric of the benchmark
+    md.apart_in = shared.apart_in;
+  } else if (measured[0] && measured[1]) {
     const double d = std::fabs(per_mode[0].log_center - per_mode[1].log_center);
     const double se = std::hypot(per_mode[0].log_scale, per_mode[1].log_scale);
     const double df = std::max(1.0, std::min(per_mode[0].df > 0 ? per_mode[0].df : 1e6, per_mode[1].df > 0 ? per_mode[1].df : 1e6));
@@ -356,21 +360,33 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
     if (h == units[1].end()) continue;
     // Per side, the clearest modes any time or throughput metric of this benchmark shows (the
     // largest separation), as labels of its executions for the metrics that blur them.
+    // That clearest metric (over both sides) is judged first: when its modes moved apart, every
+    // metric of the benchmark is decided over every mode (the same executions moved apart).
     ModeLabels shared_labels[2];
     SharedModes shared;
+    std::string clearest_unit;
+    double clearest_all = 0;
     for (int i = 0; i < 2; ++i) {
       double clearest = 0;
       for (const auto& unit : i == 0 ? base_units : h->second) {
-        if (!speed_dependent(unit)) continue;
+        if (!speed_dependent(unit) || !base_units.count(unit) || !h->second.count(unit)) continue;
         const ModeSplit sp = split_of(executions(runs[i], name, unit), 1 + std::max(o.thresholds.defaults.regression,
                                                                                      o.thresholds.defaults.improvement));
-        if (!sp.found || sp.separation <= clearest) continue;
+        if (!sp.found) continue;
+        if (sp.separation > clearest_all) {
+          clearest_all = sp.separation;
+          clearest_unit = unit;
+        }
+        if (sp.separation <= clearest) continue;
         clearest = sp.separation;
         shared_labels[i] = label_modes(executions(runs[i], name, unit), sp, higher.count(unit) > 0);
         shared.labels[i] = &shared_labels[i];
       }
     }
-    for (const auto& unit : base_units) {
+    std::vector<std::string> order(base_units.begin(), base_units.end());
+    if (!clearest_unit.empty())
+      std::stable_partition(order.begin(), order.end(), [&](const std::string& u) { return u == clearest_unit; });
+    for (const auto& unit : order) {
       if (!h->second.count(unit)) {
         out.findings.push_back({BenchmarkFinding::Kind::kUnitOnlyInBase, name, unit});
         continue;
@@ -384,6 +400,7 @@ BenchmarkComparison estimate_benchmarks(const std::vector<RunResult>& base_runs,
       m.base_value = side_median(s[0]);
       m.head_value = side_median(s[1]);
       estimate_metric(m, s, e, shared, o, paired, speed);
+      if (unit == clearest_unit && m.modes.apart && !m.modes.apart_in.size()) shared.apart_in = unit;
       out.metrics.push_back(std::move(m));
     }
     for (const auto& unit : h->second)

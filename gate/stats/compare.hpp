@@ -357,6 +357,7 @@ struct BenchmarkModes {
   // Two modes' changes differ by more than the band: the interval of their ratio (at the
   // comparison's confidence) lies wholly outside it.
   bool apart = false;
+  std::string apart_in;  // apart in another metric of the benchmark (its unit), whose executions these are
   // The modes were labelled by another metric of the benchmark (the clearest of its time and
   // throughput metrics): this metric's own values blur them (ns/op stretched by other processes).
   bool borrowed = false;

@@ -170,8 +170,8 @@ def config(path, binary, runs, band, cpu):
                                                                       'benchmark_cpu: true\n' if cpu else ''))
 
 
-def gate_trial(args, cfg, base, head, kind, k, tmp):
-    report = os.path.join(tmp, 'r-%s-%d' % (kind, k))
+def gate_trial(args, cfg, base, head, kind, k, tmp, part=''):
+    report = os.path.join(tmp, 'r-%s-%d%s' % (kind, k, part))
     t0 = time.time()
     p = subprocess.run([args.gate, 'ab', '-c', cfg, '--base-binary', base, '--head-binary', head, '-q', '--report-dir',
                         report], capture_output=True, text=True)
@@ -221,12 +221,25 @@ def main():
             args.label, gate_version, 100 * args.band, '; benchmark_cpu: true' if args.cpu else '',
             ', '.join('%s at %s' % r for r in runs)), flush=True)
         t = truth(args, runs, base, head)
-        cfg = os.path.join(tmp, 'gate.yaml')
-        config(cfg, base, runs, args.band, args.cpu)
-        print('## gate ab, head against base, %d trials' % args.trials, flush=True)
-        trials = [gate_trial(args, cfg, base, head, 'head', k + 1, tmp) for k in range(args.trials)]
+        # benchmark_cpu needs one benchmark an execution: with --cpu each run line is a gate of its own.
+        groups = [[r] for r in runs] if args.cpu else [runs]
+        cfgs = []
+        for g, lines in enumerate(groups):
+            cfgs.append(os.path.join(tmp, 'gate-%d.yaml' % g))
+            config(cfgs[-1], base, lines, args.band, args.cpu)
+
+        def trial(head_binary, kind, k):
+            code, got = 0, {}
+            for g, cfg in enumerate(cfgs):
+                c, m = gate_trial(args, cfg, base, head_binary, kind, k, tmp, '' if len(cfgs) == 1 else '-%d' % g)
+                code = max(code, c)
+                got.update(m)
+            return code, got
+        print('## gate ab, head against base, %d trials%s' % (args.trials, ', a gate ab per line' if len(cfgs) > 1 else ''),
+              flush=True)
+        trials = [trial(head, 'head', k + 1) for k in range(args.trials)]
         print('## gate ab, A/A (base against a copy of itself), %d trials' % args.aa, flush=True)
-        aas = [gate_trial(args, cfg, base, copy, 'aa', k + 1, tmp) for k in range(args.aa)]
+        aas = [trial(copy, 'aa', k + 1) for k in range(args.aa)]
         print('## acceptance, per sub-benchmark and unit: the truth, gate\'s verdicts over the trials', flush=True)
         agree = True
         for key, tr in sorted(t.items()):
