@@ -2,8 +2,11 @@
 #include "report_fixture.hpp"
 #include "explain/explain.hpp"
 
+#include <algorithm>
+
 #include "common/files.hpp"
 #include "synthetic.hpp"
+#include "verdict/benchmark_family.hpp"
 #include "verdict/exit_code.hpp"
 
 namespace gate::testing {
@@ -41,10 +44,34 @@ void make_report_sample(ReportSample& s) {
   for (auto* r : {&s.base, &s.head})
     for (auto& run : r->runs) run.duration_s = 1.25;
 
+  // Go benchmarks beside the functions (benchmarks: go): BenchmarkCheckout 1.2x slower in ns/op
+  // with a constant allocs/op, and BenchmarkSum64/4KB whose executions run at one of two speeds
+  // (631 and 335 MB/s, in turn), its fast mode 0.92x and its slow mode 1.10x in the head: the modes
+  // moved apart, so it is inconclusive however narrow its interval.
+  for (int side = 0; side < 2; ++side)
+    for (size_t i = 0; i < 12; ++i) {
+      const double w = 1 + 0.01 * static_cast<double>((i * 7 + side * 3) % 5) - 0.02;
+      BenchmarkRun checkout{"BenchmarkCheckout-2", "example.com/shop", 300,
+                            {{"ns/op", 5000 * w * (side ? 1.2 : 1.0)}, {"allocs/op", 3}}};
+      BenchmarkRun sum{"BenchmarkSum64/4KB-2", "example.com/shop", 100000, {}};
+      std::vector<double> mbs;
+      for (size_t e = 0; e < 6; ++e) {
+        const double v = 1 + 0.01 * static_cast<double>((i * 3 + e * 5 + side) % 7) - 0.03;
+        mbs.push_back(e % 2 ? 335 * v * (side ? 1.10 : 1.0) : 631 * v * (side ? 0.92 : 1.0));
+      }
+      sum.metrics = {{"MB/s", *std::max_element(mbs.begin(), mbs.end())}};
+      sum.executions = {{"MB/s", mbs}};
+      auto& run = (side ? s.head : s.base).runs[i];
+      run.clean_executions = run.probed_executions = 6;  // benchmark figures from executions without probes
+      run.benchmarks = {checkout, sum};
+      run.benchmark_higher_better = {"MB/s"};
+    }
+
   s.options.thresholds.per_function_quantile[kImproved]["p99"] = {0.10, 0.05};
   s.options.threads = 1;
   s.comparison = stats::compare(s.base.runs, s.head.runs, s.base, s.head, s.options);
-  s.comparison.exit_code = verdict::exit_code(s.comparison, s.options.fail_on_suspect);  // as verdict/ does
+  verdict::judge_benchmarks(s.comparison, s.base.runs, s.head.runs, s.options);  // as verdict/ does
+  s.comparison.exit_code = verdict::exit_code(s.comparison, s.options.fail_on_suspect);
 
   auto& in = s.inputs;
   in.command = "check";

@@ -1,6 +1,7 @@
 // The comparison every report test renders: deterministic synthetic runs (fixed seeds) with one
 // function of every verdict, names that need escaping, a calls change, functions on one side only,
-// a context warning, a notice and next steps.
+// a context warning, a notice and next steps; and Go benchmarks: a regression, a constant, and one
+// whose executions run at two speeds that moved apart.
 #pragma once
 
 #include <string>

@@ -312,11 +312,15 @@ TEST(ReportJson, InvalidUtf8InAWarningIsReplacedNotThrown) {
 TEST(ReportJunit, OneTestcasePerFunctionWithFailuresAndSkips) {
   const auto& c = sample().comparison;
   const std::string x = report::render_junit(c, sample().inputs);
-  const size_t tests = c.functions.size() + c.only_in_base.size() + c.only_in_head.size();
+  // A testcase per function (one-sided ones skipped) and per benchmark metric; a failure per
+  // regression of either.
+  const size_t tests = c.functions.size() + c.only_in_base.size() + c.only_in_head.size() + c.benchmarks.metrics.size();
+  const size_t failures = static_cast<size_t>(c.counts.regression + c.benchmarks.counts.regression);
+  ASSERT_EQ(failures, 2u);
   EXPECT_EQ(count_of(x, "<testcase "), tests);
-  EXPECT_EQ(count_of(x, "<failure "), static_cast<size_t>(c.counts.regression));
+  EXPECT_EQ(count_of(x, "<failure "), failures);
   EXPECT_EQ(count_of(x, "<skipped "), static_cast<size_t>(c.counts.insufficient_data) + 2);
-  EXPECT_TRUE(contains(x, "tests=\"" + std::to_string(tests) + "\" failures=\"1\" errors=\"0\" skipped=\"3\"")) << x;
+  EXPECT_TRUE(contains(x, "tests=\"" + std::to_string(tests) + "\" failures=\"2\" errors=\"0\" skipped=\"3\"")) << x;
   // The failure message carries the numbers.
   const std::regex failure("<failure type=\"regression\" message=\"regression: p50 1\\.[0-9]+x \\[1\\.[0-9]+, 1\\.[0-9]+\\] above \\+3%");
   EXPECT_TRUE(std::regex_search(x, failure)) << x;

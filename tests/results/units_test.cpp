@@ -109,7 +109,7 @@ TEST(MergeExecutions, KeepsEachExecutionsTimeAndThroughputBesideTheFold) {
   EXPECT_EQ(*m.executions_of("MB/s"), (std::vector<double>{600, 330, 545}));
   EXPECT_EQ(m.executions_of("B/op"), nullptr) << "a mean needs no executions beside it";
   EXPECT_TRUE(merge_executions({a}).benchmarks[0].executions.empty()) << "one execution: its value is the metric's";
-  // A unit merged again (gate merge of partials) keeps every execution, not its fold.
+  // Runs merged again keep every execution, not their folds.
   const RunResult again = merge_executions({u, merge_executions({a, b})});
   EXPECT_EQ(again.benchmarks[0].executions_of("ns/op")->size(), 5u);
 
