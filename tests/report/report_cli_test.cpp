@@ -92,7 +92,7 @@ TEST(ReportCli, OutputsPairWithFormatsAndTextStaysOnStdout) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(slurp(d / "j.xml"), "<testsuites")) << "junit";
   EXPECT_TRUE(contains(slurp(d / "r.html"), "<svg class=\"plot\"")) << "html with plots";
-  EXPECT_TRUE(contains(r.out, "gate: 1 regression")) << r.out;
+  EXPECT_TRUE(contains(r.out, "gate: 2 regressions")) << "a function and a benchmark metric: " << r.out;
   EXPECT_TRUE(contains(r.err, "wrote the junit report to")) << r.err;
 }
 
@@ -102,7 +102,7 @@ TEST(ReportCli, ReportDirWritesEveryFormat) {
   EXPECT_EQ(r.code, 1) << r.err;
   for (const char* f : {"report.txt", "report.md", "report.json", "junit.xml", "report.html"})
     EXPECT_TRUE(fs::exists(d / f)) << f;
-  EXPECT_TRUE(contains(r.out, "gate: 1 regression")) << r.out;
+  EXPECT_TRUE(contains(r.out, "gate: 2 regressions")) << "a function and a benchmark metric: " << r.out;
   EXPECT_TRUE(r.err.empty()) << "-q: " << r.err;
   // Only the asked formats when --format names some.
   const fs::path d2 = scratch() / "some";
