@@ -151,7 +151,7 @@ if [[ -z "$gate" ]]; then
     for g in "$root/build/gate/cli/gate" "$here/../build/gate/cli/gate"; do [[ -x "$g" ]] && { gate="$g"; break; }; done
   fi
 fi
-[[ -n "$build_only" || ( -n "$gate" && -x "$gate" ) ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
+[[ -n "$build_only" || $only_key -eq 1 || ( -n "$gate" && -x "$gate" ) ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
 
 # The two binaries are kept (in the git directory) so that the report's "reproduce" command works
 # after this script has removed its worktree.
