@@ -280,7 +280,7 @@ if gl:
     check(any("merge_request_event" in str(r.get("if", "")) for r in job.get("rules", [])), f"{rel}: no rules: for merge requests")
     for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE_ARGS", "GATE_FAIL_ON_REGRESSION", "GATE_VERSION"):
         check(knob in job.get("variables", {}), f"{rel}: no {knob} variable (parity with the action's inputs)")
-    check(re.search(r'curl .*"\$url/get-gate\.sh"', body) is not None and "sha256sum -c" in body and 'bash "$cache/get-gate.sh"' in body,
+    check(re.search(r'for f in get-gate\.sh SHA256SUMS; do\s+curl [^\n]*"\$url/\$f"', body) is not None and "sha256sum -c" in body and 'bash "$cache/get-gate.sh"' in body,
           f"{rel}: does not get gate through the release's get-gate.sh, verified against SHA256SUMS")
     check("setup.sh" not in body and not {w for w in apt_install_words(body) if w.endswith("-dev")},
           f"{rel}: installs build packages beside ci/get-gate.sh")
