@@ -68,7 +68,7 @@ while [[ $# -gt 0 ]]; do
     --partial-out) partial_out="${2:?}"; shift 2 ;;
     --base-cache) base_cache="${2:?}"; shift 2 ;;
     --base-key) only_key=1; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; ab_args=("$@"); break ;;
     *) die "unknown argument '$1'" "see ci/pre-merge.sh --help" ;;
   esac
