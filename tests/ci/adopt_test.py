@@ -116,6 +116,7 @@ class World:
         self.git("push", "-q", self.origin, "feature", cwd=work)
         self.work = work
         self.jobs = 0
+        self.per_side = self.layouts(go)
 
     def git(self, *a, cwd):
         return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *a], cwd=cwd,
@@ -136,6 +137,12 @@ class World:
             for sub in ("go-build", "go-mod"):
                 subprocess.run(["rm", "-rf", os.path.join(self.tmp, sub)], check=True)
         return d
+
+    def layouts(self, go):
+        """Builds a side: the config's layouts (default 3) with Go >= 1.23 (-randlayout), else 1."""
+        m = re.search(r"(?m)^layouts: (\d+)", open(os.path.join(self.work, "gate.yaml")).read())
+        minor = re.search(r"go1\.(\d+)", subprocess.run([go, "version"], capture_output=True, text=True).stdout)
+        return int(m.group(1)) if m else (3 if minor and int(minor.group(1)) >= 23 else 1)
 
     def builds(self):
         n = len(open(self.events).read().splitlines()) if os.path.exists(self.events) else 0
@@ -186,14 +193,14 @@ def github(w):
                   "GitHub push 1: the gate doctor step passed, before the step that builds")
             check(o["verdict"] == "regression" and o["exit-code"] == "1" and r["status"] == "failure",
                   f"GitHub push 1: verdict regression, exit-code 1, the job fails ({o['verdict']}, {o['exit-code']}, {r['status']})")
-            check(o["base-cached"] == "false" and builds == 2, f"GitHub push 1: base and head built ({builds} go builds)")
+            check(o["base-cached"] == "false" and builds == 2 * w.per_side, f"GitHub push 1: base and head built ({builds} go builds, {w.per_side} a side)")
             posts = w.stub.made("POST", n)
             check(len(posts) == 1 and posts[0]["path"] == "/repos/acme/shop/issues/7/comments" and
                   "<!-- gate-report config=gate.yaml -->" in posts[0]["body"]["body"] and "pricing.Apply" in posts[0]["body"]["body"],
                   f"GitHub push 1: one comment posted on PR #7 through the API, with the marker and the report ({len(posts)})")
         else:
             check(w.downloaded(n) == [], f"GitHub push 2: gate from the cache, nothing downloaded ({w.downloaded(n)})")
-            check(o["base-cached"] == "true" and builds == 1, f"GitHub push 2: the base from the cache, only the head built ({builds} go builds)")
+            check(o["base-cached"] == "true" and builds == w.per_side, f"GitHub push 2: the base from the cache, only the head built ({builds} go builds)")
             new = [(q["method"], q["path"]) for q in w.stub.requests[n:] if q["path"].startswith("/repos/")]
             check([m for m, _ in new] == ["GET", "PATCH"] and len(w.stub.comments) == 1,
                   f"GitHub push 2: the same comment updated in place ({new})")
@@ -255,13 +262,13 @@ def gitlab(w):
             check("GATE_VERDICT=regression" in dotenv and "GATE_EXIT_CODE=1" in dotenv and
                   re.search(r"GATE_REGRESSIONS=[1-9]", dotenv) is not None, f"GitLab push 1: the dotenv carries the verdict ({dotenv!r})")
             check(os.path.exists(os.path.join(proj, "gate-report", "junit.xml")), "GitLab push 1: gate-report/junit.xml for the test widget")
-            check(builds == 2, f"GitLab push 1: base and head built ({builds} go builds)")
+            check(builds == 2 * w.per_side, f"GitLab push 1: base and head built ({builds} go builds, {w.per_side} a side)")
             check([q["method"] for q in notes] == ["GET", "POST"] and all(q["private_token"] == "gl-token" for q in notes) and
                   "<!-- gate-report config=gate.yaml -->" in notes[-1]["body"]["body"],
                   f"GitLab push 1: one merge-request note posted with GATE_GITLAB_TOKEN ({[(q['method'], q['path']) for q in notes]})")
         else:
             check(f"gate-{w.v}-linux-amd64.tar.gz" not in w.downloaded(n), f"GitLab push 2: gate from the cache ({w.downloaded(n)})")
-            check("building only the head" in r.stdout and builds == 1, f"GitLab push 2: the base from the cache, only the head built ({builds} go builds)")
+            check("building only the head" in r.stdout and builds == w.per_side, f"GitLab push 2: the base from the cache, only the head built ({builds} go builds)")
             check([q["method"] for q in notes] == ["GET", "PUT"] and len(w.stub.notes) == 1,
                   f"GitLab push 2: the same note updated in place ({[(q['method'], q['path']) for q in notes]})")
             check(r.returncode == 0 and "GATE_VERDICT=" in dotenv, f"GitLab push 2: report only passes ({r.returncode}, {dotenv!r})")
@@ -298,7 +305,7 @@ def jenkins(w):
     genv = open(os.path.join(ws, "gate-report", "gate.env")).read() if os.path.exists(os.path.join(ws, "gate-report", "gate.env")) else ""
     check(r.returncode == 1 and "GATE_VERDICT=regression" in genv and "GATE_EXIT_CODE=1" in genv,
           f"Jenkins: the stage exits 1 on the 1.3x head, gate-report/gate.env says regression ({r.returncode}, {genv!r})")
-    check(w.builds() == 2 and glob.glob(os.path.join(env["HOME"], ".cache/gate/base/base-*/binaries.args")),
+    check(w.builds() == 2 * w.per_side and glob.glob(os.path.join(env["HOME"], ".cache/gate/base/base-*/binaries.args")),
           "Jenkins: base and head built, the base kept in the agent's cache (~/.cache/gate/base)")
     return [took]
 
