@@ -66,9 +66,13 @@ except OSError:
     print(f"{kind} {k}: exit {code}, no report ({secs} s)"); sys.exit(0)
 if not r["functions"]:  # benchmarks only: BenchmarkHot's ns/op
     ms = [x for x in r["benchmarks"]["metrics"] if x["benchmark"].startswith("BenchmarkHot") and x["unit"] in ("ns/op", "cpu-ns/op")]
+    def modes(b):  # the modes across executions, when a side showed them (stats/benchmark_modes.hpp)
+        m = b.get("modes")
+        return "" if not m else (f" (2 modes in {m['found_in']}{', apart' if m['apart'] else ''}, on "
+                                 f"{m['verdict_rests_on']})")
     print(f"{kind} {k}: exit {code}, {ms[0]['benchmark']} " + "; ".join(
-        f"{b['unit']}: {b['verdict']} {b['worse_ratio']:.3f} [{b['worse_ci_low']:.3f}, {b['worse_ci_high']:.3f}]" for b in ms)
-        + f" at {r['base_runs']} pairs, {secs} s")
+        f"{b['unit']}: {b['verdict']} {b['worse_ratio']:.3f} [{b['worse_ci_low']:.3f}, {b['worse_ci_high']:.3f}]{modes(b)}"
+        for b in ms) + f" at {r['base_runs']} pairs, {secs} s")
     sys.exit(0)
 f = next(x for x in r["functions"] if x["name"] == "main.hot")
 q = f["quantiles"][0]

@@ -311,9 +311,11 @@ TEST(GoBenchmarks, BenchmarksOnlyAbPassesItsAAAndFlagsTheKnownHead) {
 // Real processes at two speeds (issue 54's library benchmark, made on purpose): hotloop's
 // BenchmarkModes draws each process's speed at its start, 1.8x apart; the head
 // (-tags gatemodesapart) does 12% more work in the fast mode and 6.7% less in the slow one, so over
-// processes it moves 1.02x, inside the 5% band, while a unit's fastest execution (the fast mode)
-// reads 1.12x: what gate flagged before modes were looked for. Now: exit 0, both sides' modes
-// named, moved apart, the verdict over every mode; and its A/A exits 0 with the modes named.
+// processes it moves 1.02x, inside the 5% band, while the fast mode alone moves 1.12x. Asserted:
+// exit 0, both sides' modes named, moved apart, the verdict over every mode; and its A/A exits 0
+// with the modes named. With the modes' fold undone (judge_modes not called) it failed at load 12:
+// no modes named, and the fastest fold read cpu-ns/op 1.06x [0.89, 1.27] (2 executions a unit, so
+// some units held no fast-mode execution).
 // cpu-ns/op beside ns/op: under load other processes stretch ns/op enough to blur the two speeds,
 // CPU time keeps them apart, and an execution's mode labels it in every metric.
 TEST(GoBenchmarks, ProcessesAtTwoSpeedsAreNamedAndNotFlaggedOnTheFastMode) {
