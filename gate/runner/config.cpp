@@ -138,7 +138,11 @@ double threshold(const Ctx& c, const YAML::Node& n, const std::string& key) {
   } catch (...) {
     throw c.err(n, key, "is not a threshold: '" + s + "'", "write a fraction (0.1) or a percentage (10%)");
   }
-  if (!(v > 0 && v < 10)) throw c.err(n, key, "must be above 0 (0.1 means 10%)", "");
+  // A threshold bands both ways: improvements too, and nothing gets 100% faster, so 100% or more is
+  // refused here, not by gate ab after it measured (the options' check would).
+  if (!(v > 0 && v < 1))
+    throw c.err(n, key, "must be above 0% and below 100%: it is the band both ways, and nothing gets 100% faster",
+                "write e.g. 10% (or 0.1); a noisy quantile takes a wider one, e.g. thresholds: {p99: 50%}");
   return v;
 }
 
