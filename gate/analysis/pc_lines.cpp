@@ -144,7 +144,7 @@ std::optional<int64_t> PcLines::sp_delta(uint64_t pc) const {
   return pc_value(f->address, field(rec, kPcsp), pc);
 }
 
-bool PcLines::top_frame(uint64_t pc) const {
+bool PcLines::stack_root(uint64_t pc) const {
   const Function* f = function_at(pc);
   if (!f) return false;
   // runtime/symtab.go funcFlag_TOPFRAME, in the flag byte after funcID (Go >= 1.17; 1.16 has
@@ -156,7 +156,9 @@ bool PcLines::top_frame(uint64_t pc) const {
   if (flag < table_.size() && (table_[flag] & kTopFrame)) return true;
   std::string_view name = f->name;
   if (name.size() > 5 && name.substr(name.size() - 5) == ".abi0") name.remove_suffix(5);
-  return name == "runtime.goexit" || name == "runtime.mstart" || name == "runtime.rt0_go" || name == "runtime.sigtramp";
+  return name == "runtime.goexit" || name == "runtime.mstart" || name == "runtime.rt0_go" || name == "runtime.sigtramp" ||
+         name == "runtime.mcall" || name == "runtime.morestack" || name == "runtime.systemstack" ||
+         name == "runtime.asmcgocall";
 }
 
 std::vector<PcLines::SpRange> PcLines::sp_ranges() const {

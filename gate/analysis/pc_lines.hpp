@@ -49,10 +49,12 @@ class PcLines {
   };
   static constexpr int32_t kNoFunction = INT32_MIN;
   std::vector<SpRange> sp_ranges() const;
-  // Whether the function at pc is where a stack starts (Go's TOPFRAME flag: runtime.goexit under
-  // every goroutine, runtime.mstart and rt0_go under a thread's g0, runtime.sigtramp under a
-  // signal's): a walk that reaches it has reached the stack's root.
-  bool top_frame(uint64_t pc) const;
+  // Whether the function at pc is where a walk of one stack ends: Go's TOPFRAME functions
+  // (runtime.goexit under every goroutine, runtime.mstart and rt0_go under a thread's g0,
+  // runtime.sigtramp under a signal's), and the runtime's switches to the g0 stack (mcall,
+  // morestack, systemstack, asmcgocall: what runs on g0 above them is the runtime's own, and its
+  // frame-pointer chain starts there). A walk that reaches one has reached the stack's root.
+  bool stack_root(uint64_t pc) const;
   // The function containing pc, or nullptr.
   const Function* function_at(uint64_t pc) const;
   bool has_inline_tree() const { return gofunc_ != 0; }

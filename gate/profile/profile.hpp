@@ -35,7 +35,7 @@ struct RawProfile {
 struct Location {
   uint64_t address = 0;
   std::vector<analysis::SourceFrame> frames;
-  bool root = false;  // a stack's root is here (analysis::PcLines::top_frame: runtime.goexit, ...)
+  bool root = false;  // a stack's root is here (analysis::PcLines::stack_root: runtime.goexit, ...)
 };
 
 struct Sample {

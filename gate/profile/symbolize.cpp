@@ -34,7 +34,7 @@ class Builder {
   uint32_t location(uint64_t pc, bool leaf) {
     const uint64_t at = leaf ? pc : pc - 1;
     if (auto it = ids_.find(at); it != ids_.end()) return it->second;
-    Location loc{at, lines_.frames(at), lines_.top_frame(at)};
+    Location loc{at, lines_.frames(at), lines_.stack_root(at)};
     // The vDSO (clock_gettime under time.Now), cgo's C libraries: one name for all, so that
     // their samples add up across processes whose mappings ASLR placed apart.
     if (loc.frames.empty()) loc.frames.push_back({kOutsideBinaryFrame, "", 0, 0, false});
@@ -91,8 +91,10 @@ Profile symbolize(const RawProfile& raw, const analysis::PcLines& lines, const K
     size_t known = 1;
     while (known < user.size() && lines.function_at(user[known] - 1)) ++known;
     if (known > 1 || lines.function_at(user[0])) {
-      if (known == 1) out.no_caller += s.count;
-      if (!lines.top_frame(user[known - 1] - (known > 1 ? 1 : 0))) out.not_to_root += s.count;
+      if (!lines.stack_root(user[known - 1] - (known > 1 ? 1 : 0))) {
+        out.not_to_root += s.count;
+        if (known == 1) out.no_caller += s.count;  // a root sampled itself has no caller to find
+      }
     }
     std::vector<uint32_t> locs;
     if (s.in_probe || trap) {
