@@ -153,6 +153,7 @@ std::string describe(const Profile& p) {
                 static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
   std::string s = b;
   if (p.lost_map_full > 0) s += " (" + std::to_string(p.lost_map_full) + ": the stacks map was full)";
+  if (p.not_to_root > 0) s += "; " + std::to_string(p.not_to_root) + " not walked to their root";
   return s;
 }
 

@@ -59,7 +59,8 @@ class ProfileRecorder {
   std::unique_ptr<Impl> impl_;
 };
 
-// "profile: 9,944 samples at 997 Hz; 0.3% in [gate probe]; 0 lost" (lost: no stack, map full).
+// "profile: 9,944 samples at 997 Hz; 0.3% in [gate probe]; 0 lost" (lost: no stack, map full), and
+// "; N not walked to their root" when some stacks were cut short (Profile::not_to_root).
 std::string describe(const Profile& p);
 
 }  // namespace gate::profile

@@ -60,7 +60,9 @@ std::string sampler_note(const ResultFile& r) {
     if (run.sample_period_ns == 0) continue;
     c += run.sampler;
     seen_s += static_cast<double>(run.sampler.samples) * static_cast<double>(run.sample_period_ns) / 1e9;
-    cpu_s += run.sampled_executions > 0 ? run.sampled_cpu_s : run.cpu_s;
+    // The CPU time of the executions the samples came from; one not known: the sum is not either.
+    const double cpu = run.sampled_executions > 0 ? run.sampled_cpu_s : run.cpu_s;
+    cpu_s = cpu_s >= 0 && cpu >= 0 ? cpu_s + cpu : -1;
   }
   if (c.samples == 0) return "";
   const double n = static_cast<double>(c.samples);

@@ -182,10 +182,6 @@ struct RunResult {
   uint64_t sample_period_ns = 0;
   // The sampler's own counts over the executions the sampled figures come from (SamplerCounts).
   SamplerCounts sampler;
-  // The workload's own CPU time over the run's probed executions, in seconds: user + system of its
-  // process tree (wait4's rusage of the workload, every thread and every child it waited for). 0:
-  // not known (a service's rounds, a result from before). JSON "cpu_s", absent: 0.
-  double cpu_s = 0;
   // Executions of this run made with no probe attached (runner/measure.hpp, benchmarks: go): the
   // benchmark figures come from them only, the function figures from the probed ones. With
   // functions declared a unit alternates the two (probed = clean = executions); a benchmarks-only
@@ -204,7 +200,7 @@ struct RunResult {
   // "sampled_executions", "sampled_duration_s"; absent: the samples come from the probed executions.
   int sampled_executions = 0;
   double sampled_duration_s = 0;
-  double sampled_cpu_s = 0;  // their CPU time, as cpu_s; JSON "sampled_cpu_s", absent: 0
+  double sampled_cpu_s = -1;  // their CPU time, as cpu_s (< 0: not known); JSON "sampled_cpu_s", absent: -1
   // > 0: this unit ran this many trial executions without probes (gate ab's first pair), their
   // self samples in FunctionRun::trial_self_samples. JSON "trial_executions"; absent: none.
   int trial_executions = 0;

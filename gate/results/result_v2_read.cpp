@@ -182,7 +182,6 @@ RunResult run_header_v2(sj::dom::object j) {
                               {"fp_differed", &SamplerCounts::fp_differed}})
       if (!sampler[key].get(n)) r.sampler.*field = n;
   }
-  if (!j["cpu_s"].get(d) && d >= 0) r.cpu_s = d;
   if (!j["clean_executions"].get(i) && i >= 0) r.clean_executions = static_cast<int>(i);
   if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
   r.probed_executions = r.clean_executions == 0 ? r.executions : 0;

@@ -124,7 +124,6 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.benchmark_warnings.clear();
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
   out.sampler = {};
-  out.cpu_s = 0;
   int merged = 0;
   out.cpu_s = 0;
   for (const auto& e : executions) {
@@ -137,7 +136,6 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
     out.preempted_calls += e.preempted_calls;
     out.thread_changed_calls += e.thread_changed_calls;
     out.sampler += e.sampler;
-    out.cpu_s += e.cpu_s;
     // Functions keep the first execution's order; one an execution adds (a run that lacked it
     // before) goes last.
     for (const auto& f : e.functions) {

@@ -144,9 +144,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   } else {
     run_workload(files, signals);
   }
-  RunResult r = collect(index, variant, t0, started_at);
-  if (last_cpu_s_ > 0) r.cpu_s = last_cpu_s_;  // a service's CPU time is its whole life's: not the run's
-  return r;
+  return collect(index, variant, t0, started_at);
 }
 
 void RunSession::track(pid_t pid, const std::string& variant) {

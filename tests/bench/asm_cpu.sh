@@ -35,7 +35,8 @@ fi
 work=$(mktemp -d /tmp/gate-asm-cpu.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 funcs=main.Encode,main.Sum512,main.Checksum,main.Seal,main.Search,main.Mul
-echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); gate $(git -C "$here" rev-parse --short HEAD)"
+echo "\$ tests/bench/asm_cpu.sh $*"
+echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, gate $(git -C "$here" rev-parse --short HEAD); $(uptime)"
 for v in "${versions[@]}"; do
   go=$(go_of "$v") || { echo "go$v: not installed"; continue; }
   bin=$work/asmcpu-$v
@@ -84,3 +85,5 @@ for name, (calls, ns, n) in tot.items():
         print(f"{name:<15} {ns / calls / 1e3:8.2f}us {tn / tc / 1e3:8.2f}us {ns / calls / (tn / tc):6.3f} {n:>8}")
 EOF
 done
+echo
+echo "# $(uptime)"

@@ -69,7 +69,7 @@ TEST(Symbolize, ExpandsInlinedFramesNamesGateProbesAndCountsShortWalks) {
   EXPECT_EQ(p.unknown_leaf, 2u);
   EXPECT_EQ(p.lost, 1u);
   EXPECT_EQ(p.lost_map_full, 1u);
-  EXPECT_EQ(describe(p), "24 samples at 199 Hz; 8.3% in [gate probe]; 1 lost (1: the stacks map was full)");
+  EXPECT_EQ(describe(p), "24 samples at 199 Hz; 8.3% in [gate probe]; 1 lost (1: the stacks map was full); 11 not walked to their root");
   EXPECT_EQ(p.by_table, 12u);
   EXPECT_EQ(p.fp_differed, 14u);
   EXPECT_EQ(p.no_caller, 7u);
