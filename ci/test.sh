@@ -14,15 +14,16 @@ t0=$(date +%s)
 t1=$(date +%s)
 # The static build (~6 min alone) runs beside the main build, into its own log: the two share the
 # two cores, and each fills the other's idle moments (configure, links, the fuzzer's own project,
-# gtest discovery). ci_static_chroot and ci_glibc_floor need it; its failure (e.g. no deb-src
-# reachable for simdjson) leaves them skipping loudly.
+# gtest discovery). ci_static_chroot and ci_glibc_floor need it, and its release assets (--dist: the
+# tarball, the .deb, SHA256SUMS) serve ci_version and the template tests ci_adopt_*; its failure
+# (e.g. no deb-src reachable for simdjson) leaves them skipping loudly.
 static_pid=
 static_log="$GATE_BUILD/build-static.log"
 mkdir -p "$GATE_BUILD"
 if [[ $(id -u) -ne 0 ]]; then
   echo "ci/test.sh: WARNING: not root: the BPF probe tests will SKIP; run as root (sudo bash ci/test.sh) for the full suite" >&2
 elif [[ -z "${GATE_NO_STATIC:-}" ]]; then
-  "$GATE_ROOT/ci/build-static.sh" >"$static_log" 2>&1 &
+  "$GATE_ROOT/ci/build-static.sh" --dist >"$static_log" 2>&1 &
   static_pid=$!
 fi
 # Test build flags (docs/development.md, "Suite time"): line tables only (-g1: backtraces keep

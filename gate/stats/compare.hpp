@@ -145,12 +145,11 @@ struct CompareOptions {
   // the lost calls are not a random sample, so the latencies may be biased.
   double max_lost_fraction = 0.01;
 
-  // How each function is measured (issue 39, stats/instrument.hpp): the config's `measure:` per
-  // function, else measure_default; auto chooses from the first pair by auto_rule. Applied after
-  // compare() by verdict::judge_instruments (compare() itself compares the probes' latencies).
+  // How each function is measured (issues 39, 54; stats/instrument.hpp): the config's `measure:`
+  // per function, else measure_default; auto judges by both instruments. Applied after compare() by
+  // verdict::judge_instruments (compare() itself compares the probes' latencies).
   std::map<std::string, uint8_t> measure;  // function -> MeasureSetting (0 auto, 1 probes, 2 samples)
   uint8_t measure_default = 0;             // MeasureSetting::kAuto
-  double auto_max_probe_share = 0.2;       // InstrumentRule::max_probe_share
 
   // Threads for the per-function work (0: one per hardware thread). The result is identical for
   // any value: each test's resamples depend on its seed only.
