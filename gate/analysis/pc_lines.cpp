@@ -4,6 +4,7 @@
 #include "analysis/pc_lines.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "analysis/pclntab_table.hpp"
 #include "common/error.hpp"
@@ -141,6 +142,54 @@ std::optional<int64_t> PcLines::sp_delta(uint64_t pc) const {
   if (!f) return std::nullopt;
   const uint64_t rec = records_[static_cast<size_t>(f - functions_.data())].offset;
   return pc_value(f->address, field(rec, kPcsp), pc);
+}
+
+bool PcLines::stack_root(uint64_t pc) const {
+  const Function* f = function_at(pc);
+  if (!f) return false;
+  // runtime/symtab.go funcFlag_TOPFRAME, in the flag byte after funcID (Go >= 1.17; 1.16 has
+  // padding there, so its roots are known by name).
+  constexpr uint8_t kTopFrame = 1;
+  const uint64_t rec = records_[static_cast<size_t>(f - functions_.data())].offset;
+  const unsigned fixed = version_ == PclntabVersion::kGo120 ? 9 : 8;
+  const uint64_t flag = rec + entry_size_ + 4 * fixed + 1;
+  if (flag < table_.size() && (table_[flag] & kTopFrame)) return true;
+  std::string_view name = f->name;
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".abi0") name.remove_suffix(5);
+  return name == "runtime.goexit" || name == "runtime.mstart" || name == "runtime.rt0_go" || name == "runtime.sigtramp" ||
+         name == "runtime.mcall" || name == "runtime.morestack" || name == "runtime.systemstack" ||
+         name == "runtime.asmcgocall";
+}
+
+std::vector<PcLines::SpRange> PcLines::sp_ranges() const {
+  std::vector<SpRange> out;
+  auto add = [&](uint64_t pc, int32_t delta) {
+    if (!out.empty() && out.back().pc == pc) out.pop_back();  // an empty range: the later one holds
+    if (out.empty() || out.back().delta != delta) out.push_back({pc, delta});
+  };
+  const TableReader r(table_, false, path_);
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    const Function& f = functions_[i];
+    const uint32_t table = field(records_[i].offset, kPcsp);
+    const uint64_t end = f.address + f.size;
+    if (table == 0 || f.size == 0) {
+      add(f.address, kNoFunction);
+      continue;
+    }
+    // runtime.pcvalue's walk (pc_value above), every step kept.
+    uint64_t off = pctab_ + table, at = f.address;
+    int32_t value = -1;
+    for (bool first = true; at < end; first = false) {
+      const uint32_t uv = r.varint(off);
+      if (uv == 0 && !first) break;
+      value += (uv & 1) ? static_cast<int32_t>(~(uv >> 1)) : static_cast<int32_t>(uv >> 1);
+      const uint64_t from = at;
+      at += uint64_t{r.varint(off)} * quantum_;
+      add(from, value);
+    }
+    if (i + 1 == functions_.size() || functions_[i + 1].address > end) add(end, kNoFunction);
+  }
+  return out;
 }
 
 std::vector<SourceFrame> PcLines::frames(uint64_t pc) const {

@@ -3,6 +3,7 @@
 // that tells where the return address lies when the frame pointer is not set up yet (or never is).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,24 @@ class PcLines {
   // Bytes from SP to the return address at pc (the pc-to-SP table): 0 at the entry and in a
   // frameless function. nullopt when pc is in no Go function.
   std::optional<int64_t> sp_delta(uint64_t pc) const;
+  // The pc-to-SP table of every function at once, for an unwinder that walks without frame
+  // pointers (profile/unwind.hpp): from each `pc` on, up to the next range's, the return address
+  // lies `delta` bytes above SP. Sorted by pc; adjacent ranges with one delta merged; a range of
+  // kNoFunction starts where a function's code ends and no function's begins (padding). A delta
+  // can be negative: syscall.rawVforkSyscall pops its own return address (vfork's child must not
+  // overwrite it).
+  struct SpRange {
+    uint64_t pc = 0;
+    int32_t delta = 0;
+  };
+  static constexpr int32_t kNoFunction = INT32_MIN;
+  std::vector<SpRange> sp_ranges() const;
+  // Whether the function at pc is where a walk of one stack ends: Go's TOPFRAME functions
+  // (runtime.goexit under every goroutine, runtime.mstart and rt0_go under a thread's g0,
+  // runtime.sigtramp under a signal's), and the runtime's switches to the g0 stack (mcall,
+  // morestack, systemstack, asmcgocall: what runs on g0 above them is the runtime's own, and its
+  // frame-pointer chain starts there). A walk that reaches one has reached the stack's root.
+  bool stack_root(uint64_t pc) const;
   // The function containing pc, or nullptr.
   const Function* function_at(uint64_t pc) const;
   bool has_inline_tree() const { return gofunc_ != 0; }

@@ -27,11 +27,13 @@ void hook_instrument(profile::ProfileRecorder* rec, runner::SessionOptions& sess
     for (const auto& f : r.functions) names.push_back(f.name);
     const auto samples = rec->collect_execution(runner::sample_label(r.variant, r.layout), names);
     for (size_t i = 0; i < r.functions.size(); ++i) {
-      r.functions[i].cpu_samples = samples[i].cpu;
-      r.functions[i].probe_samples = samples[i].probe;
-      r.functions[i].self_samples = samples[i].self;
+      r.functions[i].cpu_samples = samples.functions[i].cpu;
+      r.functions[i].probe_samples = samples.functions[i].probe;
+      r.functions[i].self_samples = samples.functions[i].self;
+      r.functions[i].lost_samples = samples.functions[i].lost;
     }
     r.sample_period_ns = rec->period_ns();
+    r.sampler = {samples.samples, samples.no_stack, samples.not_to_root, samples.no_caller, samples.fp_differed};
   };
   // A service's round: what was sampled before it is taken out of the kernel and left out.
   session.on_measure_start = [rec](const std::string& label) { rec->collect_execution(label, {}); };

@@ -15,7 +15,8 @@ namespace gate::profile {
 struct RawStack {
   std::vector<uint64_t> user;    // leaf first: the sampled PC, then return addresses (FP walk)
   std::vector<uint64_t> kernel;  // kernel PCs when the sample interrupted the kernel, leaf first
-  uint64_t sp_word0 = 0, sp_word1 = 0;  // [SP], [SP+8] when they are text addresses, else 0
+  bool by_table = false;         // the leaf's caller came from the binary's pc-to-SP table
+  bool fp_differed = false;      // ... and the leaf's frame pointer named another caller or none
   bool in_probe = false;         // inside a uprobe's handling (the task's active uprobe)
   uint64_t probe_addr = 0;       // ... the probed instruction's address
   uint64_t count = 0;
@@ -34,6 +35,7 @@ struct RawProfile {
 struct Location {
   uint64_t address = 0;
   std::vector<analysis::SourceFrame> frames;
+  bool root = false;  // a stack's root is here (analysis::PcLines::stack_root: runtime.goexit, ...)
 };
 
 struct Sample {
@@ -49,7 +51,15 @@ struct Profile {
   // Accounting, in samples.
   uint64_t total = 0;          // all samples of the profile
   uint64_t in_gate_probe = 0;  // attributed to a [gate probe] frame
-  uint64_t leaf_fixed = 0;     // a frame the FP walk skipped was put back from the SP delta
+  // How the stacks were walked (bpf/profile.bpf.c walk_user), in samples with a user stack (the
+  // last two of stacks with a frame in the binary: another program's, the shell's, are its own):
+  uint64_t by_table = 0;       // the leaf's caller came from the binary's pc-to-SP table
+  uint64_t fp_differed = 0;    // ... and the leaf's frame pointer named another caller or none:
+                               //     frames a frame-pointer walk alone would have skipped or lost
+  uint64_t no_caller = 0;      // the walk found no caller of the leaf: the leaf alone, or only
+                               //     words outside the binary's code after it
+  uint64_t not_to_root = 0;    // the walk ended before a stack's root (no_caller's included):
+                               //     frames toward the root are missing, whole functions maybe
   uint64_t unknown_leaf = 0;   // the leaf PC is in no Go function (vdso, cgo): kOutsideBinaryFrame
   uint64_t lost = 0;           // counted by the kernel but with no stack (no user stack, map full)
   uint64_t lost_map_full = 0;  // ... of which the stacks map was full

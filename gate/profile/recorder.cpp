@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "elf/elf_file.hpp"
 #include "profile/symbolize.hpp"
+#include "profile/unwind.hpp"
 
 namespace gate::profile {
 namespace {
@@ -50,7 +51,7 @@ ProfileRecorder::ProfileRecorder(int hz, const std::map<std::string, std::string
     : impl_(std::make_unique<Impl>()) {
   SamplerOptions o;
   o.hz = hz;
-  o.text_lo = UINT64_MAX;
+  std::map<std::string, std::shared_ptr<const UnwindTable>> tables;  // one per binary, shared by its sides
   for (const auto& [variant, binary] : binaries) {
     const auto elf = elf::ElfFile::open(binary);
     if (elf.is_pie())
@@ -61,10 +62,11 @@ ProfileRecorder::ProfileRecorder(int hz, const std::map<std::string, std::string
     s.binary = binary;
     s.build_id = elf.go_build_id();
     s.lines = std::make_unique<analysis::PcLines>(analysis::PcLines::load(elf));
-    const auto& fns = s.lines->functions();
-    o.text_lo = std::min(o.text_lo, fns.front().address);
-    o.text_hi = std::max(o.text_hi, fns.back().address + fns.back().size);
+    auto& table = tables[binary];
+    if (!table) table = std::make_shared<const UnwindTable>(unwind_table(*s.lines));
   }
+  // Side ids are places in the sorted map of sides: known once every side is in.
+  for (const auto& [variant, side] : impl_->sides) o.unwind[impl_->side_of(variant)] = tables.at(side.binary);
   impl_->sampler = std::make_unique<Sampler>(o);
   impl_->started = std::chrono::steady_clock::now();
   impl_->started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -101,15 +103,22 @@ void add_raw(RawProfile& into, RawProfile&& more) {
 
 }  // namespace
 
-std::vector<FunctionSamples> ProfileRecorder::collect_execution(const std::string& variant,
-                                                                const std::vector<std::string>& names) {
+ExecutionSamples ProfileRecorder::collect_execution(const std::string& variant, const std::vector<std::string>& names) {
   RawProfile raw = impl_->sampler->collect(impl_->side_of(variant));
-  if (impl_->side_of(variant) == kWarmupSide) return std::vector<FunctionSamples>(names.size());
+  ExecutionSamples out;
+  out.functions.resize(names.size());
+  if (impl_->side_of(variant) == kWarmupSide) return out;
   auto it = impl_->sides.find(variant);
   if (it == impl_->sides.end()) throw Error("CPU profile: no side \"" + variant + "\" was profiled");
   const Profile p = symbolize(raw, *it->second.lines, Impl::ksyms());
+  out.samples = raw.samples;
+  out.no_stack = raw.no_user_stack;
+  out.not_to_root = p.not_to_root;
+  out.no_caller = p.no_caller;
+  out.fp_differed = p.fp_differed;
   add_raw(it->second.collected, std::move(raw));
-  return samples_by_function(p, names);
+  out.functions = samples_by_function(p, names);
+  return out;
 }
 
 uint64_t ProfileRecorder::period_ns() const {
@@ -144,6 +153,7 @@ std::string describe(const Profile& p) {
                 static_cast<unsigned long long>(p.total), p.hz, probe, static_cast<unsigned long long>(p.lost));
   std::string s = b;
   if (p.lost_map_full > 0) s += " (" + std::to_string(p.lost_map_full) + ": the stacks map was full)";
+  if (p.not_to_root > 0) s += "; " + std::to_string(p.not_to_root) + " not walked to their root";
   return s;
 }
 

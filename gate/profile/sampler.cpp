@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -44,6 +45,24 @@ int open_cpu_clock(int cpu, int hz) {
   return static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+// The unwind entries into their array map, in batches (one syscall per 64 Ki entries, where the
+// kernel has batched updates of arrays: 5.6 and later), else one by one.
+void fill_unwind(gate_profile_bpf* s, const std::vector<gate_unwind_entry>& entries) {
+  const int fd = bpf_map__fd(s->maps.unwind_entries);
+  constexpr size_t kBatch = 65536;
+  std::vector<uint32_t> keys;
+  for (size_t at = 0; at < entries.size(); at += kBatch) {
+    const size_t n = std::min(kBatch, entries.size() - at);
+    keys.resize(n);
+    for (size_t i = 0; i < n; ++i) keys[i] = static_cast<uint32_t>(at + i);
+    uint32_t count = static_cast<uint32_t>(n);
+    if (bpf_map_update_batch(fd, keys.data(), &entries[at], &count, nullptr) == 0 && count == n) continue;
+    for (size_t i = 0; i < n; ++i)
+      if (bpf_map_update_elem(fd, &keys[i], &entries[at + i], BPF_ANY) != 0)
+        throw bpf_error("storing the unwind table", errno);
+  }
+}
+
 }  // namespace
 
 struct Sampler::Impl {
@@ -52,7 +71,7 @@ struct Sampler::Impl {
   std::vector<int> perf_fds;
   int hz = kDefaultHz;
   // Drained samples per side, merged by everything a RawStack holds but its count.
-  using StackKey = std::tuple<std::vector<uint64_t>, std::vector<uint64_t>, uint64_t, uint64_t, bool, uint64_t>;
+  using StackKey = std::tuple<std::vector<uint64_t>, std::vector<uint64_t>, uint32_t, bool, uint64_t>;
   struct Drained {
     std::map<StackKey, uint64_t> stacks;
     uint64_t samples = 0, no_user_stack = 0, map_full = 0;
@@ -79,11 +98,29 @@ Sampler::Sampler(const SamplerOptions& o) : impl_(std::make_unique<Impl>()) {
   impl_->skel = gate_profile_bpf__open();
   if (!impl_->skel) throw bpf_error("opening the BPF object", errno);
   auto* s = impl_->skel;
-  s->rodata->text_lo = o.text_lo;
-  s->rodata->text_hi = o.text_hi;
   bpf_map__set_max_entries(s->maps.stacks, o.max_stacks);
   bpf_map__set_max_entries(s->maps.counts, o.max_keys);
+  // The unwind tables, one after another (a table shared by sides once), and each side's place.
+  std::vector<gate_unwind_entry> entries;
+  std::map<const UnwindTable*, gate_unwind_binary> placed;
+  for (const auto& [side, table] : o.unwind) {
+    if (!table || placed.count(table.get())) continue;
+    gate_unwind_binary b{table->text_lo, table->text_hi, static_cast<uint32_t>(entries.size()),
+                         static_cast<uint32_t>(table->entries.size())};
+    for (const auto& [pc, delta] : table->entries) entries.push_back({pc, delta});
+    placed.emplace(table.get(), b);
+  }
+  bpf_map__set_max_entries(s->maps.unwind_entries, static_cast<uint32_t>(std::max<size_t>(1, entries.size())));
+  bpf_map__set_max_entries(s->maps.unwind_binaries, static_cast<uint32_t>(std::max<size_t>(1, o.unwind.size())));
   if (int err = gate_profile_bpf__load(s)) throw bpf_error("loading the BPF program", -err);
+  fill_unwind(s, entries);
+  for (const auto& [side, table] : o.unwind) {
+    if (!table) continue;
+    const uint32_t key = side;
+    if (bpf_map__update_elem(s->maps.unwind_binaries, &key, sizeof key, &placed.at(table.get()),
+                             sizeof(gate_unwind_binary), BPF_ANY) != 0)
+      throw bpf_error("storing side " + std::to_string(side) + "'s unwind table", errno);
+  }
   impl_->attach(s->progs.gate_profile_fork, "the fork tracepoint");
   impl_->attach(s->progs.gate_profile_exit, "the exit tracepoint");
   const int cpus = libbpf_num_possible_cpus();
@@ -155,7 +192,7 @@ void Sampler::drain() {
       if (k.user_error == -E2BIG) d.map_full += count;
       continue;
     }
-    d.stacks[{std::move(user), read_stack(k.kernel_stack), k.sp_word0, k.sp_word1,
+    d.stacks[{std::move(user), read_stack(k.kernel_stack), k.flags & (GATE_PROFILE_UNWIND_TABLE | GATE_PROFILE_FP_DIFFERED),
               (k.flags & GATE_PROFILE_IN_PROBE) != 0, k.probe_addr}] += count;
   }
   for (uint64_t id : ids) bpf_map_delete_elem(stacks_fd, &id);
@@ -172,7 +209,10 @@ RawProfile Sampler::collect(uint32_t side) {
   out.stack_map_full = d.map_full;
   for (auto& [k, count] : d.stacks) {
     RawStack st;
-    std::tie(st.user, st.kernel, st.sp_word0, st.sp_word1, st.in_probe, st.probe_addr) = k;
+    uint32_t unwind = 0;
+    std::tie(st.user, st.kernel, unwind, st.in_probe, st.probe_addr) = k;
+    st.by_table = (unwind & GATE_PROFILE_UNWIND_TABLE) != 0;
+    st.fp_differed = (unwind & GATE_PROFILE_FP_DIFFERED) != 0;
     st.count = count;
     out.stacks.push_back(std::move(st));
   }

@@ -6,9 +6,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 
 #include "profile/profile.hpp"
+#include "profile/unwind.hpp"
 
 namespace gate::profile {
 
@@ -18,7 +20,9 @@ inline constexpr int kDefaultHz = 199;
 
 struct SamplerOptions {
   int hz = kDefaultHz;
-  uint64_t text_lo = 0, text_hi = 0;  // the binary's code: words there are return addresses
+  // side -> its binary's unwind table (one table may serve several sides). A side without one is
+  // walked by frame pointers alone, as the kernel walks them.
+  std::map<uint32_t, std::shared_ptr<const UnwindTable>> unwind;
   uint32_t max_stacks = 16384;        // distinct user + kernel stacks kept between drains (~1 KB each)
   uint32_t max_keys = 32768;          // distinct sampled keys (stack, side, fix-up words)
 };

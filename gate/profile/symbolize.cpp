@@ -1,4 +1,4 @@
-// Raw stacks to source frames: leaf fix-up from the SP delta, inline expansion, [gate probe].
+// Raw stacks to source frames: inline expansion, [gate probe], and the walk's own accounting.
 #include "profile/symbolize.hpp"
 
 #include <algorithm>
@@ -9,20 +9,6 @@
 #include <sstream>
 
 namespace gate::profile {
-
-bool fix_leaf(std::vector<uint64_t>& user, uint64_t sp_word0, uint64_t sp_word1, const analysis::PcLines& lines) {
-  if (user.empty()) return false;
-  const auto delta = lines.sp_delta(user[0]);
-  if (!delta) return false;
-  // Where the frame pointer is this function's own, the walk already found the return address;
-  // only with the return address at SP or SP+8 (entry, frameless body, push/pop of BP) can the
-  // walk have skipped it. Deeper deltas (Go <= 1.19's sub-before-save prologue) are not fixed.
-  const uint64_t ret = *delta == 0 ? sp_word0 : *delta == 8 ? sp_word1 : 0;
-  if (ret == 0 || (user.size() >= 2 && user[1] == ret)) return false;
-  if (!lines.function_at(ret - 1)) return false;
-  user.insert(user.begin() + 1, ret);
-  return true;
-}
 
 bool in_uprobe_handling(const std::vector<uint64_t>& kernel, const KernelSymbols& ksyms) {
   if (!ksyms) return false;
@@ -48,7 +34,7 @@ class Builder {
   uint32_t location(uint64_t pc, bool leaf) {
     const uint64_t at = leaf ? pc : pc - 1;
     if (auto it = ids_.find(at); it != ids_.end()) return it->second;
-    Location loc{at, lines_.frames(at)};
+    Location loc{at, lines_.frames(at), lines_.stack_root(at)};
     // The vDSO (clock_gettime under time.Now), cgo's C libraries: one name for all, so that
     // their samples add up across processes whose mappings ASLR placed apart.
     if (loc.frames.empty()) loc.frames.push_back({kOutsideBinaryFrame, "", 0, 0, false});
@@ -88,9 +74,28 @@ Profile symbolize(const RawProfile& raw, const analysis::PcLines& lines, const K
     const bool trap = !s.kernel.empty() && in_uprobe_handling(s.kernel, ksyms);
     // Single-stepping out of line: the PC is in the [uprobes] page; the probed address stands
     // for it. In the int3 trap the PC is one past the breakpoint.
-    if (s.in_probe && s.probe_addr) user[0] = s.probe_addr;
-    else if (trap && lines.function_at(user[0] - 1)) user[0] -= 1;
-    if (fix_leaf(user, s.sp_word0, s.sp_word1, lines)) out.leaf_fixed += s.count;
+    if (s.in_probe && s.probe_addr) {
+      // Done stepping a probed `ret`, the PC is already in the caller (the kernel side walked from
+      // there): the probed function goes in front of it. Else the probed address stands for the PC.
+      const auto* now = lines.function_at(user[0]);
+      if (now && now != lines.function_at(s.probe_addr)) user.insert(user.begin(), s.probe_addr);
+      else user[0] = s.probe_addr;
+    } else if (trap && lines.function_at(user[0] - 1)) {
+      user[0] -= 1;
+    }
+    if (s.by_table) out.by_table += s.count;
+    if (s.fp_differed) out.fp_differed += s.count;
+    // The walk's frames in the binary's code, from the leaf: a word after them that is no code's is
+    // where the walk lost its way, unless they end at a stack's root. A stack with no frame in the
+    // binary at all is another program's (the shell that starts the workload, the loader): its own.
+    size_t known = 1;
+    while (known < user.size() && lines.function_at(user[known] - 1)) ++known;
+    if (known > 1 || lines.function_at(user[0])) {
+      if (!lines.stack_root(user[known - 1] - (known > 1 ? 1 : 0))) {
+        out.not_to_root += s.count;
+        if (known == 1) out.no_caller += s.count;  // a root sampled itself has no caller to find
+      }
+    }
     std::vector<uint32_t> locs;
     if (s.in_probe || trap) {
       locs.push_back(b.gate_probe());

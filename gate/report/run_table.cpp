@@ -19,7 +19,7 @@ namespace {
 // The sampled instrument's figures of one function over the runs (issue 39): its CPU time per call
 // without gate's probes, and the probes' share of the samples whose stack holds it.
 struct Sampled {
-  uint64_t cpu = 0, self = 0, probe = 0, calls = 0;
+  uint64_t cpu = 0, self = 0, probe = 0, calls = 0, lost = 0;
   double self_ns = 0;  // sum over sampled runs of self samples x period
 };
 
@@ -32,6 +32,7 @@ Sampled sampled_of(const ResultFile& r, const std::string& name) {
     out.cpu += fr->cpu_samples;
     out.self += fr->self_samples;
     out.probe += fr->probe_samples;
+    out.lost += fr->lost_samples;
     out.calls += fr->calls;
     out.self_ns += static_cast<double>(fr->self_samples) * static_cast<double>(run.sample_period_ns);
   }
@@ -47,6 +48,31 @@ std::string sampled_columns(const Sampled& x, const stats::WindowFacts& w, const
   char share[16] = "-";
   if (std::isfinite(w.probe_share)) snprintf(share, sizeof share, "%.0f%%", 100.0 * w.probe_share);
   return "  " + pad_left(cpu, 8) + "  " + pad_left(share, 6) + "  " + pad_right(instrument, 7);
+}
+
+// The sampler's own account over the sampled runs (issue 54 item 8): the CPU time its samples saw
+// against the workload's own (rusage), and the stacks it could not walk to their root, so that a
+// sampled figure the walk starved is seen for what it is. "" when no run says (results from before).
+std::string sampler_note(const ResultFile& r) {
+  SamplerCounts c;
+  double seen_s = 0, cpu_s = 0;
+  for (const auto& run : r.runs) {
+    if (run.sample_period_ns == 0) continue;
+    c += run.sampler;
+    seen_s += static_cast<double>(run.sampler.samples) * static_cast<double>(run.sample_period_ns) / 1e9;
+    // The CPU time of the executions the samples came from; one not known: the sum is not either.
+    const double cpu = run.sampled_executions > 0 ? run.sampled_cpu_s : run.cpu_s;
+    cpu_s = cpu_s >= 0 && cpu >= 0 ? cpu_s + cpu : -1;
+  }
+  if (c.samples == 0) return "";
+  const double n = static_cast<double>(c.samples);
+  std::string s = "sampler: " + std::to_string(c.samples) + " samples, " + fmt("%.3g", seen_s) + " s of CPU";
+  if (cpu_s > 0) s += " against the workload's own " + fmt("%.3g", cpu_s) + " s (" + percent_to_tenth(seen_s / cpu_s) + ")";
+  s += "; stacks not walked to their root: " + std::to_string(c.not_to_root) + " (" + percent_to_tenth(c.not_to_root / n) +
+       "), " + std::to_string(c.no_caller) + " of them with no caller found";
+  if (c.no_stack) s += "; no stack: " + std::to_string(c.no_stack);
+  s += "; " + std::to_string(c.fp_differed) + " walked past a frame pointer that was not their own (pc-to-SP table)\n";
+  return s;
 }
 
 // What the verdict would judge it by (verdict::judge_instruments): its probes, its samples, or both;
@@ -117,6 +143,10 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
     if (unmatched || dropped) {
       s += "  [unmatched " + std::to_string(unmatched) + ", dropped " + std::to_string(dropped) + "]";
     }
+    if (sampled) {
+      const Sampled x = sampled_of(r, f.name);
+      if (x.lost) s += "  [cpu/call may lack up to " + std::to_string(x.lost) + " samples: stacks not walked to their root]";
+    }
     uint64_t unmatched_returns = 0;
     for (const auto& run : r.runs)
       if (const auto* fr = run.find(f.name)) unmatched_returns += fr->unmatched_returns;
@@ -139,6 +169,7 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
              "only its latency can call it unchanged; probes*: its samples are ruled out by its windows)\n",
              period ? 1e9 / static_cast<double>(period) : 0.0, per_call.c_str());
     s += b;
+    s += sampler_note(r);
   }
   return s + benchmark_run_table(r);
 }

@@ -88,6 +88,12 @@ struct FunctionRun {
   // (the traps' cache and predictor damage: the shop's pricing.Apply ~1 us a call probed, ~0.1 us
   // bare), so its probed count overstates what the sampled executions will count.
   uint64_t trial_self_samples = 0;
+  // Samples this function may have lost to stacks the sampler could not walk to their root (issue
+  // 54 item 8; profile/function_samples.hpp FunctionSamples::lost): such stacks holding no declared
+  // function whose code was seen under this one in stacks walked whole. An upper bound of what
+  // self_samples lacks; RunResult::sampler.not_to_root has every such stack. JSON column
+  // "lost_samples"; absent: none (or a result from before).
+  uint64_t lost_samples = 0;
   // > 0: this run did not count its calls. calls: auto removed its probes after gate ab's first
   // pair (a workload that made the same calls in every execution, the function measured by
   // samples), and calls is this, the first pair's calls per execution, times the executions.
@@ -106,6 +112,31 @@ struct FunctionRun {
     const double v = histogram.quantile(q);
     if (calls == 0) return v;
     return std::clamp(v, static_cast<double>(min_ns), static_cast<double>(max_ns));
+  }
+};
+
+// What the CPU sampler counted over a run's sampled executions, for checking the sampled figures
+// against the run's own CPU time (issue 54 item 8). samples x RunResult::sample_period_ns is the CPU
+// time the sampler saw the workload use; beside the executions' own (RunResult::cpu_s, or
+// sampled_cpu_s when the samples came from sampled executions) it shows a lost share. JSON
+// "sampler": {"samples", "no_stack", "not_to_root", "no_caller", "fp_differed"}, written when the
+// run was sampled; absent: zeros (a run not sampled, or a result from before).
+struct SamplerCounts {
+  uint64_t samples = 0;      // every sample of the workload's processes, with a stack or not
+  uint64_t no_stack = 0;     // ... with no stack at all (the stacks map full, no user registers)
+  uint64_t not_to_root = 0;  // ... whose walk ended before the stack's root (runtime.goexit for a
+                             //     goroutine): frames toward the root missing, whole functions maybe
+  uint64_t no_caller = 0;    // ... of which the walk found no caller of the leaf at all
+  uint64_t fp_differed = 0;  // stacks walked by the binary's pc-to-SP table where the frame pointer
+                             //     named another caller or none: what a frame-pointer walk alone
+                             //     (the kernel's) would have skipped or lost (none of them lost here)
+  SamplerCounts& operator+=(const SamplerCounts& c) {
+    samples += c.samples;
+    no_stack += c.no_stack;
+    not_to_root += c.not_to_root;
+    no_caller += c.no_caller;
+    fp_differed += c.fp_differed;
+    return *this;
   }
 };
 
@@ -160,6 +191,8 @@ struct RunResult {
   // The cpu-clock sampling period of the run's sampled figures (FunctionRun::cpu_samples), in ns;
   // 0: the run was not sampled. JSON "sample_period_ns", absent: 0.
   uint64_t sample_period_ns = 0;
+  // The sampler's own counts over the executions the sampled figures come from (SamplerCounts).
+  SamplerCounts sampler;
   // Executions of this run made with no probe attached (runner/measure.hpp, benchmarks: go): the
   // benchmark figures come from them only, the function figures from the probed ones. With
   // functions declared a unit alternates the two (probed = clean = executions); a benchmarks-only
@@ -178,6 +211,7 @@ struct RunResult {
   // "sampled_executions", "sampled_duration_s"; absent: the samples come from the probed executions.
   int sampled_executions = 0;
   double sampled_duration_s = 0;
+  double sampled_cpu_s = -1;  // their CPU time, as cpu_s (< 0: not known); JSON "sampled_cpu_s", absent: -1
   // > 0: this unit ran this many trial executions without probes (gate ab's first pair), their
   // self samples in FunctionRun::trial_self_samples. JSON "trial_executions"; absent: none.
   int trial_executions = 0;

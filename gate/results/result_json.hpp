@@ -45,6 +45,7 @@ inline constexpr Column kColumns[] = {{"calls", &FunctionRun::calls},
                                {"probe_samples", &FunctionRun::probe_samples},
                                {"self_samples", &FunctionRun::self_samples},
                                {"trial_self_samples", &FunctionRun::trial_self_samples},
+                               {"lost_samples", &FunctionRun::lost_samples},
                                {"fixed_calls_per_execution", &FunctionRun::fixed_calls_per_execution}};
 
 struct TrueColumn {

@@ -175,12 +175,20 @@ RunResult run_header_v2(sj::dom::object j) {
   bool b = false;
   if (!j["pilot"].get(b)) r.pilot = b;
   if (!j["sample_period_ns"].get(n)) r.sample_period_ns = n;
+  sj::dom::object sampler;
+  if (!j["sampler"].get(sampler)) {
+    for (auto [key, field] : {std::pair{"samples", &SamplerCounts::samples}, {"no_stack", &SamplerCounts::no_stack},
+                              {"not_to_root", &SamplerCounts::not_to_root}, {"no_caller", &SamplerCounts::no_caller},
+                              {"fp_differed", &SamplerCounts::fp_differed}})
+      if (!sampler[key].get(n)) r.sampler.*field = n;
+  }
   if (!j["clean_executions"].get(i) && i >= 0) r.clean_executions = static_cast<int>(i);
   if (!j["clean_duration_s"].get(d)) r.clean_duration_s = d;
   r.probed_executions = r.clean_executions == 0 ? r.executions : 0;
   if (!j["probed_executions"].get(i) && i >= 0) r.probed_executions = static_cast<int>(i);
   if (!j["sampled_executions"].get(i) && i >= 0) r.sampled_executions = static_cast<int>(i);
   if (!j["sampled_duration_s"].get(d)) r.sampled_duration_s = d;
+  if (!j["sampled_cpu_s"].get(d) && d >= 0) r.sampled_cpu_s = d;
   if (!j["trial_executions"].get(i) && i >= 0) r.trial_executions = static_cast<int>(i);
   if (!j["cpu_s"].get(d) && d >= 0) r.cpu_s = d;
   if (!j["trial_cpu_s"].get(d) && d >= 0) r.trial_cpu_s = d;

@@ -123,7 +123,12 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
   if (r.pilot) j["pilot"] = true;
-  if (r.sample_period_ns) j["sample_period_ns"] = r.sample_period_ns;
+  if (r.sample_period_ns) {
+    j["sample_period_ns"] = r.sample_period_ns;
+    const SamplerCounts& c = r.sampler;
+    j["sampler"] = {{"samples", c.samples},         {"no_stack", c.no_stack},   {"not_to_root", c.not_to_root},
+                    {"no_caller", c.no_caller},     {"fp_differed", c.fp_differed}};
+  }
   if (r.clean_executions > 0) {  // optional: absent means the benchmark figures (if any) came from probed executions
     j["clean_executions"] = r.clean_executions;
     j["clean_duration_s"] = r.clean_duration_s;
@@ -132,6 +137,7 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
   if (r.sampled_executions > 0) {  // optional: absent means the samples came from the probed executions
     j["sampled_executions"] = r.sampled_executions;
     j["sampled_duration_s"] = r.sampled_duration_s;
+    if (r.sampled_cpu_s >= 0) j["sampled_cpu_s"] = r.sampled_cpu_s;  // optional: absent means not known
   }
   if (r.trial_executions > 0) j["trial_executions"] = r.trial_executions;  // optional: absent means none
   if (r.cpu_s >= 0) j["cpu_s"] = r.cpu_s;  // optional: absent means not known

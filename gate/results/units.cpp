@@ -56,6 +56,7 @@ void add_function(FunctionRun& into, const FunctionRun& f) {
   into.probe_samples += f.probe_samples;
   into.self_samples += f.self_samples;
   into.trial_self_samples += f.trial_self_samples;
+  into.lost_samples += f.lost_samples;
   into.fixed_calls_per_execution = std::max(into.fixed_calls_per_execution, f.fixed_calls_per_execution);
   add_true_time(into.true_time, f.true_time);
 }
@@ -138,6 +139,7 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.benchmarks.clear();
   out.benchmark_warnings.clear();
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
+  out.sampler = {};
   int merged = 0;
   out.cpu_s = 0;
   for (const auto& e : executions) {
@@ -149,6 +151,7 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
     out.straddled_calls += e.straddled_calls;
     out.preempted_calls += e.preempted_calls;
     out.thread_changed_calls += e.thread_changed_calls;
+    out.sampler += e.sampler;
     // Functions keep the first execution's order; one an execution adds (a run that lacked it
     // before) goes last.
     for (const auto& f : e.functions) {

@@ -18,6 +18,7 @@
 #include "profile/profile_test_support.hpp"
 #include "profile/sampler.hpp"
 #include "profile/symbolize.hpp"
+#include "profile/unwind.hpp"
 #include "runner/process.hpp"
 #include "support/gate_cli.hpp"
 
@@ -53,8 +54,8 @@ SamplerOptions sampler_options(int hz) {
   const auto& pcl = lines();
   SamplerOptions o;
   o.hz = hz;
-  o.text_lo = pcl.functions().front().address;
-  o.text_hi = pcl.functions().back().address + pcl.functions().back().size;
+  static const auto table = std::make_shared<const UnwindTable>(unwind_table(pcl));
+  o.unwind = {{0, table}, {1, table}};
   return o;
 }
 
@@ -159,11 +160,12 @@ TEST(ProfileAccuracy, FramelessLeafSplits75To25BetweenItsCallers) {
   EXPECT_LE(four_sigma_points(0.75, leaf), 3.0) << "too few samples (" << leaf << ") for ±3 points at 4 sigma";
   const double three = 100.0 * static_cast<double>(samples_with(r.profile, "main.callerThree")) / static_cast<double>(leaf);
   const double one = 100.0 * static_cast<double>(samples_with(r.profile, "main.callerOne")) / static_cast<double>(leaf);
-  EXPECT_NEAR(three, 75.0, 3.0) << "of " << leaf << " leaf samples; fixed up: " << r.profile.leaf_fixed;
+  EXPECT_NEAR(three, 75.0, 3.0) << "of " << leaf << " leaf samples; frame pointer differed: " << r.profile.fp_differed;
   EXPECT_NEAR(one, 25.0, 3.0);
-  EXPECT_GT(r.profile.leaf_fixed, leaf * 9 / 10) << "the FP walk skips the leaf's caller: the fix-up must act";
-  std::printf("GATE_FIGURE leaf split callerThree %.2f%% callerOne %.2f%% of %lu leaf samples (%lu fixed up)\n", three,
-              one, static_cast<unsigned long>(leaf), static_cast<unsigned long>(r.profile.leaf_fixed));
+  // The leaf keeps its caller's frame pointer: a frame-pointer walk skips the caller, the table's does not.
+  EXPECT_GT(r.profile.fp_differed, leaf * 9 / 10) << "the FP walk skips the leaf's caller: the table's unwind must act";
+  std::printf("GATE_FIGURE leaf split callerThree %.2f%% callerOne %.2f%% of %lu leaf samples (%lu the frame pointer walked wrong)\n",
+              three, one, static_cast<unsigned long>(leaf), static_cast<unsigned long>(r.profile.fp_differed));
 }
 
 // Base and head at once, as sides 0 and 1 of one sampler, each on one CPU (GOMAXPROCS=1): run

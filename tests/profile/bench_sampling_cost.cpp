@@ -17,6 +17,7 @@
 #include "elf/elf_file.hpp"
 #include "profile/profile_test_support.hpp"
 #include "profile/sampler.hpp"
+#include "profile/unwind.hpp"
 #include "runner/process.hpp"
 
 using namespace gate;
@@ -40,8 +41,7 @@ Cost run(const std::string& bin, long rounds, int hz, const analysis::PcLines& l
   if (hz > 0) {
     profile::SamplerOptions o;
     o.hz = hz;
-    o.text_lo = lines.functions().front().address;
-    o.text_hi = lines.functions().back().address + lines.functions().back().size;
+    o.unwind[0] = std::make_shared<const profile::UnwindTable>(profile::unwind_table(lines));
     sampler = std::make_unique<profile::Sampler>(o);
   }
   runner::SpawnOptions so;

@@ -1,5 +1,6 @@
 // gate run's table (report::render_run_table) on a synthetic result: pooled quantiles clamped to
-// the probe's extremes, calls per run, the entry probe, counters and a not-measurable function.
+// the probe's extremes, calls per run, the entry probe, counters and a not-measurable function,
+// and a sampled run's account of its samples.
 #include "report/run_table.hpp"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,30 @@ TEST(RunTable, CountersAndManyUnmatchedReturnsAreShown) {
   const std::string t = render_run_table(r);
   EXPECT_NE(t.find("[unmatched 50, dropped 1]"), std::string::npos) << t;
   EXPECT_NE(t.find("many returns without an entry"), std::string::npos) << "50 of 200 calls: " << t;
+}
+
+// A sampled run: the sampler's account under the table (its CPU time against the workload's own,
+// the stacks not walked to their root), and a function that may have lost samples says so.
+TEST(RunTable, SampledRunsSayWhatTheSamplerSawAndWhatMayBeLost) {
+  ResultFile r = sample();
+  for (auto& run : r.runs) {
+    run.sample_period_ns = 200'000;  // 5000 Hz
+    run.sampler = {5000, 0, 500, 400, 4000};
+    run.cpu_s = 1.25;
+    run.functions[0].cpu_samples = run.functions[0].self_samples = 100;
+    run.functions[0].lost_samples = 7;
+  }
+  const std::string t = render_run_table(r);
+  EXPECT_NE(t.find("sampler: 10000 samples, 2 s of CPU against the workload's own 2.5 s (80%); stacks not walked to "
+                   "their root: 1000 (10%), 800 of them with no caller found; 8000 walked past a frame pointer that "
+                   "was not their own"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("[cpu/call may lack up to 14 samples: stacks not walked to their root]"), std::string::npos) << t;
+  // Not known: the workload's CPU time is left out, not read as 0.
+  for (auto& run : r.runs) run.cpu_s = -1;
+  const std::string u = render_run_table(r);
+  EXPECT_NE(u.find("sampler: 10000 samples, 2 s of CPU; stacks"), std::string::npos) << u;
 }
 
 }  // namespace

@@ -188,6 +188,37 @@ TEST(ResultIo, TrialSamplesRoundTrip) {
   EXPECT_EQ(b.runs[1].functions[0].trial_self_samples, 0u);
 }
 
+// The sampler's own counts (issue 54 item 8): written with a sampled run, read back, absent when not
+// sampled; the function column lost_samples like the other sample columns; sampled_cpu_s with
+// sampled executions only.
+TEST(ResultIo, SamplerCountsAndLostSamplesRoundTrip) {
+  ResultFile a = sample();
+  a.runs[0].sample_period_ns = 200'040;
+  a.runs[0].sampler = {5871, 2, 918, 900, 5327};
+  a.runs[0].cpu_s = 1.18;
+  a.runs[0].sampled_executions = 2;
+  a.runs[0].sampled_cpu_s = 0.75;
+  a.runs[0].functions[0].lost_samples = 17;
+  const std::string text = result_to_json_text(a);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["runs"][0]["sampler"]["not_to_root"], 918);
+  EXPECT_FALSE(j["runs"][1].contains("sampler")) << "a run not sampled says nothing";
+  EXPECT_FALSE(j["runs"][1].contains("sampled_cpu_s"));
+  EXPECT_FALSE(j["runs"][1]["functions"].contains("lost_samples")) << "an all-zero column is left out";
+  const ResultFile b = result_from_json_text(text, "sampler.json");
+  const SamplerCounts& c = b.runs[0].sampler;
+  EXPECT_EQ(c.samples, 5871u);
+  EXPECT_EQ(c.no_stack, 2u);
+  EXPECT_EQ(c.not_to_root, 918u);
+  EXPECT_EQ(c.no_caller, 900u);
+  EXPECT_EQ(c.fp_differed, 5327u);
+  EXPECT_DOUBLE_EQ(b.runs[0].cpu_s, 1.18);
+  EXPECT_DOUBLE_EQ(b.runs[0].sampled_cpu_s, 0.75);
+  EXPECT_EQ(b.runs[0].functions[0].lost_samples, 17u);
+  EXPECT_EQ(b.runs[1].sampler.samples, 0u);
+  EXPECT_LT(b.runs[1].sampled_cpu_s, 0) << "absent: not known";
+}
+
 // Schema 2 stores only the functions a run saw; the ones it did not see come back with zero calls,
 // and a function a run does not hold at all stays absent from that run.
 TEST(ResultIo, ColumnsKeepIdleAndAbsentFunctions) {

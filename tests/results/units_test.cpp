@@ -57,6 +57,24 @@ TEST(MergeExecutions, SumsCallsTimesAndDurationsAndMergesHistograms) {
   EXPECT_EQ(u.find("c")->calls, 1u) << "a function only a later execution called is kept";
 }
 
+// The sampler's counts and a function's lost samples add up over a unit's executions, as its
+// samples do.
+TEST(MergeExecutions, SamplerCountsAndLostSamplesAddUp) {
+  RunResult one = execution(0.3, {function("a", {100})});
+  RunResult two = execution(0.4, {function("a", {200})});
+  one.sampler = {100, 1, 10, 4, 50};
+  two.sampler = {200, 0, 5, 1, 70};
+  one.functions[0].lost_samples = 3;
+  two.functions[0].lost_samples = 2;
+  const RunResult u = merge_executions({one, two});
+  EXPECT_EQ(u.sampler.samples, 300u);
+  EXPECT_EQ(u.sampler.no_stack, 1u);
+  EXPECT_EQ(u.sampler.not_to_root, 15u);
+  EXPECT_EQ(u.sampler.no_caller, 5u);
+  EXPECT_EQ(u.sampler.fp_differed, 120u);
+  EXPECT_EQ(u.find("a")->lost_samples, 5u);
+}
+
 // One line per benchmark: a time per op is the fastest execution's (interference only adds time),
 // a higher-is-better metric the best, the other metrics the iteration-weighted mean.
 TEST(MergeExecutions, EachBenchmarkStaysOneLineTimesFastestOthersMean) {

@@ -1,0 +1,3 @@
+module gate.test/asmcpu
+
+go 1.19
