@@ -17,14 +17,29 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 text_lo = 0;
 const volatile __u64 text_hi = 0;
 
-/* key: tgid of a process in the workload's tree; value: its side (0 base / a run, 1 head).
- * Seeded by user space with each run's first pid; children inherit their parent's side. */
+/* gate's PID namespace (/proc/self/ns/pid's device and inode), as in gate.bpf.c: user space knows
+ * a run's first process by its PID there, the samples by the initial namespace's tgid. */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* key: tgid (initial PID namespace) of a process in the workload's tree; value: its side (0 base /
+ * a run, 1 head). Seeded from `pending` at each run's first exec; children inherit their
+ * parent's side. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 8192);
   __type(key, __u32);
   __type(value, __u32);
 } tracked SEC(".maps");
+
+/* key: a run's first process by its PID in gate's namespace, held before its exec; value: its
+ * side. Moved to `tracked` by its exec (gate_profile_exec). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, __u32);
+} pending SEC(".maps");
 
 /* key: a stack's hash (gate_profile_key.user_stack / kernel_stack); value: its frames. Sized from
  * user space, which empties it between runs (the sampler's drain). */
@@ -170,6 +185,21 @@ int BPF_PROG(gate_profile_fork, struct task_struct *parent, struct task_struct *
     return 0;
   __u32 s = *side;
   bpf_map_update_elem(&tracked, &ctgid, &s, BPF_ANY);
+  return 0;
+}
+
+/* A pending process execs: it is sampled from here, under its initial-namespace tgid. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gate_profile_exec, struct task_struct *task, int old_pid, void *bprm) {
+  struct bpf_pidns_info ns = {};
+  if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) != 0)
+    return 0; /* not in gate's PID namespace */
+  __u32 *side = bpf_map_lookup_elem(&pending, &ns.tgid);
+  if (!side)
+    return 0;
+  __u32 s = *side, tgid = bpf_get_current_pid_tgid() >> 32;
+  bpf_map_update_elem(&tracked, &tgid, &s, BPF_ANY);
+  bpf_map_delete_elem(&pending, &ns.tgid);
   return 0;
 }
 

@@ -74,7 +74,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = runner::load_config(a->m.config);
+    runner::Config cfg = load_measured_config(a->m);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);

@@ -122,6 +122,8 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.benchmarks.clear();
   out.benchmark_warnings.clear();
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
+  out.cpu_periods = out.throttled_periods = 0;
+  out.throttled_s = 0;
   int merged = 0;
   for (const auto& e : executions) {
     out.executions += std::max(e.executions, 1);
@@ -131,6 +133,9 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
     out.straddled_calls += e.straddled_calls;
     out.preempted_calls += e.preempted_calls;
     out.thread_changed_calls += e.thread_changed_calls;
+    out.cpu_periods += e.cpu_periods;
+    out.throttled_periods += e.throttled_periods;
+    out.throttled_s += e.throttled_s;
     // Functions keep the first execution's order; one an execution adds (a run that lacked it
     // before) goes last.
     for (const auto& f : e.functions) {
