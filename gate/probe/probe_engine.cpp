@@ -85,6 +85,17 @@ bool has_cap(const __user_cap_data_struct (&d)[2], int cap) {
   return (d[cap / 32].effective & (1u << (cap % 32))) != 0;
 }
 
+// A per-probe uprobe (a perf event of the uprobe PMU) refused: the capabilities, else what was seen
+// here: Linux 6.18 refused it (EACCES) to a container holding CAP_BPF and CAP_PERFMON but not
+// CAP_SYS_ADMIN, while its uprobe_multi links attached (tests/ci/podman_test.sh).
+std::string per_probe_refused() {
+  const std::string missing = missing_bpf_privileges();
+  if (!missing.empty()) return missing;
+  return "the kernel refuses a perf-event uprobe without CAP_SYS_ADMIN (seen with CAP_BPF and CAP_PERFMON "
+         "in a container): add --cap-add SYS_ADMIN, or use --attach-mode auto on a kernel with uprobe_multi "
+         "links (>= 6.6), which need only CAP_BPF and CAP_PERFMON";
+}
+
 // /proc/self/status "Seccomp: 2": a seccomp filter decides which syscalls this process may make.
 bool seccomp_filtered() {
   std::ifstream in("/proc/self/status");
@@ -417,8 +428,8 @@ struct ProbeEngine::Impl {
         int err = errno;
         throw Error::make("uprobe at file offset " + hex(sites[i].file_offset) + " in " + path_of(sites[i]),
                           std::string("attach failed: ") + std::strerror(err) + "\n" + libbpf_log_tail(),
-                          err == EPERM ? missing_bpf_privileges()
-                                       : "check that the binary was not rebuilt between analysis and attach",
+                          err == EPERM || err == EACCES ? per_probe_refused()
+                                                        : "check that the binary was not rebuilt between analysis and attach",
                           ExitCode::kMeasure);
       }
       per_probe.push_back(l);

@@ -93,6 +93,20 @@ for extra in "--security-opt seccomp=unconfined" "--cap-add SYS_ADMIN"; do
   rm -f "$root/shop/run.json"
 done
 
+# Per-probe links (kernels without uprobe_multi; --attach-mode perf_event here) with BPF and PERFMON
+# only: Linux 6.18 refuses those perf-event uprobes without CAP_SYS_ADMIN. Either they attach and
+# count, or gate run exits 3 naming SYS_ADMIN (never "timed no call", never "rebuilt").
+run=$("${pod[@]}" "${caps[@]}" --security-opt seccomp=unconfined --rootfs "$root" /bin/sh -c \
+  'cd /shop && gate run -c gate.yaml --runs 1 -q --attach-mode perf_event --out /shop/run.json' 2>&1); rrc=$?
+if [[ $rrc -eq 0 ]] && python3 "$GATE_ROOT/tests/ci/calls_of.py" "$work/host.json" "$root/shop/run.json" >/dev/null; then
+  pass "per-probe links with BPF, PERFMON: attached, the host's calls"
+elif [[ $rrc -eq 3 ]] && grep -q 'add --cap-add SYS_ADMIN' <<<"$run" && ! grep -qE 'timed no call|rebuilt' <<<"$run"; then
+  pass "per-probe links with BPF, PERFMON: refused by this kernel, exit 3 naming --cap-add SYS_ADMIN"
+else
+  fail "per-probe links with BPF, PERFMON (exit $rrc)" "$run"
+fi
+rm -f "$root/shop/run.json"
+
 # Without CAP_BPF: named, with the --cap-add line, by doctor and by gate run (exit 3 both).
 t0=$SECONDS
 doc=$("${pod[@]}" --cap-add PERFMON --rootfs "$root" /bin/sh -c 'cd /shop && gate doctor -c gate.yaml' 2>&1); drc=$?
