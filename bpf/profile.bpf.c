@@ -17,20 +17,20 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 text_lo = 0;
 const volatile __u64 text_hi = 0;
 
-/* gate's PID namespace (/proc/self/ns/pid's device and inode), as in gate.bpf.c: user space knows
- * a run's first process by its PID there, the samples by the initial namespace's tgid. */
-const volatile __u64 pidns_dev = 0;
-const volatile __u64 pidns_ino = 0;
-
-/* key: tgid (initial PID namespace) of a process in the workload's tree; value: its side (0 base /
- * a run, 1 head). Seeded from `pending` at each run's first exec; children inherit their
- * parent's side. */
+/* key: tgid of a process in the workload's tree; value: its side (0 base / a run, 1 head).
+ * Seeded by user space with each run's first pid; children inherit their parent's side. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 8192);
   __type(key, __u32);
   __type(value, __u32);
 } tracked SEC(".maps");
+
+/* gate's PID namespace (/proc/self/ns/pid's device and inode), as in gate.bpf.c: user space knows
+ * a run's first process by its PID there; `tracked` holds tgids as the initial namespace numbers
+ * them (bpf_get_current_pid_tgid), which the process's exec tells (gate_profile_exec). */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
 
 /* key: a run's first process by its PID in gate's namespace, held before its exec; value: its
  * side. Moved to `tracked` by its exec (gate_profile_exec). */

@@ -86,10 +86,10 @@ Sampler::Sampler(const SamplerOptions& o) : impl_(std::make_unique<Impl>()) {
   auto* s = impl_->skel;
   s->rodata->text_lo = o.text_lo;
   s->rodata->text_hi = o.text_hi;
-  const probe::PidNamespace ns = probe::require_usable_pid_namespace("CPU profile (bpf/profile.bpf.c)", false);
-  s->rodata->pidns_dev = ns.dev;
-  s->rodata->pidns_ino = ns.ino;
   bpf_map__set_max_entries(s->maps.stacks, o.max_stacks);
+  const probe::PidNamespace ns = probe::require_usable_pid_namespace("CPU profile (bpf/profile.bpf.c)", false);
+  s->rodata->pidns_dev = ns.dev;  // track() is given PIDs of gate's namespace
+  s->rodata->pidns_ino = ns.ino;
   bpf_map__set_max_entries(s->maps.counts, o.max_keys);
   if (int err = gate_profile_bpf__load(s)) throw bpf_error("loading the BPF program", -err);
   impl_->attach(s->progs.gate_profile_fork, "the fork tracepoint");
