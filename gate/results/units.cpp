@@ -121,21 +121,21 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.functions.clear();
   out.benchmarks.clear();
   out.benchmark_warnings.clear();
-  out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
   out.cpu_periods = out.throttled_periods = 0;
   out.throttled_s = 0;
+  out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
   int merged = 0;
   for (const auto& e : executions) {
     out.executions += std::max(e.executions, 1);
     out.duration_s += e.duration_s;
     if (out.exit_code == 0) out.exit_code = e.exit_code;
+    out.cpu_periods += e.cpu_periods;
+    out.throttled_periods += e.throttled_periods;
+    out.throttled_s += e.throttled_s;
     out.lost_call_edges += e.lost_call_edges;
     out.straddled_calls += e.straddled_calls;
     out.preempted_calls += e.preempted_calls;
     out.thread_changed_calls += e.thread_changed_calls;
-    out.cpu_periods += e.cpu_periods;
-    out.throttled_periods += e.throttled_periods;
-    out.throttled_s += e.throttled_s;
     // Functions keep the first execution's order; one an execution adds (a run that lacked it
     // before) goes last.
     for (const auto& f : e.functions) {
