@@ -74,8 +74,9 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       "The workload command runs the binary under test through $GATE_BINARY (set by gate for each run).");
   return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = load_measured_config(a->m);
+    runner::Config cfg = runner::load_config(a->m.config);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
+    apply_run_as(a->m, cfg);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
     runner::MeasureOptions mo = measure_options(a->m, g);

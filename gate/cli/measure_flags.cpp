@@ -55,12 +55,15 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
       ->needs(tt);
 }
 
+void apply_run_as(const MeasureFlags& f, runner::Config& cfg) {
+  if (f.run_as.empty()) return;
+  cfg.run_as = f.run_as;
+  cfg.run_as_from_flag = true;
+}
+
 runner::Config load_measured_config(const MeasureFlags& f) {
   runner::Config cfg = runner::load_config(f.config);
-  if (!f.run_as.empty()) {
-    cfg.run_as = f.run_as;
-    cfg.run_as_from_flag = true;
-  }
+  apply_run_as(f, cfg);
   return cfg;
 }
 
