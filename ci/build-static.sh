@@ -8,9 +8,12 @@
 # machine's own mirror through a private apt folder (the system's apt sources are not changed).
 # Usage: ci/build-static.sh [--deb | --dist]  (as root: installs the build packages; else they must be there)
 #   --deb: also build/static/gate_<version>_amd64.deb (CPack): /usr/bin/gate, the CI templates,
-#   get-gate.sh and pre-merge.sh in /usr/share/gate/ci, depending on nothing (glibc is linked in).
-#   --dist: also the release assets in build/static/dist: gate-VERSION-linux-amd64.tar.gz, the .deb
-#   and SHA256SUMS (VERSION: $GATE_RELEASE_VERSION, e.g. a tag's v0.2.0, else CMakeLists.txt's).
+#   get-gate.sh, pre-merge.sh and comment.py in /usr/share/gate/ci, depending on nothing (glibc is linked in).
+#   --dist: also the release assets in build/static/dist: gate-VERSION-linux-amd64.tar.gz (gate and
+#   the helper scripts the templates run, in ci/), the .deb, get-gate.sh and gate.gitlab-ci.yml alone
+#   (what the GitLab and Jenkins templates fetch first) and SHA256SUMS over all of them. VERSION is
+#   CMakeLists.txt's, the one home of the version; $GATE_RELEASE_VERSION (the release's tag, e.g.
+#   v0.2.0) must equal it, else the script refuses.
 # Env:   GATE_STATIC_BUILD (default: build/static)
 set -euo pipefail
 here="$(dirname "$0")"
@@ -101,15 +104,22 @@ if [[ $want_dist -eq 1 ]]; then
   # them): gate-VERSION-linux-amd64.tar.gz (one folder: gate, and the ci/ scripts the templates
   # call), the .deb, and SHA256SUMS over both.
   version=$(sed -n 's/^project(gate VERSION \([0-9.]*\).*/\1/p' "$GATE_ROOT/CMakeLists.txt")
-  version="${GATE_RELEASE_VERSION:-$version}"; version="${version#v}"
+  if [[ -n "${GATE_RELEASE_VERSION:-}" && "${GATE_RELEASE_VERSION#v}" != "$version" ]]; then
+    echo "ci/build-static.sh: FAIL: the release is $GATE_RELEASE_VERSION but CMakeLists.txt says $version (what gate --version prints)" >&2
+    echo "  fix: ci/set-version.sh ${GATE_RELEASE_VERSION#v}, commit, and tag that commit" >&2
+    exit 2
+  fi
   dist="$out/dist" name="gate-$version-linux-amd64"
   rm -rf "$dist" && mkdir -p "$dist/$name/ci/github"
   cp "$out/gate" "$dist/$name/gate"
-  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$dist/$name/ci/"
-  cp "$GATE_ROOT/ci/github/action.yml" "$GATE_ROOT/ci/github/comment.py" "$dist/$name/ci/github/"
+  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$GATE_ROOT/ci/comment.py" "$dist/$name/ci/"
+  cp "$GATE_ROOT/ci/github/action.yml" "$dist/$name/ci/github/"
   tar -C "$dist" --owner=0 --group=0 --sort=name -czf "$dist/$name.tar.gz" "$name"
   rm -rf "${dist:?}/$name"
-  cp "$out"/gate_*_amd64.deb "$dist/gate_${version}_amd64.deb"
-  (cd "$dist" && sha256sum "$name.tar.gz" "gate_${version}_amd64.deb" > SHA256SUMS)
+  deb="$out/gate_${version}_amd64.deb"
+  [[ -f "$deb" ]] || { echo "ci/build-static.sh: FAIL: CPack wrote no $deb: the .deb's name does not follow CMakeLists.txt's version" >&2; exit 1; }
+  cp "$deb" "$dist/"
+  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/gitlab/gate.gitlab-ci.yml" "$dist/"
+  (cd "$dist" && sha256sum "$name.tar.gz" "gate_${version}_amd64.deb" get-gate.sh gate.gitlab-ci.yml > SHA256SUMS)
   echo "ci/build-static.sh: release assets in $dist:"; (cd "$dist" && ls -l | sed 's/^/  /')
 fi

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Gives a CI job the self-contained gate without building it on the runner: prints the path of a
 # gate executable on stdout (progress and errors on stderr). Used by the GitHub action, the GitLab
-# template and the Jenkinsfile. In order:
+# template and the Jenkinsfiles, which download this script from the release (a release asset of
+# its own, in SHA256SUMS) when they are not the action. A release's or a source build's gate has its
+# helper scripts beside it, in ci/ (pre-merge.sh, comment.py, get-gate.sh): the templates run those,
+# never a checkout of gate's source. In order:
 #   1. GATE_BINARY set: that file (a path), or downloaded once into the cache (an http(s) URL;
 #      checked against GATE_BINARY_SHA256 when set);
 #   2. a version (--version V or GATE_VERSION, e.g. v0.2.0) and GATE_RELEASE_URL (the release's
 #      download folder): the cache's gate-vV when it is there; else gate-V-linux-amd64.tar.gz and
 #      SHA256SUMS are downloaded, the tarball's SHA256 must match its line in SHA256SUMS (else it is
-#      refused: exit 4), and its gate is kept in the cache. Only when the release has no such asset
+#      refused: exit 4), and its folder (gate, ci/) is kept in the cache. Only when the release has no such asset
 #      (HTTP 404) does it go on to 3, saying so; any other download failure is an error (exit 4);
 #   3. the cache holds gate-<source hash>: that one (the hash covers every file the build reads);
 #   4. else ci/build-static.sh runs inside a debian:12 container (docker or podman) on a copy of
-#      gate's source, and the result is kept in the cache as gate-<source hash>;
+#      gate's source, and the result is kept in the cache as gate-src-<source hash>/ (gate, ci/);
 #      with --here (a job that already runs in a debian:12 image, as the GitLab template's does)
 #      it runs in the job's own container instead. Never installs anything on the host runner.
 # Usage: ci/get-gate.sh [--version V] [--here | --hash]   (--hash: print the source hash only)
@@ -84,9 +87,9 @@ if [[ -n "$version" && $only_hash -eq 0 ]]; then
   [[ -n "${GATE_RELEASE_URL:-}" ]] || die 2 "gate $version" "GATE_RELEASE_URL is not set: no release to download from" \
     "set it to the release's download folder (https://SERVER/OWNER/gate/releases/download/v$version)"
   [[ "$(uname -m)" == x86_64 ]] || die 2 "gate $version" "releases are built for x86-64 (amd64), this is $(uname -m)" "run on an x86-64 runner"
-  bin="$cache/gate-v$version"
-  if [[ -x $bin ]]; then say "cached $bin (release $version)"; echo "$bin"; exit 0; fi
   name="gate-$version-linux-amd64"
+  bin="$cache/$name/gate"
+  if [[ -x $bin ]]; then say "cached $bin (release $version)"; echo "$bin"; exit 0; fi
   url="${GATE_RELEASE_URL%/}"
   work=$(mktemp -d "$cache/release-XXXXXX")
   trap 'rm -rf "$work"' EXIT
@@ -105,11 +108,12 @@ if [[ -n "$version" && $only_hash -eq 0 ]]; then
         "re-run the job; if it persists, the release's assets are not what was published: pin another version or give GATE_BINARY a path"
     fi
     say "verified $name.tar.gz (SHA256 $got)"
-    tar -C "$work" -xzf "$work/$name.tar.gz" "$name/gate" ||
+    # The whole folder: gate and the helper scripts the templates run (ci/pre-merge.sh, ci/comment.py).
+    tar -C "$work" -xzf "$work/$name.tar.gz" "$name" && [[ -f "$work/$name/gate" ]] ||
       die 4 "$name.tar.gz" "it holds no $name/gate" "the release is malformed: use another version"
     "$work/$name/gate" --version >/dev/null 2>&1 ||
       die 4 "the gate of $name.tar.gz" "it does not run here ($("$work/$name/gate" --version 2>&1 | head -n1))" "run on x86-64 Linux, or give GATE_BINARY"
-    chmod +x "$work/$name/gate" && mv "$work/$name/gate" "$bin"
+    chmod +x "$work/$name/gate" && rm -rf "${cache:?}/$name" && mv "$work/$name" "$cache/$name"
     say "installed $bin (release $version)"
     echo "$bin"; exit 0
   fi
@@ -128,7 +132,7 @@ fi
 hash=$(cd "$src" && find CMakeLists.txt cmake bpf gate ci/build-static.sh ci/setup.sh ci/debian-mirror.sh ci/env.sh \
          -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
 [[ $only_hash -eq 1 ]] && { echo "$hash"; exit 0; }
-bin="$cache/gate-$hash"
+bin="$cache/gate-src-$hash/gate"
 if [[ -x $bin ]]; then say "cached $bin (gate source $hash)"; echo "$bin"; exit 0; fi
 
 [[ "${GATE_NO_BUILD:-}" != 1 ]] || die 2 "gate source $hash" "not in the cache, and GATE_NO_BUILD=1 forbids building it" \
@@ -155,6 +159,11 @@ else
     bash -c "bash ci/build-static.sh; rc=\$?; chown -R $(id -u):$(id -g) /src; exit \$rc" >&2
 fi
 [[ -x $work/build/static/gate ]] || { say "the build wrote no build/static/gate (its log is above)"; exit 3; }
-mv "$work/build/static/gate" "$bin"
+# The helper scripts of this source beside it, as a release has them.
+mkdir -p "$work/out/ci/github"
+cp "$work/build/static/gate" "$work/out/gate"
+cp "$src/ci/get-gate.sh" "$src/ci/pre-merge.sh" "$src/ci/comment.py" "$work/out/ci/"
+cp "$src/ci/github/action.yml" "$work/out/ci/github/"
+rm -rf "$cache/gate-src-$hash" && mv "$work/out" "$cache/gate-src-$hash"
 say "built $bin"
 echo "$bin"

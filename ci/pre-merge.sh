@@ -16,6 +16,11 @@
 #   --binaries DIR       measure the binaries a --build-only wrote into DIR instead of building
 #   --shard K/N --partial-out FILE   one shard of a CI matrix: gate ab --shard K/N writes its pairs
 #                        to FILE and decides nothing; gate merge judges every shard's FILE
+#   --base-cache DIR     keep the base's binaries in DIR (default: $GATE_BASE_CACHE), keyed by the
+#                        merge-base commit, the build command, the Go version (and GOFLAGS, the
+#                        layouts): a later run of the same base builds only the head
+#   --base-key           print that key (empty when there is nothing to compare) and stop: the
+#                        name of a CI cache entry, computed before the cache is restored
 # As a hook:  ln -s ../../ci/pre-merge.sh .git/hooks/pre-push
 #             git config gate.config path/to/gate.yaml      # once per clone
 #             git push --no-verify   (or GATE_SKIP=1 git push) skips it once.
@@ -42,6 +47,8 @@ remote="origin"
 ab_args=()
 build_only=""
 binaries_dir=""
+base_cache="${GATE_BASE_CACHE:-}"
+only_key=0
 shard=""
 partial_out=""
 if [[ $hook -eq 1 ]]; then
@@ -59,12 +66,15 @@ while [[ $# -gt 0 ]]; do
     --binaries) binaries_dir="${2:?}"; shift 2 ;;
     --shard) shard="${2:?}"; shift 2 ;;
     --partial-out) partial_out="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --base-cache) base_cache="${2:?}"; shift 2 ;;
+    --base-key) only_key=1; shift ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; ab_args=("$@"); break ;;
     *) die "unknown argument '$1'" "see ci/pre-merge.sh --help" ;;
   esac
 done
 
+[[ $only_key -eq 0 || -z "$binaries_dir" ]] || die "--base-key with --binaries" "the key names a base build: give it with the options of the job that builds"
 [[ -z "$build_only" || -z "$binaries_dir" ]] || die "--build-only and --binaries together" "build in one job (--build-only DIR), measure in others (--binaries DIR)"
 [[ -z "$build_only" || -z "$shard" ]] || die "--build-only with --shard" "--build-only builds and measures nothing: give --shard to the jobs that measure"
 if [[ -n "$shard" || -n "$partial_out" ]]; then
@@ -105,6 +115,7 @@ if [[ -z "$binaries_dir" ]]; then
 git rev-parse --verify -q "$base_ref^{commit}" >/dev/null || die "--base $base_ref does not name a commit" "git fetch it first, or pass an existing branch"
 merge_base="$(git merge-base HEAD "$base_ref")" || die "HEAD and $base_ref have no common ancestor" "pass another --base"
 if [[ "$merge_base" == "$(git rev-parse HEAD)" && -z "$(git status --porcelain --untracked-files=normal)" ]]; then
+  [[ $only_key -eq 1 ]] && exit 0  # no base to build: no key
   say "HEAD is the merge-base with $base_ref and the working tree is clean: nothing to compare"
   if [[ -n "$build_only" ]]; then
     mkdir -p "$build_only" && echo "HEAD was the merge-base with $base_ref: nothing to compare" > "$build_only/nothing-to-compare"
@@ -140,7 +151,7 @@ if [[ -z "$gate" ]]; then
     for g in "$root/build/gate/cli/gate" "$here/../build/gate/cli/gate"; do [[ -x "$g" ]] && { gate="$g"; break; }; done
   fi
 fi
-[[ -n "$build_only" || ( -n "$gate" && -x "$gate" ) ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
+[[ -n "$build_only" || $only_key -eq 1 || ( -n "$gate" && -x "$gate" ) ]] || die "no gate binary found" "build it (ci/build.sh), put it on PATH, or pass --gate PATH"
 
 # The two binaries are kept (in the git directory) so that the report's "reproduce" command works
 # after this script has removed its worktree.
@@ -162,16 +173,31 @@ layouts="${GATE_LAYOUTS:-$(yaml_value layouts)}"
 layouts="${layouts:-3}"
 [[ "$layouts" =~ ^[0-9]+$ && "$layouts" -ge 1 && "$layouts" -le 64 ]] ||
   die "layouts '$layouts' (GATE_LAYOUTS or layouts: in $config_rel) is not a number from 1 to 64" "set 3, or 1 to build one binary a side"
+go_version=""
+[[ -n "$binaries_dir" ]] || go_version="$(cd "$root/$config_dir_rel" && go env GOVERSION 2>/dev/null || true)"
 if [[ "$layouts" -gt 1 && -z "$binaries_dir" ]]; then
-  go_version="$(cd "$root/$config_dir_rel" && go env GOVERSION 2>/dev/null || true)"
   go_minor="$(sed -n 's/^go1\.\([0-9]*\).*/\1/p' <<<"$go_version")"
   if [[ -z "$go_minor" || "$go_minor" -lt 23 ]]; then
-    say "warning: ${go_version:-the Go toolchain (go env GOVERSION failed)} has no -ldflags=-randlayout (Go >= 1.23): one layout a side."
-    say "  risk: a function's speed follows where the linker placed it, and a layout shift can read as a change of up to ~30%"
-    say "  (0.80-0.89x measured on unchanged code); use Go >= 1.23 so that several random layouts a side average it out"
+    if [[ $only_key -eq 0 ]]; then
+      say "warning: ${go_version:-the Go toolchain (go env GOVERSION failed)} has no -ldflags=-randlayout (Go >= 1.23): one layout a side."
+      say "  risk: a function's speed follows where the linker placed it, and a layout shift can read as a change of up to ~30%"
+      say "  (0.80-0.89x measured on unchanged code); use Go >= 1.23 so that several random layouts a side average it out"
+    fi
     layouts=1
   fi
 fi
+
+# The base build's cache key (issue 56): everything the base's binaries follow from. The same
+# merge-base, build command, Go toolchain (version, target, cgo), GOFLAGS, layouts, config path and
+# binary give the same binaries, so a second push of a pull request builds only its head.
+base_key=""
+if [[ -z "$binaries_dir" ]]; then
+  go_env="$(cd "$root/$config_dir_rel" && go env GOOS GOARCH CGO_ENABLED 2>/dev/null | tr '\n' ' ' || true)"
+  base_key="$(printf '%s\n' "gate-base-1" "$merge_base" "$build" "$binary" "$config_rel" "$config_from_head" \
+                "${go_version:-no-go}" "$go_env" "${GOFLAGS:-}" "$layouts" | sha256sum | cut -c1-24)"
+fi
+if [[ $only_key -eq 1 ]]; then echo "$base_key"; exit 0; fi
+
 # Builds side $1 ("base" or "head") in directory $2, $layouts times with seeds from $3 on.
 build_side() {
   local side="$1" dir="$2" seed="$3" i out=()
@@ -208,12 +234,39 @@ if [[ -n "$binaries_dir" ]]; then
   say "config $config_rel; the binaries of $binaries_dir (built once by ci/pre-merge.sh --build-only)"
 else
   say "target $base_ref, merge-base ${merge_base:0:12}; config $config_rel$([[ $config_from_head -eq 1 ]] && echo " (the head's, for both sides)"); build: $build; layouts: $layouts a side"
-  git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
-  if [[ $config_from_head -eq 1 ]]; then
-    mkdir -p "$worktree/$config_dir_rel" && cp "$config_abs" "$worktree/$config_rel"
+  cached=""
+  [[ -n "$base_cache" ]] && cached="$base_cache/base-$base_key"
+  if [[ -n "$cached" && -f "$cached/binaries.args" ]]; then
+    # The base's binaries as a previous run of this merge-base built them: only the head is built.
+    while IFS= read -r arg; do
+      if [[ "$arg" == --* ]]; then side_args+=("$arg"); continue; fi
+      [[ -f "$cached/$arg" ]] || die "the base cache $cached lacks $arg" "delete $cached (a partial copy) and run again"
+      cp "$cached/$arg" "$keep/$arg" && chmod +x "$keep/$arg"
+      side_args+=("$keep/$arg")
+    done < "$cached/binaries.args"
+    touch "$cached"  # recently used: kept by the pruning below
+    say "the base (merge-base ${merge_base:0:12}) is in the base cache (key $base_key): building only the head"
+  else
+    git worktree add --quiet --detach "$worktree" "$merge_base" || die "cannot create a worktree of $merge_base in $worktree" ""
+    if [[ $config_from_head -eq 1 ]]; then
+      mkdir -p "$worktree/$config_dir_rel" && cp "$config_abs" "$worktree/$config_rel"
+    fi
+    say "building the merge-base in $worktree"
+    build_side base "$worktree" 1
+    if [[ -n "$cached" ]]; then
+      # Written under a temporary name and renamed: a job killed half-way leaves no partial entry.
+      mkdir -p "$base_cache" && rm -rf "$cached.tmp" && mkdir "$cached.tmp"
+      : > "$cached.tmp/binaries.args"
+      for arg in "${side_args[@]}"; do
+        if [[ "$arg" == --* ]]; then echo "$arg" >> "$cached.tmp/binaries.args"
+        else cp "$arg" "$cached.tmp/" && basename "$arg" >> "$cached.tmp/binaries.args"; fi
+      done
+      rm -rf "$cached" && mv "$cached.tmp" "$cached"
+      # A cache that lives on (a Jenkins agent's folder) keeps the bases used in the last 14 days.
+      find "$base_cache" -mindepth 1 -maxdepth 1 -name 'base-*' -mtime +14 -exec rm -rf {} + 2>/dev/null || true
+      say "kept the base's binaries in the base cache (key $base_key)"
+    fi
   fi
-  say "building the merge-base in $worktree"
-  build_side base "$worktree" 1
   say "building the working tree"
   # The head takes the base's seeds: pair i of gate ab compares two builds linked with one seed. When
   # the change leaves the list of functions alone, their order is the same on both sides and the
@@ -232,7 +285,11 @@ if [[ -n "$build_only" ]]; then
   exit 0
 fi
 
-run=("$gate" ab -c "$config_abs" "${side_args[@]}" "${ab_args[@]}")
+# The verdict settings are the base's when the merge-base has the config (issue 56): a change cannot
+# loosen its own gate; gate ab says so when the head's differ. (The first pull request: the head's.)
+thresholds=()
+if [[ -z "$binaries_dir" && $config_from_head -eq 0 ]]; then thresholds=(--thresholds-ref "$merge_base"); fi
+run=("$gate" ab -c "$config_abs" "${side_args[@]}" "${thresholds[@]}" "${ab_args[@]}")
 if [[ $(id -u) -ne 0 ]]; then
   sudo_cmd="${GATE_SUDO-sudo}"
   [[ -n "$sudo_cmd" ]] || die "gate ab needs root (BPF) and GATE_SUDO is empty" "run as root, or allow sudo"

@@ -1,13 +1,13 @@
 # The Debian package of the self-contained gate (GATE_STATIC=ON; `cpack -G DEB` in its build tree,
-# run by ci/build-static.sh --deb): /usr/bin/gate, the CI templates and ci/pre-merge.sh under
-# /usr/share/gate, for self-hosted runners. Fully static (GATE_STATIC_GLIBC, the default): it
+# run by ci/build-static.sh --deb): /usr/bin/gate, the CI templates and their helper scripts
+# (get-gate.sh, pre-merge.sh, comment.py) under /usr/share/gate/ci, for self-hosted runners. Fully static (GATE_STATIC_GLIBC, the default): it
 # depends on nothing; glibc-dynamic: on libc6 (>= the floor ci/build-static.sh measured).
 # The action calls its siblings ($GITHUB_ACTION_PATH/../get-gate.sh, ../pre-merge.sh): ship them.
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/pre-merge.sh ${PROJECT_SOURCE_DIR}/ci/get-gate.sh DESTINATION share/gate/ci)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/pre-merge.sh ${PROJECT_SOURCE_DIR}/ci/get-gate.sh ${PROJECT_SOURCE_DIR}/ci/comment.py
+        DESTINATION share/gate/ci)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/github/action.yml ${PROJECT_SOURCE_DIR}/ci/github/example-workflow.yml
               ${PROJECT_SOURCE_DIR}/ci/github/example-matrix-workflow.yml
         DESTINATION share/gate/ci/github)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/github/comment.py DESTINATION share/gate/ci/github)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gitlab/gate.gitlab-ci.yml DESTINATION share/gate/ci/gitlab)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile ${PROJECT_SOURCE_DIR}/ci/jenkins/Jenkinsfile.shards
         DESTINATION share/gate/ci/jenkins)

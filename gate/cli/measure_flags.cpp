@@ -2,6 +2,8 @@
 // --true-time, the probe calibration it needs, logged as it goes).
 #include "cli/measure_flags.hpp"
 
+#include "doctor/probe_cost.hpp"
+
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "explain/run_notes.hpp"
@@ -79,6 +81,16 @@ runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) 
   };
   mo.session.engine.true_time = !f.raw_times;  // self time and call graph; compensation below
   mo.exclude_preemption = f.preemption_choice();
+  // What a traced call's probes cost here now (issue 54): each function's window probe share, which
+  // says how far its latency can speak for its code, is read from it. ~0.1 s (1 s under load).
+  const doctor::ProbeCost hit = doctor::measure_probe_cost();
+  if (hit.measured) {
+    mo.probe_hit_ns = hit.emulated_ns + hit.single_stepped_ns;
+  } else {
+    g.log("warning: the probes' cost was not measured (" + hit.why_not +
+          "): the share of each function's window that is probes is not known, so its latency is read as if it "
+          "held none");
+  }
   if (f.true_time) {
     g.log("warning: --true-time is retired for verdicts: its compensation moves with the host's probe cost; "
           "measure: auto (the default) measures probe-dominated functions by CPU samples instead");

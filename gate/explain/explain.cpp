@@ -75,6 +75,22 @@ std::string why_text(const stats::QuantileComparison& qc) {
       return percent_to_tenth(1 - 2 * w.equivalence_alpha) + " interval " + interval_text(qc.eq_low, qc.eq_high) +
              " reaches beyond " + which + " (unchanged needs it inside); more runs would narrow it";
     }
+    case Why::Kind::kWindowMostlyProbes: {
+      const double code = 1 - w.window_share;
+      return "gate's probes are ~" + fmt("%.0f%%", 100 * w.window_share) +
+             " of its window, so a change of the band in its code moves the window by only " +
+             fmt("%.0f%%", 100 * code) + " of it: its latency can call it unchanged only within +-" +
+             percent_to_tenth(qc.band.regression * code) + (w.window_share > 0.5 ? ", and never faster" : "") +
+             " (its " + percent_to_tenth(1 - 2 * w.equivalence_alpha) + " interval " +
+             interval_text(qc.eq_low, qc.eq_high) + "); its cpu/call by samples speaks for its code where it "
+             "runs on CPU; fewer traced callees (narrower globs, or calls: entry on them) shrink the share";
+    }
+    case Why::Kind::kCpuBlindToWaits:
+      return "";  // said by sampled_role_note: the test is decided, only its word for the function is withheld
+    case Why::Kind::kSampledFigureRuledOut:
+      return "not used: its samples give " + fmt("%.1f", w.on_cpu) +
+             "x its window's time a call, more than a call's CPU can be (the stacks are mis-attributed); "
+             "its latency judges it";
   }
   return "";
 }
@@ -117,6 +133,10 @@ std::string layout_note(const stats::QuantileComparison::Layouts& l) {
 
 std::string pooled_note(const stats::QuantileComparison& q) {
   if (!q.pooled.used) return "";
+  if (q.exact.used)
+    return "one side counted no sample (base " + std::to_string(q.pooled.base_samples) + ", head " +
+           std::to_string(q.pooled.head_samples) + " over " + std::to_string(q.units) +
+           (q.paired ? " pairs" : " units") + "): the two counts tested exactly (binomial, given their total)";
   return "sparse samples (base " + std::to_string(q.pooled.base_samples) + ", head " +
          std::to_string(q.pooled.head_samples) + " over " + std::to_string(q.units) + (q.paired ? " pairs" : " units") +
          "): compared as the ratio of the units' mean CPU time per call, its interval from their spread, never "
@@ -262,7 +282,13 @@ std::string method_short(const stats::Comparison& c) {
 
 std::string note(const stats::QuantileComparison& q) {
   std::string out = mode_window_note(q.name, q.window);
-  for (const std::string& more : {pooled_note(q), layout_note(q.layouts)})
+  // measure: auto's roles (issue 54): a sampled test that may only flag.
+  const std::string role =
+      !q.speaks && q.tested() && q.verdict != stats::Verdict::kRegression && q.verdict != stats::Verdict::kSuspect
+          ? "its CPU time alone does not speak for it: most of its window is off CPU (waiting), which samples "
+            "cannot see; its latency decides"
+          : "";
+  for (const std::string& more : {pooled_note(q), layout_note(q.layouts), role})
     if (!more.empty()) out += (out.empty() ? "" : "; ") + more;
   return out;
 }

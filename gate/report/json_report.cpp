@@ -10,6 +10,7 @@
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
+#include "stats/instrument.hpp"
 
 namespace gate::report {
 namespace {
@@ -150,6 +151,9 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     if (q.elasticity != 1) out["elasticity"] = number(q.elasticity);  // speed_normalization: fitted
     if (q.pooled.used)  // the sampled test pooled sparse counts (stats::pooled_count_ratio)
       out["pooled_samples"] = Json{{"base", q.pooled.base_samples}, {"head", q.pooled.head_samples}};
+    if (q.exact.used) out["exact_counts"] = true;  // a side counted none: the exact test of the two counts
+    if (std::isfinite(q.window_probe_share)) out["window_probe_share"] = number(q.window_probe_share);
+    if (!q.speaks) out["speaks"] = false;  // measure: auto: may flag, never speaks for the function (issue 54)
     return out;
   };
   j["paired"] = c.paired;
@@ -173,11 +177,16 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
                        {"quantiles", qs}};
     // The instrument (issue 39): "probes" (latency quantiles) or "samples" (its one test is
     // "cpu/call"); the probe share and sampled CPU per call only when the runs were sampled.
-    fn["instrument"] = f.instrument == 1 ? "samples" : "probes";
+    // issue 54: "probes+samples" when both judge it (measure: auto).
+    fn["instrument"] = std::string(stats::to_string(static_cast<stats::Instrument>(f.instrument)));
     if (f.probe_share >= 0)
       fn["sampled"] = Json{{"probe_share", number(f.probe_share)},
                            {"base_cpu_ns_per_call", number(f.base_cpu_ns)},
                            {"head_cpu_ns_per_call", number(f.head_cpu_ns)}};
+    if (std::isfinite(f.window_probe_share))
+      fn["window"] = Json{{"probe_share", number(f.window_probe_share)},
+                          {"on_cpu", std::isfinite(f.on_cpu) ? number(f.on_cpu) : Json(nullptr)},
+                          {"waits", f.waits}};
     annotation_json(fn, f.name, in.notes);  // code, profile, layout_share: added only when known
     fns.push_back(std::move(fn));
   }

@@ -3,6 +3,7 @@
 #include "report/run_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -41,20 +42,23 @@ bool any_sampled(const ResultFile& r) {
   return std::any_of(r.runs.begin(), r.runs.end(), [](const RunResult& run) { return run.sample_period_ns > 0; });
 }
 
-std::string sampled_columns(const Sampled& x, const std::string& instrument) {
+std::string sampled_columns(const Sampled& x, const stats::WindowFacts& w, const std::string& instrument) {
   const std::string cpu = x.calls && x.self ? format_duration(x.self_ns / static_cast<double>(x.calls)) : "-";
   char share[16] = "-";
-  if (x.cpu + x.probe) snprintf(share, sizeof share, "%.0f%%", 100.0 * x.probe / static_cast<double>(x.cpu + x.probe));
+  if (std::isfinite(w.probe_share)) snprintf(share, sizeof share, "%.0f%%", 100.0 * w.probe_share);
   return "  " + pad_left(cpu, 8) + "  " + pad_left(share, 6) + "  " + pad_right(instrument, 7);
 }
 
-// The instrument the verdict would use, from the first run (stats::choose_instrument).
-std::string instrument_of(const ResultFile& r, const std::string& name, const std::map<std::string, std::string>& measure,
-                          const stats::InstrumentRule& rule) {
+// What the verdict would judge it by (verdict::judge_instruments): its probes, its samples, or both;
+// "both, waits" when samples cannot speak for it (stats::waits).
+std::string instrument_of(const std::map<std::string, std::string>& measure, const std::string& name,
+                          const stats::WindowFacts& w, const stats::WindowRule& rule, const Sampled& x) {
   const auto it = measure.find(name);
-  const auto setting = stats::parse_measure_setting(it == measure.end() ? "auto" : it->second);
-  const auto facts = stats::instrument_facts(r.runs, r.runs, name);
-  return std::string(stats::to_string(stats::choose_instrument(setting, facts, rule)));
+  const std::string setting = it == measure.end() ? "auto" : it->second;
+  if (setting == "probes" || !w.sampled || (setting == "auto" && x.cpu + x.probe == 0)) return "probes";
+  if (setting == "samples" || !w.timed) return "samples";
+  if (stats::sampled_figure_ruled_out(w, rule)) return "probes*";
+  return stats::waits(w, rule) ? "both, waits" : "both";
 }
 
 }  // namespace
@@ -64,12 +68,16 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
   size_t w = 8;
   for (const auto& f : r.functions) w = std::max(w, f.name.size());
   const bool sampled = any_sampled(r);
-  stats::InstrumentRule rule;
-  if (sampled) rule.on_cpu_reference = stats::on_cpu_reference(r.runs, r.runs, rule);
+  // The window figures from the probe cost measured when the run started (stats::probe_cost_per_call).
+  const std::vector<RunResult> none;
+  const double cost = stats::probe_cost_per_call(r, ResultFile{});
+  stats::WindowRule rule;
+  if (sampled) rule.reference_on_cpu = stats::reference_on_cpu(r.runs, none, cost);
   s += pad_right("function", w) + "  " + pad_left("calls/run", 10) + "  " + pad_left("p50", 8) + "  " +
        pad_left("p90", 8) + "  " + pad_left("p99", 8) + "  " + pad_left("max", 8) +
        (sampled ? "  " + pad_left("cpu/call", 8) + "  " + pad_left("probes", 6) + "  " + pad_right("by", 7) : "") +
        "  entry probe\n";
+  auto window_of = [&](const std::string& name) { return stats::window_facts(r.runs, none, name, cost); };
   for (const auto& f : r.functions) {
     if (!f.measurable) {
       s += pad_right(f.name, w) + "  not measurable: " + f.not_measurable_reason + "\n";
@@ -100,7 +108,10 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
     s += pad_right(f.name, w) + "  " + pad_left(c, 10) + "  " + pad_left(lat(0.5), 8) + "  " + pad_left(lat(0.9), 8) +
          "  " + pad_left(lat(0.99), 8) + "  " +
          pad_left(timed ? format_duration(static_cast<double>(max_ns)) : "-", 8) +
-         (sampled ? sampled_columns(sampled_of(r, f.name), instrument_of(r, f.name, measure, rule)) : "") + "  " +
+         (sampled ? sampled_columns(sampled_of(r, f.name), window_of(f.name),
+                                    instrument_of(measure, f.name, window_of(f.name), rule, sampled_of(r, f.name)))
+                  : "") +
+         "  " +
          f.entry_placement + " (" +
          f.entry_cost_class + ")" + (calls && !timed ? ", counting calls only" : "");
     if (unmatched || dropped) {
@@ -117,12 +128,16 @@ std::string render_run_table(const ResultFile& r, const std::map<std::string, st
   if (sampled) {
     uint64_t period = 0;
     for (const auto& run : r.runs) period = std::max(period, run.sample_period_ns);
-    char b[400];
+    char b[700];
+    const std::string per_call = std::isfinite(cost) ? "gate's probes cost " + format_duration(cost) +
+                                                           " a traced call here, measured as the run started"
+                                                     : "not known: the probes' cost was not measured";
     snprintf(b, sizeof b,
              "cpu/call: CPU time per call from cpu-clock samples (%.0f Hz), without gate's probes and less declared "
-             "callees'; probes: the share of the samples whose stack holds the function that fell in gate's probes; "
-             "by: the instrument its verdict uses (measure: auto takes samples where the probes dominate)\n",
-             period ? 1e9 / static_cast<double>(period) : 0.0);
+             "callees'; probes: the share of its window that is gate's probes (%s); by: what its verdict is judged "
+             "by (measure: auto: both its latency and its CPU samples; \"waits\": its window is mostly off CPU, so "
+             "only its latency can call it unchanged; probes*: its samples are ruled out by its windows)\n",
+             period ? 1e9 / static_cast<double>(period) : 0.0, per_call.c_str());
     s += b;
   }
   return s + benchmark_run_table(r);

@@ -12,6 +12,7 @@
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
+#include "stats/instrument.hpp"
 
 namespace gate::report {
 namespace {
@@ -149,7 +150,8 @@ struct Table {
 
 std::vector<std::string> function_row(const stats::FunctionComparison& f, const std::vector<std::string>& quantiles) {
   std::vector<std::string> row = {std::string(stats::to_string(f.verdict)), f.name};
-  if (f.instrument == 1) {  // measured by CPU samples: its one test stands in the first columns
+  const bool cpu_column = std::find(quantiles.begin(), quantiles.end(), stats::kSampledTestName) != quantiles.end();
+  if (f.instrument == 1 && !cpu_column) {  // measured by CPU samples alone: its one test in the first columns
     const auto* q = f.quantiles.empty() ? nullptr : &f.quantiles.front();
     for (size_t i = 0; i < quantiles.size(); ++i) {
       const bool first = i == 0 && q && q->tested();

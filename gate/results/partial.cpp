@@ -8,6 +8,12 @@
 
 namespace gate {
 
+int Partial::pairs() const {
+  int n = 0;
+  for (size_t i = 0; i < base.runs.size() && i < head.runs.size(); ++i) n += !base.runs[i].pilot && !head.runs[i].pilot;
+  return n;
+}
+
 namespace {
 
 constexpr int kPartialFormat = 1;

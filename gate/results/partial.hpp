@@ -30,7 +30,8 @@ struct Partial {
   std::string base_build_id, head_build_id;
   int base_executions_per_unit = 1, head_executions_per_unit = 1;
   ResultFile base, head;
-  int pairs() const { return static_cast<int>(std::min(base.runs.size(), head.runs.size())); }
+  // The pairs that count: a pilot pair (RunResult::pilot) is in no test, so in no count (issue 54).
+  int pairs() const;
 };
 std::string partial_to_json_text(const Partial& p);
 // Throws gate::Error (exit 2) naming `origin` when the text is not a partial.

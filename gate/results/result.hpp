@@ -175,6 +175,14 @@ struct RunResult {
   // > 0: this unit ran this many trial executions without probes (gate ab's first pair), their
   // self samples in FunctionRun::trial_self_samples. JSON "trial_executions"; absent: none.
   int trial_executions = 0;
+  // CPU seconds (user + system of the workload's process tree, wait4's rusage) of the unit's probed
+  // executions, and of its trial executions without probes; < 0: not known (a service's rounds, a
+  // result from before issue 54). Not the probes' cost: on a KVM guest the hypervisor's part of a
+  // single-stepped trap is neither a task's CPU time nor a guest sample (the shop: 4.81 s of CPU a
+  // probed execution of 12.8 s against 4.64 s bare), which is why the cost is measured on its own
+  // (RunContext::probe_cost_ns). JSON "cpu_s", "trial_cpu_s"; absent: -1.
+  double cpu_s = -1;
+  double trial_cpu_s = -1;
   // gate ab's first pair, when calls: auto took probes off after it (issue 39): it measured the
   // functions with probes the later pairs do not have, so a traced caller's latency in it holds its
   // callees' probe hits and the later pairs' do not. It planned the rest, and is left out of every
@@ -232,7 +240,8 @@ struct RunContext {
   std::string attach_mode;  // "uprobe_multi" or "perf_event"
   std::string started_at;
   std::string ended_at;
-  // Measured cost of the probes on this host (calibration), ns per traced call; 0 = unknown.
+  // Measured cost of the probes on this host, ns per traced call (an emulated entry hit and a
+  // single-stepped return: runner::MeasureOptions::probe_hit_ns, or the calibration's); 0 = unknown.
   double probe_cost_ns = 0;
   ProbeCalibration calibration;
   // Times exclude other processes' preemption of the calls' threads (config exclude_preemption): not

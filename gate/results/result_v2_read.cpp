@@ -185,6 +185,8 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["sampled_executions"].get(i) && i >= 0) r.sampled_executions = static_cast<int>(i);
   if (!j["sampled_duration_s"].get(d)) r.sampled_duration_s = d;
   if (!j["trial_executions"].get(i) && i >= 0) r.trial_executions = static_cast<int>(i);
+  if (!j["cpu_s"].get(d) && d >= 0) r.cpu_s = d;
+  if (!j["trial_cpu_s"].get(d) && d >= 0) r.trial_cpu_s = d;
   return r;
 }
 

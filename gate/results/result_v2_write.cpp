@@ -139,6 +139,8 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
     j["sampled_duration_s"] = r.sampled_duration_s;
   }
   if (r.trial_executions > 0) j["trial_executions"] = r.trial_executions;  // optional: absent means none
+  if (r.cpu_s >= 0) j["cpu_s"] = r.cpu_s;  // optional: absent means not known
+  if (r.trial_cpu_s >= 0) j["trial_cpu_s"] = r.trial_cpu_s;
   if (!r.benchmarks.empty() || !r.benchmark_warnings.empty()) j["benchmarks"] = benchmarks_json(r);
   return j;
 }

@@ -125,9 +125,11 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.throttled_s = 0;
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
   int merged = 0;
+  out.cpu_s = 0;
   for (const auto& e : executions) {
     out.executions += std::max(e.executions, 1);
     out.duration_s += e.duration_s;
+    out.cpu_s = out.cpu_s >= 0 && e.cpu_s >= 0 ? out.cpu_s + e.cpu_s : -1;  // one unknown: the sum is
     if (out.exit_code == 0) out.exit_code = e.exit_code;
     out.cpu_periods += e.cpu_periods;
     out.throttled_periods += e.throttled_periods;

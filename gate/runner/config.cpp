@@ -333,10 +333,11 @@ void parse_workload(const Ctx& c, const YAML::Node& root, Config& cfg) {
   if (root["calls"]) cfg.calls = one_of(c, root["calls"], "calls", {"auto", "exact", "entry"});
   // sampling: {hz: N, probe_share: F}: the sampled instrument (docs/how-it-measures.md).
   if (const YAML::Node n = root["sampling"]) {
-    if (!n.IsMap()) throw c.err(n, "sampling", "must be a map", "write sampling: {hz: 4999, probe_share: 0.2}");
+    if (!n.IsMap()) throw c.err(n, "sampling", "must be a map", "write sampling: {hz: 4999}");
     check_keys(c, n, "sampling", {"hz", "probe_share"});
     if (n["hz"]) cfg.sampling_hz = static_cast<int>(number(c, n["hz"], "sampling.hz", 1, 10000));
-    if (n["probe_share"]) cfg.auto_probe_share = number(c, n["probe_share"], "sampling.probe_share", 0, 1);
+    // Still accepted, no longer used: measure: auto judges by both instruments (issue 54).
+    if (n["probe_share"]) number(c, n["probe_share"], "sampling.probe_share", 0, 1);
   }
   if (root["timeout"]) cfg.timeout_s = duration_s(c, root["timeout"], "timeout");
   if (root["env"]) {

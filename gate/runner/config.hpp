@@ -132,14 +132,12 @@ struct Config {
   // with counts from executions without probes and sparse counts pooled (tests/bench/
   // pre_merge_scenario.sh; docs/how-it-measures.md, "What it measured here").
   std::string measure = "auto";
-  // "auto": exact (entry and return probes) until gate ab's first pair, then "entry" for the functions
-  // measure: auto gives to samples; "exact": always; "entry": every function's calls counted by its
-  // entry probe alone (no return probes), its time from samples.
+  // "auto": exact (entry and return probes); under measure: samples, "entry" after gate ab's first
+  // pair; "exact": always; "entry": every function's calls counted by its entry probe alone (no
+  // return probes), its time from samples.
   std::string calls = "auto";
-  // sampling: {hz: N, probe_share: F}: the sampled instrument's rate, and the probe share above
-  // which auto measures a function by samples.
+  // sampling: {hz: N}: the sampled instrument's rate (probe_share: still accepted, no longer used).
   int sampling_hz = kDefaultSamplingHz;
-  double auto_probe_share = 0.2;
   // The instrument and call counting of one function: its entry's setting, else the config's.
   std::string measure_of(const std::string& function) const;
   std::string calls_of(const std::string& function) const;

@@ -148,6 +148,8 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   r.context.preemption_excluded = opts_.session.engine.exclude_preemption;
   if (opts_.calibration.present)
     r.context.probe_cost_ns = opts_.calibration.entry_jcc_full.median_ns + opts_.calibration.return_full.median_ns;
+  else if (opts_.probe_hit_ns > 0)
+    r.context.probe_cost_ns = opts_.probe_hit_ns;
   if (session_->probed()) r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
   r.functions = target.functions;
   r.extra["config_name"] = cfg.name;
@@ -203,6 +205,7 @@ bool Measurer::execute(SignalWatch* signals) {
     RunResult r = cfg_.service ? session_->run_round(i, e, opts_.executions_per_unit, opts_.variant, signals)
                                : session_->run_once(i, opts_.variant, signals);
     r.layout = opts_.layout;
+    if (!cfg_.service) r.cpu_s = session_->last_cpu_seconds();
     for (auto& f : r.functions)
       if (const auto it = fixed_calls_.find(f.name); it != fixed_calls_.end()) {
         f.calls = it->second;
@@ -261,6 +264,8 @@ void take_trial(RunResult& unit, const std::vector<RunResult>& trial) {
       if (i < s.functions.size()) f.trial_self_samples += s.functions[i].self_samples;
   }
   unit.trial_executions = static_cast<int>(trial.size());
+  unit.trial_cpu_s = 0;
+  for (const auto& s : trial) unit.trial_cpu_s = unit.trial_cpu_s >= 0 && s.cpu_s >= 0 ? unit.trial_cpu_s + s.cpu_s : -1;
 }
 
 }  // namespace
@@ -434,6 +439,7 @@ bool Measurer::execute_sampled(SignalWatch* signals, bool keep) {
     s.variant = opts_.variant;
     s.layout = opts_.layout;
     s.duration_s = c.duration_s;
+    s.cpu_s = clean_->last_cpu_seconds();
     last_sampled_s_ = c.duration_s;
     s.functions.reserve(open_unit_.front().functions.size());
     for (const auto& f : open_unit_.front().functions) {

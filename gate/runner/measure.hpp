@@ -46,6 +46,11 @@ struct MeasureOptions {
   bool preemption_default = kExcludePreemptionByDefault;
   // Probe costs to compensate (gate/truetime); absent: raw times. Recorded in the result.
   ProbeCalibration calibration;
+  // What one traced call's probes cost on this host now (an emulated entry hit and a single-stepped
+  // return hit, measured when the command starts: doctor::measure_probe_cost), in ns; 0: not
+  // measured. Recorded as context.probe_cost_ns (without a calibration): each function's window
+  // probe share is read from it (stats::window_facts, issue 54).
+  double probe_hit_ns = 0;
   // Executions of the workload per measured unit (results/units.hpp): run() makes each run of
   // this many executions; execute()/close_unit() let a caller (gate ab) interleave them.
   int executions_per_unit = 1;

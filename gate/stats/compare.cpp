@@ -473,7 +473,6 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
   }
   for (size_t i = 0; i < c.functions.size(); ++i) {
     auto& f = c.functions[i];
-    f.verdict = Verdict::kImprovement;  // the best; lowered by worst() below
     for (auto& q : f.quantiles) {
       if (q.tested()) {
         // Not for a quantile between two modes: it was compared by the mean of the calls around it,
@@ -486,8 +485,8 @@ void decide_all(Comparison& c, const SpeedFactors& speed, const std::vector<std:
                                             sides[i].second.durations, spec.q);
         }
       }
-      f.verdict = worst(f.verdict, q.verdict);
     }
+    f.verdict = function_verdict(f.quantiles);
     const double bc = f.base_calls_per_run, hc = f.head_calls_per_run;
     f.calls_ratio = bc > 0 ? hc / bc : (hc > 0 ? std::numeric_limits<double>::infinity() : kNaN);
     f.calls_changed = !std::isnan(f.calls_ratio) &&

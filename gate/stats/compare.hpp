@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "results/result.hpp"
+#include "stats/exact_counts.hpp"
 #include "stats/multiplicity.hpp"
 #include "stats/noise_sources.hpp"
 #include "stats/speed.hpp"
@@ -143,12 +145,11 @@ struct CompareOptions {
   // the lost calls are not a random sample, so the latencies may be biased.
   double max_lost_fraction = 0.01;
 
-  // How each function is measured (issue 39, stats/instrument.hpp): the config's `measure:` per
-  // function, else measure_default; auto chooses from the first pair by auto_rule. Applied after
-  // compare() by verdict::judge_instruments (compare() itself compares the probes' latencies).
+  // How each function is measured (issues 39, 54; stats/instrument.hpp): the config's `measure:`
+  // per function, else measure_default; auto judges by both instruments. Applied after compare() by
+  // verdict::judge_instruments (compare() itself compares the probes' latencies).
   std::map<std::string, uint8_t> measure;  // function -> MeasureSetting (0 auto, 1 probes, 2 samples)
   uint8_t measure_default = 0;             // MeasureSetting::kAuto
-  double auto_max_probe_share = 0.2;       // InstrumentRule::max_probe_share
 
   // Threads for the per-function work (0: one per hardware thread). The result is identical for
   // any value: each test's resamples depend on its seed only.
@@ -176,6 +177,14 @@ struct Why {
     kAboveButWide,       // estimate above +band, its interval reaches below the threshold
     kBelowButWide,       // estimate below -band, its interval reaches above it
     kEquivalenceWide,    // within the band, the equivalence interval reaches past it (which: eq_past_*)
+    // measure: auto's roles (issue 54; QuantileComparison::window_probe_share, speaks):
+    kWindowMostlyProbes,  // a latency test held from "unchanged"/"improvement": gate's probes are
+                          // window_share of its window, so a change of the band in the code moves
+                          // the window by only band x (1 - share) (eq_past_*: which edge it reached)
+    kCpuBlindToWaits,     // the sampled test's unchanged/improvement do not speak: the function waits
+                          // (on_cpu of its window without probes), which CPU samples cannot see
+    kSampledFigureRuledOut,  // the sampled test is shown, never used: its CPU per call is ruled out by
+                             // the function's windows (detail: why)
   };
   Kind kind = Kind::kNone;
   std::string side;    // "base" or "head"
@@ -188,6 +197,8 @@ struct Why {
   double alpha = 0;                  // the one-sided level of the family
   int tests = 0;                     // how many tests the correction was over
   bool eq_past_regression = false, eq_past_improvement = false;
+  double window_share = 0;  // kWindowMostlyProbes: the window's probe share
+  double on_cpu = 0;        // kCpuBlindToWaits: the share of its window without probes on CPU
   // The family's settings the decision was taken with (set with the four undecided kinds above),
   // so that the sentence needs no CompareOptions: looks counted (0: one look), the correction,
   // and the equivalence level.
@@ -265,6 +276,20 @@ struct QuantileComparison {
     uint64_t base_samples = 0;
     uint64_t head_samples = 0;
   } pooled;
+  // The sampled instrument with a side that counted no sample at all (issue 54): the exact
+  // conditional test of the two counts (stats/exact_counts.hpp) instead of an interval over units;
+  // its p-values and bounds are exact, and log_center is its half-sample estimate.
+  ExactCounts exact;
+  // measure: auto judges a function by its latency and its CPU samples at once (issue 54; verdict/
+  // instruments.hpp). A latency test's window_probe_share is the estimated share of the function's
+  // window that is gate's own probes (stats::WindowFacts; NaN: not known): a change x in the code
+  // moves the window by x (1 - share), so it may call the function unchanged only within
+  // band x (1 - share), and an improvement only while the probes are at most half the window
+  // (decide_test; Why::kWindowMostlyProbes). speaks false: the test may flag a regression (or a
+  // suspect) but its unchanged or improvement says nothing for the function (function_verdict): the
+  // sampled test of a function that waits, or whose sampled figure its windows rule out.
+  double window_probe_share = std::numeric_limits<double>::quiet_NaN();
+  bool speaks = true;
   // gate ab over several layout variants per side: the interval widened for the variance between
   // layouts (stats/layouts.hpp); factor 1: not widened. explain::note says so.
   struct Layouts {
@@ -311,8 +336,23 @@ struct FunctionComparison {
   uint8_t instrument = 0;
   double probe_share = -1;
   double base_cpu_ns = 0, head_cpu_ns = 0;
+  // measure: auto (issue 54): the window figures its tests were judged with (stats::WindowFacts):
+  // the share of its window that is gate's probes (NaN: not known), the share of the rest on CPU
+  // (NaN: not known), and whether it waits (then CPU samples cannot call it unchanged).
+  double window_probe_share = std::numeric_limits<double>::quiet_NaN();
+  double on_cpu = std::numeric_limits<double>::quiet_NaN();
+  bool waits = false;
   const QuantileComparison* find(std::string_view quantile) const;
 };
+
+// A function's verdict from its tests (issue 54): any test's regression or suspect is the
+// function's (the worst of them); else the best of its instruments' verdicts, each instrument's the
+// worst of its tests that speak (the latency quantiles; the sampled cpu/call), ranked unchanged and
+// improvement above inconclusive above insufficient data: one instrument that can say "unchanged"
+// says it for the function, since the other's inconclusive is its own noise or its blindness. A
+// test that does not speak (QuantileComparison::speaks) counts only when it flags. The calls
+// policy is applied by the caller.
+Verdict function_verdict(const std::vector<QuantileComparison>& tests);
 
 struct VerdictCounts {
   int regression = 0;
@@ -469,6 +509,9 @@ struct Comparison {
   int head_runs = 0;
   int tests = 0;                              // function x quantile tests with enough data
   BenchmarkComparison benchmarks;             // Go benchmark results, when the runs hold them
+  // What gate's probes cost a traced call in these runs (stats::probe_cost_per_call), from which
+  // each function's window probe share was estimated; NaN: not known (no trial execution).
+  double probe_cost_ns = std::numeric_limits<double>::quiet_NaN();
   // A side recorded no calls of any compared function, or some function lacks data and
   // require_sufficient_data is set: the comparison could not measure enough.
   bool measured_too_little = false;

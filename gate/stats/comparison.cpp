@@ -51,9 +51,14 @@ bool Comparison::need_more_runs(int max_units) const {
            (max_units <= 0 || q.units_to_decide == 0 || q.units_to_decide <= 4 * max_units);
   };
   if (common_shift_tested && helps(common_shift)) return true;
-  for (const auto& f : functions)
+  for (const auto& f : functions) {
+    // A function one instrument has decided (issue 54: its latency or its samples called it
+    // unchanged or faster) is not measured on for its other instrument's undecided test, and a test
+    // that only may flag (QuantileComparison::speaks) only while it reads past its band.
+    if (f.verdict == Verdict::kUnchanged || f.verdict == Verdict::kImprovement) continue;
     for (const auto& q : f.quantiles)
-      if (helps(q)) return true;
+      if (helps(q) && (q.speaks || q.ratio > 1 + q.band.regression)) return true;
+  }
   for (const auto& m : benchmarks.metrics)
     if (helps(m.test)) return true;
   return false;

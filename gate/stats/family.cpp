@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
+#include "stats/instrument.hpp"
 #include "stats/multiplicity.hpp"
 #include "stats/power.hpp"
 #include "stats/sequential.hpp"
@@ -18,6 +20,7 @@ namespace {
 
 // The bound of a test's interval at one-sided level `level`: below the centre (sign -1) or above.
 double bound_at(const QuantileComparison& qc, double level, int sign) {
+  if (qc.exact.used) return qc.exact.bound(level, sign);
   if (!(qc.log_scale > 0)) return std::exp(qc.log_center);
   const double df = qc.df >= 1 ? qc.df : 1e6;
   return std::exp(qc.log_center + sign * student_t_quantile(1 - level, df) * qc.log_scale);
@@ -48,14 +51,71 @@ void estimate_power(QuantileComparison& qc, const CompareOptions& o, int tests) 
 
 }  // namespace
 
+namespace {
+
+// The equivalence p-value for a band narrowed to `scale` of it (window_probe_share).
+double p_unchanged_within(const QuantileComparison& qc, double scale) {
+  const double up = 1 + qc.band.regression * scale, down = 1 - qc.band.improvement * scale;
+  if (qc.exact.used) return std::max(qc.exact.p_below(up), qc.exact.p_above(down));
+  RatioInterval r;
+  r.log_center = qc.log_center;
+  r.log_scale = qc.log_scale;
+  r.df = qc.df >= 1 ? qc.df : 1e6;
+  return std::max(r.p_below(up), r.p_above(down));
+}
+
+}  // namespace
+
+Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
+  // Ranks for "the best instrument": a decided verdict above an undecided one above none.
+  auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::kImprovement: return 4;
+      case Verdict::kUnchanged: return 3;
+      case Verdict::kInconclusive: return 2;
+      case Verdict::kInsufficientData: return 1;
+      default: return 0;
+    }
+  };
+  bool flagged = false;
+  Verdict worst_flag = Verdict::kImprovement;
+  // Per instrument (0 latency, 1 sampled): the worst of its speaking tests; -1 none speak.
+  int group[2] = {-1, -1};
+  Verdict group_verdict[2] = {Verdict::kImprovement, Verdict::kImprovement};
+  bool any_tested = false;
+  for (const auto& q : tests) {
+    if (q.verdict == Verdict::kRegression || q.verdict == Verdict::kSuspect) {
+      flagged = true;
+      worst_flag = worst(worst_flag, q.verdict);
+    }
+    any_tested = any_tested || q.tested();
+    if (!q.speaks) continue;
+    const int g = q.name == kSampledTestName ? 1 : 0;
+    group[g] = 1;
+    group_verdict[g] = worst(group_verdict[g], q.verdict);
+  }
+  if (flagged) return worst_flag;
+  Verdict best = Verdict::kInsufficientData;
+  bool any_group = false;
+  for (int g = 0; g < 2; ++g)
+    if (group[g] > 0 && (!any_group || rank(group_verdict[g]) > rank(best))) {
+      best = group_verdict[g];
+      any_group = true;
+    }
+  // No test speaks (a sampled test that may only flag, and no latency test): undecided, never
+  // unchanged on its word.
+  if (!any_group) return any_tested ? Verdict::kInconclusive : Verdict::kInsufficientData;
+  return best;
+}
+
 void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
   const double alpha = (1 - o.confidence) / 2;
   const double up = 1 + qc.band.regression;
   const double down = 1 - qc.band.improvement;
   {  // the equivalence interval: the test's own, at 1 - 2 alpha_eq (two one-sided tests)
     const double q = student_t_quantile(1 - o.equivalence_alpha, qc.df >= 1 ? qc.df : 1e6);
-    qc.eq_low = std::exp(qc.log_center - q * qc.log_scale);
-    qc.eq_high = std::exp(qc.log_center + q * qc.log_scale);
+    qc.eq_low = qc.exact.used ? qc.exact.bound(o.equivalence_alpha, -1) : std::exp(qc.log_center - q * qc.log_scale);
+    qc.eq_high = qc.exact.used ? qc.exact.bound(o.equivalence_alpha, +1) : std::exp(qc.log_center + q * qc.log_scale);
   }
   qc.why = {};
   qc.why.alpha = alpha;
@@ -63,12 +123,26 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
   qc.why.looks = o.sequential() ? o.last_look - o.first_look + 1 : 0;
   qc.why.multiplicity = o.multiplicity;
   qc.why.equivalence_alpha = o.equivalence_alpha;
+  // A latency test whose window is partly gate's probes (issue 54): its unchanged band narrowed to
+  // the code's share of the window; no improvement from a window mostly probes.
+  const double window_share = std::isfinite(qc.window_probe_share) ? std::clamp(qc.window_probe_share, 0.0, 1.0) : 0.0;
   if (qc.p_regression_adjusted < alpha) {
     qc.verdict = Verdict::kRegression;
-  } else if (qc.p_improvement_adjusted < alpha) {
+  } else if (qc.p_improvement_adjusted < alpha && !(window_share > 0.5)) {
     qc.verdict = Verdict::kImprovement;
-  } else if (qc.p_unchanged < o.equivalence_alpha) {
+  } else if (qc.p_unchanged < o.equivalence_alpha && !(window_share > 0) ) {
     qc.verdict = Verdict::kUnchanged;
+  } else if (qc.p_unchanged < o.equivalence_alpha && p_unchanged_within(qc, 1 - window_share) < o.equivalence_alpha) {
+    qc.verdict = Verdict::kUnchanged;
+  } else if (window_share > 0 &&
+             (qc.p_unchanged < o.equivalence_alpha || qc.p_improvement_adjusted < alpha)) {
+    // Unchanged (or faster) by the window, not by the code behind gate's probes.
+    qc.verdict = Verdict::kInconclusive;
+    qc.more_runs_would_help = window_share < 0.8;
+    qc.why.kind = Why::Kind::kWindowMostlyProbes;
+    qc.why.window_share = window_share;
+    qc.why.eq_past_regression = qc.eq_high > 1 + qc.band.regression * (1 - window_share);
+    qc.why.eq_past_improvement = qc.eq_low < 1 - qc.band.improvement * (1 - window_share);
   } else {
     qc.more_runs_would_help = true;
     if (qc.p_regression_own < alpha) {

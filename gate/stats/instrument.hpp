@@ -1,6 +1,7 @@
-// Which instrument measures a function (issue 39): its probes (latency quantiles per call) or CPU
-// samples (its CPU time per call, without gate's probes), and the sampled instrument's test.
-// Values only: explain/ and report/ say it in words.
+// How a function is measured (issues 39, 54): its probes (latency quantiles per call), CPU samples
+// (its CPU time per call, without gate's probes), or both; the window figures that say how far each
+// can speak for the code, and the sampled instrument's test. Values only: explain/ and report/ say
+// it in words.
 #pragma once
 
 #include <cstdint>
@@ -22,147 +23,90 @@ namespace gate::stats {
 // traced caller carries its callees' probes: a real change in its own code drowns (issue 39 measured
 // a 13% slowdown read as 1.02x). cpu-clock samples whose stack holds the function, leaving out the
 // ones inside gate's probe handling, are its CPU time without the probes.
-enum class Instrument : uint8_t { kProbes, kSamples };
-std::string_view to_string(Instrument i);  // "probes", "samples"
+// kBoth (measure: auto, issue 54): its latency tests and its sampled test judge it together
+// (stats::function_verdict).
+enum class Instrument : uint8_t { kProbes, kSamples, kBoth };
+std::string_view to_string(Instrument i);  // "probes", "samples", "probes+samples"
 
-// The config's `measure:`: auto chooses per function from the first pair (choose_instrument).
+// The config's `measure:`: auto judges a function by both instruments (issue 54), probes and
+// samples by one alone.
 enum class MeasureSetting : uint8_t { kAuto, kProbes, kSamples };
 MeasureSetting parse_measure_setting(const std::string& s);  // throws gate::Error (exit 2)
 std::string_view to_string(MeasureSetting m);
 
-// What the first units say of a function, for the choice.
-struct InstrumentFacts {
-  bool sampled = false;       // both sides' first units were sampled
-  double probe_share = 0;     // probe samples / all samples whose stack holds it (pooled)
-  double on_cpu = 0;          // its sampled CPU time (probes included) / its probed time: < 1 waits
-  double samples_per_unit = 0;  // its self samples (stats::sampled_ns_per_call), mean over those units
-  // Self samples an execution: the trial executions' without probes where those units ran one
-  // (RunResult::trial_executions: gate ab's first pair), else those units' own over their executions.
-  double samples_per_execution = 0;
-  bool latency_timed = false;   // its probes timed calls (not `calls: entry`)
-  // Per side (base, head) of those units: self samples an execution, and the counts and calls
-  // (the trial's where there was one, as samples_per_execution), from which the ratio the samples
-  // read there (head / base, per call).
-  double side_samples_per_execution[2] = {0, 0};
-  int side_executions[2] = {0, 0};  // the executions those counts came from
-  uint64_t side_samples[2] = {0, 0};
-  uint64_t side_calls[2] = {0, 0};
+// What gate's probes cost one traced call here, as the runs' result files recorded it
+// (RunContext::probe_cost_ns: an emulated entry hit and a single-stepped return hit, measured when
+// the command started, or the calibration's); the mean of the sides that have it, NaN when neither.
+// Why measured per command: the same machine kind's probe hit costs ~10x more on one host than on
+// another, and swings with its load.
+double probe_cost_per_call(const ResultFile& base_meta, const ResultFile& head_meta);
+
+// What the window figures of a function say (issue 54), from the units they are read in (the pilot
+// pair of gate ab, else each side's first unit), pooled over both sides:
+struct WindowFacts {
+  bool timed = false;            // its probes timed calls there (not `calls: entry`)
+  bool sampled = false;          // those units were sampled
+  double window_ns = 0;          // its median raw window a call (entry clock to return clock)
+  double descendants = 0;        // traced calls inside a call's window, same goroutine (all depths)
+  // The share of the window that is gate's own probes: (descendants + 1/2) x probe cost / window,
+  // at most 1 (the 1/2: the part of its own entry and return hits inside its own window); NaN
+  // without a probe cost.
+  double probe_share = std::numeric_limits<double>::quiet_NaN();
+  double probe_ns = std::numeric_limits<double>::quiet_NaN();  // that share of the window, a call
+  // Its CPU time per call by samples, callees included and gate's probe handling left out, and the
+  // share of its window without probes that this is (NaN when not sampled or no probe cost).
+  double cpu_ns = 0;
+  double on_cpu = std::numeric_limits<double>::quiet_NaN();
+  double sample_probe_share = -1;  // the probes' share of its samples (-1: not sampled), as gate run prints
+};
+WindowFacts window_facts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                         const std::string& function, double probe_cost_ns);
+
+struct WindowRule {
+  // A function waits (I/O, locks, channels, sleeps: time only the probes see) when the share of
+  // its window without probes spent on CPU is below min_on_cpu, or below min_on_cpu_relative of the
+  // busiest declared function's (reference_on_cpu: the workload's main path, which a loaded host's
+  // preemption stretches alike), whichever is larger.
+  double min_on_cpu = 0.1;
+  double min_on_cpu_relative = 0.5;
+  double reference_on_cpu = 0;
+  // The probe cost a call swings by this much between moments on a VM (a single-stepped return
+  // read 4.1-6.8 us, an entry 1.0-1.8 us, in calibrations minutes apart: docs/how-it-measures.md,
+  // "True time"): a function is said to wait only if it does with its probe time taken this much
+  // smaller, so that a window all but ~1 us probes (the shop's pricing.Apply: ~55 us, ~0.3 us of it
+  // its own CPU) is not called waiting for the leftover of an estimate.
+  double probe_cost_uncertainty = 0.3;
+  // A sampled CPU time per call above this many times the window is impossible (a call's CPU on
+  // its own stack cannot outlast its window): the samples are mis-attributed, never used.
+  double max_cpu_over_window = 1.5;
+  // Sampled executions are sized for functions whose window is at least this share probes (their
+  // latency speaks for the code less: a change x reads x (1 - share), and its unchanged band
+  // narrows so): their samples then come from executions without probes, enough of them.
+  double sampled_share = 0.3;
 };
 
-// The first units' sampled ratio (head / base CPU per call), for the log; NaN when a side has no
-// sample or no call (sds_beyond_band still reads such a pair).
-double first_pair_ratio(const InstrumentFacts& f);
+// The on_cpu of the declared function with the most samples among those timed, with a probe share
+// known and at least `min_samples` samples in the units read; 0 when none qualifies.
+double reference_on_cpu(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                        double probe_cost_ns, uint64_t min_samples = 100);
 
-struct InstrumentRule {
-  // Probes dominate above this share of the function's sampled time (issue 39: "e.g. > 20%").
-  double max_probe_share = 0.2;
-  // A function waits (I/O, locks, channels, sleep: time only the probes see) when its share of its
-  // probed time on CPU is below min_on_cpu_relative of the busiest declared function's in the
-  // same units (on_cpu_reference), or below min_on_cpu at all. Relative, because a CPU-bound
-  // function on a loaded runner is off CPU (runnable, preempted) for most of its probed time: at
-  // load 10 on 2 vCPUs the shop's pricing.Apply read on_cpu 0.12-0.17 and an absolute floor of 0.2
-  // sent it to probes in 6 of 10 pre-merge tries (tests/bench/pre_merge_scenario.sh), where the
-  // preemption and the probes' traps hit every CPU-bound function alike. The absolute floor covers a config whose
-  // every function waits.
-  double min_on_cpu = 0.05;
-  double min_on_cpu_relative = 0.4;
-  double on_cpu_reference = 0;  // on_cpu_reference() of the units the facts came from; 0: none
-  // Fewer samples a unit than this (on the sparser side: samples_per_unit) leave it on probes. Below ~100 a unit's count is as noisy as
-  // binomial (hotloop's A/A, tests/bench/results/sampled_units.txt: 14, 28 and 52 samples a unit
-  // gave 49%, 20% and 19% per pair, where probes gave 3-11%), and a handful of samples (the
-  // shop's pricing.Apply: 7-30) read an A/A as 1.86x once: too coarse for a 5-10% band.
-  double min_samples_per_unit = 100;
-  // The executions a unit has (or will have) where the function is judged: its samples a unit are
-  // then samples_per_execution times this. 0: the first units' own (InstrumentFacts::samples_per_unit).
-  int planned_executions = 0;
-  // gate ab grows its units for a function short of samples (sample_sized_executions) to this many
-  // samples a unit, more than the floor: at 100 a unit's count alone is ~10% noise (binomial), 14%
-  // per pair; at 200, 7% and 10%.
-  double target_samples_per_unit = 200;
-  // Samples also measure a function whose first pair already reads, by samples, a change far beyond
-  // the band, whatever its count (below the floor) and its on-CPU share: the first pair's counts
-  // put the band's edge more than decisive_sds beyond them (sds_beyond_band: an exact binomial
-  // test, so a side that counted none still reads), its probes dominate it, and its sparser side
-  // will count at least min_samples_decisive samples over decisive_pairs pairs (the test pools
-  // sparse counts: sampled_test; a change this far beyond the band is decided from a handful: 5
-  // base samples against 250 give the pooled log ratio an sd of ~0.45, and issue 34's branch, ~50x,
-  // keeps a lower bound far above any band).
-  // Why: on a VM a short function's probed window is mostly its callees' probe traps that no
-  // sample sees (the shop's pricing.Apply: on-CPU 0.21-0.27 of it, against 0.69 for the workload's
-  // main path: below the relative floor, so "it waits"), and its probes (Apply: 80-120 us a call)
-  // read a large change in its own code as a small one (issue 34's 2,000-step loop, 6-9x Apply's
-  // CPU by samples of probed executions and 35-65x without probes, read 1.07-1.11x: inconclusive at
-  // a 10% band; tests/bench/results/pre_merge-auto-*.txt). A change the samples show this clearly
-  // is a change in its CPU time, whatever else it waits for. (Apply itself no longer qualifies
-  // since the counts come from the trial execution: ~1 sample a bare execution at base.)
-  // The choice may look at the first pair's reading because gate ab then leaves that pair out of
-  // every test (RunResult::pilot): the pairs that decide are independent of it, so choosing by it
-  // biases no test.
-  double decisive_sds = 3;
-  double min_samples_decisive = 5;
-  int decisive_pairs = 5;  // the fewest pairs a test takes (CompareOptions::min_runs)
+bool waits(const WindowFacts& f, const WindowRule& rule);
+// The sampled figure is ruled out by the windows (max_cpu_over_window).
+bool sampled_figure_ruled_out(const WindowFacts& f, const WindowRule& rule);
+
+// The per-side sample counts the sampled executions are sized from: each side's self samples an
+// execution without probes (the trial's where the unit ran one, else its own), for gate ab's units.
+struct SampleCounts {
+  double per_execution[2] = {0, 0};
+  bool counted[2] = {false, false};
+  double least() const;  // the sparser side's (a test is no more precise than it)
 };
+SampleCounts sample_counts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                           const std::string& function);
 
-// The decisive case above: the function's probes dominate it, its first pair reads a change beyond
-// `band` (its cpu/call band: above 1 + regression or below 1 - improvement) by more than
-// rule.decisive_sds (sds_beyond_band), and its planned units would count at least
-// rule.min_samples_decisive samples on each side over rule.decisive_pairs pairs.
-bool decisive_first_pair(const InstrumentFacts& f, const InstrumentRule& rule, const Band& band);
-
-// How far the first pair's counts lie beyond the band's nearer edge: given both sides' count n, the
-// head's is binomial; at the edge its share of n is edge x head calls / (base calls + edge x head
-// calls), and the tail beyond the observed count is said as a normal z (p 0.00135: 3; at most 40).
-// Negative inside the band; NaN without a sample or a call. Exact for small counts, and a side
-// that counted none (the shop's pricing.Apply at base: ~1 sample a bare execution, none in 37% of
-// executions) still reads, where a ratio of counts has none.
-double sds_beyond_band(const InstrumentFacts& f, const Band& band);
-
-// The sparser side's self samples an execution (InstrumentFacts::side_samples_per_execution), or
-// the pooled figure when a side has no call. Why the sparser side: a test can be no more precise
-// than its sparser side's count (the shop's pricing.Apply at issue 34's branch counted ~1 sample a
-// bare execution at base, ~66 at head: pooled 33.5 reached the floor where the base never would).
-double least_samples_per_execution(const InstrumentFacts& f);
-
-// Its samples a unit under the rule, on its sparser side: least_samples_per_execution x
-// rule.planned_executions when planned, else the first units' samples_per_unit scaled to it.
-double samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
-
-// auto would choose samples for this function if its units had enough samples: it is sampled, its
-// probes time calls, dominate it (probe share above the rule's) and it does not wait, or its first
-// pair is decisive at `band` but for the count (given a band). Then the executions a unit needs for
-// rule.target_samples_per_unit (at least 1); 0 otherwise (auto picks probes whatever the unit's
-// length, or samples already, or it has no sample to count from).
-int executions_for_samples(const InstrumentFacts& f, const InstrumentRule& rule, const Band* band = nullptr);
-
-// The per-side count of decisive_first_pair: the smaller side's samples in the planned units, each
-// side's rate estimated as (its count + 0.5) / its executions (Jeffreys' estimate of a Poisson
-// rate): a trial execution that counted none says the rate is small, not zero (the shop's
-// pricing.Apply at base counts 1-6 samples a bare execution, and none in some).
-double smaller_side_samples_per_unit(const InstrumentFacts& f, const InstrumentRule& rule);
-
-
-// The facts from the first unit of each side (gate ab's first pair; check: the baseline's first
-// run and the head's). Units without sampling give sampled = false.
-InstrumentFacts instrument_facts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
-                                 const std::string& function);
-
-// The on_cpu (capped at 1) of the busiest declared function: the most samples whose stack holds it
-// in both sides' first units, among the functions the probes timed, with at least
-// rule.min_samples_per_unit samples a unit. How much of its probed time the workload's main path
-// got on CPU there. Not the highest on_cpu: a function much shorter than a probe hit reads on_cpu
-// above 1 (probe handling outside its window lands in its samples), and one with single-stepped
-// probes inside its window reads low on a VM (the hypervisor's share of a trap is no guest CPU
-// time): the shop's pricing.Apply read 0.12-0.17 at load 10, its main path (*Cart).Checkout
-// 0.19-0.23. 0 when nothing qualifies.
-double on_cpu_reference(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
-                        const InstrumentRule& rule);
-
-// auto: samples when the function is sampled, probes dominate it, it does not wait and it has
-// enough samples; or when decisive_first_pair at `band` (its cpu/call band); or when its probes
-// time nothing (`calls: entry`). A fixed setting stands. No band: no decisive case (one side
-// only: gate run).
-Instrument choose_instrument(MeasureSetting setting, const InstrumentFacts& f, const InstrumentRule& rule,
-                             const Band* band = nullptr);
+// The units the instrument facts are read in: the pilot units when there are (gate ab's first pair),
+// else each side's first unit.
+std::vector<const RunResult*> fact_units(const std::vector<RunResult>& runs);
 
 // The executions a unit's samples come from: its sampled executions when it has them
 // (RunResult::sampled_executions), else its executions.
@@ -184,6 +128,7 @@ struct CountedUnit {
   double ns_per_call = 0;
   double log_offset = 0;
   uint64_t samples = 0;
+  double calls = 0;  // the calls its samples came from (sampled executions: scaled, as sampled_ns_per_call)
   double value() const;  // ns_per_call / exp(log_offset)
 };
 
@@ -203,20 +148,27 @@ struct CountedUnit {
 RatioInterval pooled_count_ratio(const std::vector<CountedUnit>& base, const std::vector<CountedUnit>& head,
                                  double confidence, bool paired, int* units);
 
-// Below this many samples a unit on its sparser side (mean over the units), or with any unit that
-// counted none, sampled_test pools the counts (pooled_count_ratio). Why 20: the log of a Poisson
-// count of mean m is biased low by ~1/(2m), 2.5% at 20, and the bias differs between sides whose
-// counts differ: above 20 the per-unit log (winsorized, speed-fitted) is the better test.
+// Below this many samples a unit on its sparser side, by the counts of the units the facts are read
+// in (the pilot's), the sampled test pools the counts (pooled_count_ratio; QuantileComparison::
+// pooled, which the report notes). Why 20: the log of a Poisson count of mean m is biased low by
+// ~1/(2m) (half a sample added takes most of it out), and below ~20 a unit's log is too coarse.
 inline constexpr double kSparseSamplesPerUnit = 20;
 
 // The sampled instrument's test of one function: per run its CPU time per call, each divided by
 // the run's speed factor when `speed` is usable, compared as the latencies are (paired t in gate ab,
-// the run-level bootstrap against a baseline). The sampling error is part of each unit's value, so
-// the run-to-run variance the interval rests on includes it. Sparse counts (kSparseSamplesPerUnit)
-// are pooled instead (pooled_count_ratio; QuantileComparison::pooled). The test is named "cpu/call".
+// the run-level bootstrap against a baseline), each unit's count with half a sample added. Sparse
+// counts are pooled instead (pooled_count_ratio, the sparser side's small-count bias taken out). A
+// side that counted no sample in any unit, the other some, gets the exact test of the two counts
+// (stats/exact_counts.hpp; QuantileComparison::exact), so that a function going from nothing to a
+// lot is flagged past its band (issue 54). Which test is decided from the pilot's counts, never the
+// tested units': at the band's edge the one-sided false-regression rate is then ~ its level
+// (tests/stats/pooled_edge_sim, docs/how-it-decides.md). The test is named "cpu/call".
+// fact_base/fact_head (optional): the runs with the pilot pair, whose counts decide whether the
+// counts are sparse (else base_runs/head_runs' first units).
 QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                 const std::string& function, const CompareOptions& o, bool paired,
-                                const SpeedFactors& speed);
+                                const SpeedFactors& speed, const std::vector<RunResult>* fact_base = nullptr,
+                                const std::vector<RunResult>* fact_head = nullptr);
 
 inline constexpr const char* kSampledTestName = "cpu/call";
 

@@ -10,6 +10,7 @@
 
 #include "stats/benchmark_tests.hpp"
 #include "stats/family.hpp"
+#include "stats/instrument.hpp"
 #include "verdict/exit_code.hpp"
 #include "verdict/instruments.hpp"
 
@@ -43,8 +44,7 @@ double worst_ratio(const std::vector<const stats::QuantileComparison*>& qs) {
 void redecide_functions(stats::Comparison& c) {
   c.counts = {};
   for (auto& f : c.functions) {
-    f.verdict = stats::Verdict::kImprovement;
-    for (const auto& q : f.quantiles) f.verdict = stats::worst(f.verdict, q.verdict);
+    f.verdict = stats::function_verdict(f.quantiles);
     if (f.calls_failed) f.verdict = stats::Verdict::kRegression;
     ++c.counts[f.verdict];
   }
@@ -144,7 +144,7 @@ stats::Comparison compare_with_benchmarks(const std::vector<RunResult>& base_run
   const std::vector<RunResult>& tb = pilots ? base : base_runs;
   const std::vector<RunResult>& th = pilots ? head : head_runs;
   stats::Comparison c = stats::compare(tb, th, base_meta, head_meta, o);
-  judge_instruments(c, base_runs, head_runs, o, &tb, &th);
+  judge_instruments(c, base_runs, head_runs, o, stats::probe_cost_per_call(base_meta, head_meta), &tb, &th);
   judge_benchmarks(c, tb, th, o);
   mark_benchmark_folds(c, base_meta, head_meta);
   mark_wall_time_undecided(c);

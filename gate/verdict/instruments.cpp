@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/format.hpp"
+#include "common/numbers.hpp"
 #include "runner/units.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
@@ -26,87 +27,128 @@ double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& func
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// measure: auto's rule for these units: the config's probe share, the busiest function's on-CPU share.
-// planned_executions < 0: the largest unit of the runs (the units gate ab grew to, or 1).
-stats::InstrumentRule auto_rule(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
-                                const stats::CompareOptions& o, int planned_executions = -1) {
-  stats::InstrumentRule rule;
-  rule.max_probe_share = o.auto_max_probe_share;
-  rule.on_cpu_reference = stats::on_cpu_reference(base_runs, head_runs, rule);
-  rule.decisive_pairs = o.min_runs;
-  if (planned_executions < 0) {
-    planned_executions = 0;
-    for (const auto* runs : {&base_runs, &head_runs})
-      for (const auto& r : *runs) planned_executions = std::max(planned_executions, stats::sampled_executions_of(r));
-  }
-  rule.planned_executions = planned_executions;
-  return rule;
-}
-
 stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::string& name) {
   const auto it = o.measure.find(name);
   return static_cast<stats::MeasureSetting>(it != o.measure.end() ? it->second : o.measure_default);
 }
 
-// The band the sampled test of `name` will have (stats::sampled_test), for auto's decisive case.
-stats::Band sampled_band(const stats::CompareOptions& o, const std::string& name) {
-  return o.thresholds.lookup(name, stats::kSampledTestName);
+// The window rule for these runs: the busiest declared function's on-CPU share as the reference.
+stats::WindowRule window_rule(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
+                              double cost) {
+  stats::WindowRule rule;
+  rule.reference_on_cpu = stats::reference_on_cpu(base_runs, head_runs, cost);
+  return rule;
+}
+
+// Whether samples can speak for the function: sampled, timed, not waiting, a figure its windows allow.
+bool samples_speak(const stats::WindowFacts& f, const stats::WindowRule& rule) {
+  return f.sampled && !stats::waits(f, rule) && !stats::sampled_figure_ruled_out(f, rule);
+}
+
+bool any_samples(const std::vector<RunResult>& runs, const std::string& name) {
+  return std::any_of(runs.begin(), runs.end(), [&](const RunResult& r) {
+    const FunctionRun* fr = r.find(name);
+    return fr && fr->cpu_samples + fr->probe_samples > 0;
+  });
+}
+
+bool bucketed(const runner::Config& cfg, const std::string& name) {
+  return std::any_of(cfg.functions.begin(), cfg.functions.end(),
+                     [&](const runner::FunctionSpec& s) { return s.bucket_by && s.pattern == name; });
 }
 
 }  // namespace
 
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
-                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
+                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o, double probe_cost_ns,
                        const std::vector<RunResult>* test_base, const std::vector<RunResult>* test_head) {
   const std::vector<RunResult>& tb = test_base ? *test_base : base_runs;
   const std::vector<RunResult>& th = test_head ? *test_head : head_runs;
-  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o);
-  // auto's decisive case reads the first pair: only where that pair is in no test (a pilot).
-  const bool first_pair_left_out = !base_runs.empty() && base_runs.front().pilot && !head_runs.empty() &&
-                                   head_runs.front().pilot;
-  bool replaced = false;
+  const double cost = probe_cost_ns > 0 ? probe_cost_ns : kNaN;
+  c.probe_cost_ns = cost;
+  const stats::WindowRule rule = window_rule(base_runs, head_runs, cost);
+  bool changed = false;
   std::optional<stats::SpeedFactors> speed;
   for (auto& f : c.functions) {
     const auto setting = setting_of(o, f.name);
-    const stats::InstrumentFacts facts = stats::instrument_facts(base_runs, head_runs, f.name);
+    const stats::WindowFacts facts = stats::window_facts(base_runs, head_runs, f.name, cost);
+    f.window_probe_share = facts.probe_share;
+    f.on_cpu = facts.on_cpu;
+    f.waits = stats::waits(facts, rule);
     if (facts.sampled) {
-      f.probe_share = facts.probe_share;
+      f.probe_share = facts.sample_probe_share;
       f.base_cpu_ns = median_cpu_ns(tb, f.name);
       f.head_cpu_ns = median_cpu_ns(th, f.name);
     }
-    const stats::Band band = sampled_band(o, f.name);
-    if (stats::choose_instrument(setting, facts, rule, first_pair_left_out ? &band : nullptr) !=
-        stats::Instrument::kSamples)
-      continue;
+    if (setting != stats::MeasureSetting::kSamples && std::isfinite(facts.probe_share))
+      for (auto& q : f.quantiles) {
+        q.window_probe_share = facts.probe_share;
+        changed = true;
+      }
+    if (setting == stats::MeasureSetting::kProbes || !facts.sampled) continue;
+    // No sample of it on either side (a bucket of latency by argument is a series of probes, never a
+    // frame of a stack): nothing for samples to say.
+    if (setting == stats::MeasureSetting::kAuto && !any_samples(tb, f.name) && !any_samples(th, f.name)) continue;
     if (!speed) speed = stats::speed_factors(tb, th, o);
-    f.instrument = static_cast<uint8_t>(stats::Instrument::kSamples);
-    f.quantiles = {stats::sampled_test(tb, th, f.name, o, c.paired, *speed)};
-    replaced = true;
+    stats::QuantileComparison cpu = stats::sampled_test(tb, th, f.name, o, c.paired, *speed, &base_runs, &head_runs);
+    changed = true;
+    if (setting == stats::MeasureSetting::kSamples) {
+      f.instrument = static_cast<uint8_t>(stats::Instrument::kSamples);
+      f.quantiles = {std::move(cpu)};
+      continue;
+    }
+    if (stats::sampled_figure_ruled_out(facts, rule)) {
+      // Shown, never tested: its samples are not the function's (stats::sampled_figure_ruled_out).
+      cpu.verdict = stats::Verdict::kInsufficientData;
+      cpu.why = {};
+      cpu.why.kind = stats::Why::Kind::kSampledFigureRuledOut;
+      cpu.why.on_cpu = facts.window_ns > 0 ? facts.cpu_ns / facts.window_ns : 0;
+      cpu.more_runs_would_help = false;
+    }
+    cpu.speaks = samples_speak(facts, rule);
+    // Its latency timed nothing in the tested units (calls: auto took its return probes off after
+    // the pilot): the samples alone judge it.
+    const bool latency = std::any_of(f.quantiles.begin(), f.quantiles.end(), [](const auto& q) { return q.tested(); }) ||
+                         !std::any_of(tb.begin(), tb.end(), [&](const RunResult& r) {
+                           const FunctionRun* fr = r.find(f.name);
+                           return fr && fr->calls > 0 && fr->histogram.count() == 0;
+                         });
+    f.instrument = static_cast<uint8_t>(latency ? stats::Instrument::kBoth : stats::Instrument::kSamples);
+    if (!latency) {
+      cpu.speaks = cpu.why.kind != stats::Why::Kind::kSampledFigureRuledOut;
+      f.quantiles.clear();
+    }
+    f.quantiles.push_back(std::move(cpu));
   }
-  if (replaced) redecide(c, o);
+  if (changed) redecide(c, o);
 }
 
 std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                                         const std::vector<RunResult>& head_runs,
-                                                        const stats::CompareOptions& o, int planned_executions) {
+                                                        const stats::CompareOptions& o, double probe_cost_ns) {
   std::vector<std::string> out;
   if (base_runs.empty() || head_runs.empty()) return out;
-  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o, planned_executions);
+  const double cost = probe_cost_ns > 0 ? probe_cost_ns : kNaN;
+  const stats::WindowRule rule = window_rule(base_runs, head_runs, cost);
   for (const auto& f : head_runs.front().functions) {
     const std::string name = f.name;
-    if (cfg.calls_of(name) != "auto") continue;
+    if (cfg.calls_of(name) != "auto" || bucketed(cfg, name)) continue;
     const auto setting = setting_of(o, name);
-    const auto facts = stats::instrument_facts(base_runs, head_runs, name);
-    const stats::Band band = sampled_band(o, name);
-    if (facts.latency_timed && stats::choose_instrument(setting, facts, rule, &band) == stats::Instrument::kSamples)
-      out.push_back(name);
+    if (setting == stats::MeasureSetting::kProbes) continue;
+    // measure: auto keeps every probe (issue 54): its latency tests stay beside its samples, and the
+    // instrument is the same whatever the pilot's figures read (a share near any limit would
+    // otherwise take the probes off in one try and not the next).
+    if (setting != stats::MeasureSetting::kSamples) continue;
+    const auto facts = stats::window_facts(base_runs, head_runs, name, cost);
+    if (facts.timed && !stats::sampled_figure_ruled_out(facts, rule)) out.push_back(name);
   }
   return out;
 }
 
 SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                      const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
-                                     double max_unit_seconds, bool apart, double bare_execution_s) {
+                                     double probe_cost_ns, double max_unit_seconds, bool apart,
+                                     double bare_execution_s) {
   SampleSizing out;
   out.apart = apart;
   if (cfg.service || base_runs.empty() || head_runs.empty()) return out;
@@ -116,8 +158,6 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
   // One probed execution's seconds, the longer side's: the cap holds for both.
   const double execution_s = std::max(b.duration_s / std::max(b.probed_executions, 1),
                                       h.duration_s / std::max(h.probed_executions, 1));
-  // Apart: bare executions (the first pair's trial timed one) within max_unit_seconds; else the
-  // probed units grow, within max_unit_seconds.
   const int cap =
       apart ? (bare_execution_s > 0
                    ? std::min(runner::kMaxExecutionsPerUnit,
@@ -126,65 +166,51 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
             : std::min(runner::kMaxExecutionsPerUnit,
                        execution_s > 0 ? static_cast<int>(std::floor(max_unit_seconds / execution_s)) : first);
   out.cap = cap;
-  const stats::InstrumentRule rule = auto_rule(base_runs, head_runs, o, 0);
+  if (cap < 1) return out;
+  const double cost = probe_cost_ns > 0 ? probe_cost_ns : kNaN;
+  const stats::WindowRule rule = window_rule(base_runs, head_runs, cost);
   int want = 0;
   for (const auto& f : head_runs.front().functions) {
     const std::string name = f.name;
-    if (setting_of(o, name) != stats::MeasureSetting::kAuto) continue;
-    const auto facts = stats::instrument_facts(base_runs, head_runs, name);
-    // Only apart may the first pair's reading choose (stats::decisive_first_pair): the first pair
-    // is then a pilot, in no test.
-    const stats::Band band = sampled_band(o, name);
-    const int k = stats::executions_for_samples(facts, rule, apart ? &band : nullptr);
-    if (k == 0 || (!apart && k <= first)) continue;  // enough already, or not a candidate
-    stats::InstrumentRule at_cap = rule;
-    at_cap.planned_executions = cap;
-    const bool decisive = apart && cap >= 1 && stats::decisive_first_pair(facts, at_cap, band);
-    // Chosen without the first pair's reading: a candidate by the ordinary rule, enough samples.
-    const bool ordinary = stats::executions_for_samples(facts, rule) > 0 &&
-                          stats::least_samples_per_execution(facts) * cap >= rule.min_samples_per_unit;
-    if (!ordinary) {
-      if (!decisive) {
-        out.too_sparse.push_back({name, facts.samples_per_execution, facts.side_samples_per_execution[0],
-                                  facts.side_samples_per_execution[1]});
-        continue;
-      }
-      out.decisive.push_back({name, stats::first_pair_ratio(facts), stats::sds_beyond_band(facts, band),
-                              stats::smaller_side_samples_per_unit(facts, at_cap)});
-    }
+    const auto setting = setting_of(o, name);
+    if (setting == stats::MeasureSetting::kProbes) continue;
+    const auto facts = stats::window_facts(base_runs, head_runs, name, cost);
+    if (!samples_speak(facts, rule)) continue;
+    if (setting == stats::MeasureSetting::kAuto &&
+        !(facts.timed && std::isfinite(facts.probe_share) && facts.probe_share >= rule.sampled_share))
+      continue;
+    const stats::SampleCounts counts = stats::sample_counts(base_runs, head_runs, name);
+    if (!(counts.per_execution[0] + counts.per_execution[1] > 0)) continue;  // nothing to size from
+    // A side that counted none: as if it counted one in 64 executions (the cap decides).
+    const double per_execution = std::max(counts.least(), 1.0 / 64);
+    const int k = static_cast<int>(std::max(1.0, std::ceil(kTargetSamplesPerUnit / per_execution - 1e-9)));
+    if (!apart && k <= first) continue;  // enough already
     want = std::max(want, std::min(k, cap));
-    out.functions.emplace_back(name, facts.samples_per_execution);
+    out.functions.emplace_back(name, per_execution);
+    if (per_execution * cap < kMinSamplesPerUnit) out.sparse.emplace_back(name, per_execution * cap);
   }
   if (want > (apart ? 0 : first)) out.executions = want;
   return out;
 }
 
 std::string describe_sizing(const SampleSizing& s) {
-  const stats::InstrumentRule rule;
   std::string out = (s.apart ? "from the second pair on, " + std::to_string(s.executions) +
-                                   " executions a unit without probes, whose CPU samples measure the sampled functions"
+                                   " executions a unit without probes, whose CPU samples measure the functions whose "
+                                   "windows are mostly gate's probes"
                              : "units of " + std::to_string(s.executions) + " executions from the second pair on") +
-                    ", so that the sampled instrument counts ~" + fmt("%.0f", rule.target_samples_per_unit) +
-                    " samples a unit:";
+                    ", so that their cpu/call counts ~" + fmt("%.0f", kTargetSamplesPerUnit) + " samples a unit:";
   for (size_t i = 0; i < s.functions.size(); ++i)
     out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
            " samples an execution";
-  for (const auto& d : s.decisive)
-    out += "; " + d.function + " by samples because its first pair's samples read " +
-           (d.ratio > 0 ? fmt("%.2f", d.ratio) + "x" : std::string("none on one side")) +
-           ", beyond the band by " + fmt("%.1f", d.sds) + " sd of their count (~" + fmt("%.0f", d.smaller_side_samples) +
-           " samples a unit on its sparser side, pooled over the pairs)";
   return out;
 }
 
-std::string describe_too_sparse(const SampleSizing& s, const SampleSizing::TooSparse& t) {
-  const stats::InstrumentRule rule;
-  return t.function + " stays on probes: " + fmt("%.1f", t.per_execution) + " samples an execution (base " +
-         fmt("%.1f", t.base) + ", head " + fmt("%.1f", t.head) + "), " +
-         fmt("%.0f", rule.min_samples_per_unit) + " a unit would take more than " + std::to_string(s.cap) +
-         " executions a unit" +
-         (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s of executions without probes)"
-                  : " (" + fmt("%g", kMaxSampledUnitSeconds) + " s of probed executions)");
+std::string describe_sparse(const SampleSizing& s, const std::pair<std::string, double>& f) {
+  return f.first + ": ~" + fmt("%.0f", f.second) + " samples a unit at the cap of " + std::to_string(s.cap) +
+         " executions" +
+         (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s without probes)"
+                  : " (" + fmt("%g", kMaxSampledUnitSeconds) + " s of probed executions)") +
+         ": its cpu/call pools the sparse counts over the pairs";
 }
 
 std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,

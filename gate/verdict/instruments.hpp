@@ -1,6 +1,6 @@
-// The instrument of each function in the verdict (issue 39): a function measured by CPU samples
-// has its probes' latency tests replaced by the sampled test (stats/instrument.hpp), and the family
-// is decided again over the tests that remain.
+// The instruments of each function in the verdict (issues 39, 54): its latency tests and its
+// sampled test with the roles its window figures give them (stats/instrument.hpp), the family
+// decided again over them; and gate ab's plan after its first pair (sampled executions, calls: auto).
 #pragma once
 
 #include <map>
@@ -15,86 +15,68 @@
 
 namespace gate::verdict {
 
-// Chooses each function's instrument (o.measure, o.measure_default; auto from the first unit of each
-// side), records it and the probe share in `c`, and replaces the sampled functions' tests. Re-decides
-// the family (verdict::redecide) when a test was replaced. Nothing changes when no run was sampled
-// and no function is set to samples.
-// test_base/test_head (optional): the runs the sampled test compares, when they are not all of
-// them (gate ab's pilot pair left out, RunResult::pilot); the instrument facts (probe share,
-// on-CPU share, samples an execution) come from the first units of all the runs, the pilot's
-// included: it is the pair that still had every probe.
+// measure: auto (issue 54): every function whose runs were sampled is judged by its latency tests
+// and its sampled cpu/call test at once (stats::Instrument::kBoth; stats::function_verdict), with
+// the roles its window figures give them (stats::WindowFacts, read in the pilot pair or the first
+// units, never decided again from the pairs tested): each latency test carries the window's probe
+// share (its "unchanged" narrowed to the code's share of the window; no improvement from a window
+// mostly probes), and the sampled test speaks for the function only when it does not wait and its
+// figure fits its windows (else it may only flag). measure: probes keeps the latency tests alone
+// (with the window's share), samples the sampled test alone. Records each function's figures in
+// `c`, and the probe cost per traced call they came from, and re-decides the family.
+// test_base/test_head (optional): the runs the tests compare when they are not all of them (gate
+// ab's pilot pair left out, RunResult::pilot).
+// probe_cost_ns: what a traced call's probes cost (stats::probe_cost_per_call; NaN: not known).
 void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_runs,
-                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
+                       const std::vector<RunResult>& head_runs, const stats::CompareOptions& o, double probe_cost_ns,
                        const std::vector<RunResult>* test_base = nullptr,
                        const std::vector<RunResult>* test_head = nullptr);
 
 // The functions `calls: auto` switches to counting calls only (runner::Measurer::count_calls_only)
-// after gate ab's first pair: those the sampled instrument measures, chosen from that pair, whose
-// probes still time them. Why: their return probes are the costly ones (single-stepped) and are no
-// longer read once samples measure them; dropping them makes the run shorter and takes their cost
-// out of every traced caller's window.
-// planned_executions: the executions of the units to come (sample_sized_executions'), 0: the first pair's.
+// after gate ab's first pair: those set to `measure: samples` whose probes still time them (their
+// return probes are the costly ones, single-stepped, and are no longer read). measure: auto keeps
+// every probe (issue 54): its latency tests judge beside its samples, and no figure of the pilot's
+// decides what is measured (a window share near a limit took the probes off in one try and not the
+// next; latency by argument needs them).
 std::vector<std::string> entry_counted_after_first_pair(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                                         const std::vector<RunResult>& head_runs,
-                                                        const stats::CompareOptions& o, int planned_executions = 0);
+                                                        const stats::CompareOptions& o, double probe_cost_ns = 0);
 
-// gate ab's units sized by samples: after the first pair, the executions a unit needs so that every
-// function auto would measure by samples but for its count (stats::executions_for_samples) gets
-// its target count, among those that reach the floor (InstrumentRule::min_samples_per_unit) within
-// max_unit_seconds of probed executions (the first pair's length per execution: the units to come
-// are shorter where probes go) and runner::kMaxExecutionsPerUnit. 0 when no function needs more
-// than the first pair's units. Why: a 2 us function of a workload whose execution lasts 0.2 s gets
-// ~7 samples an execution at 4,999 Hz (the shop's pricing.Apply), far below the ~100 a unit below
-// which a count is as noisy as binomial; the probes would measure mostly themselves instead.
-// apart: the executions are sampled executions without probes, run beside the probed ones
-// (runner::Measurer::execute_sampled), as many as fit in max_unit_seconds (gate ab passes
-// kMaxSampledApartSeconds) at bare_execution_s each (the first pair's trial), at most
-// runner::kMaxExecutionsPerUnit; else the probed units grow, within max_unit_seconds of probed time. Why apart: on a VM the probes make an
-// execution many times longer (the shop: 10-13 s probed at load 8, ~0.3 s bare), so probed units
-// long enough for 100 samples of Apply would take minutes.
-// `chosen` (optional) receives the functions that set it, with their samples per execution.
+// gate ab's sampled executions, sized after the first pair: the executions a unit needs so that
+// every function whose window is at least WindowRule::sampled_share probes and that samples can
+// speak for counts target_samples a unit on its sparser side, at most `cap` (max_unit_seconds of
+// bare executions, bare_execution_s each; or, not apart, of probed ones) and
+// runner::kMaxExecutionsPerUnit. A function short of the target at the cap is measured all the same
+// (the sampled test pools sparse counts and takes the exact test where a side counted none) and
+// named in `sparse`. 0 executions when no function needs more than the first pair's units.
+// apart: the executions are sampled executions without probes, beside the probed ones
+// (runner::Measurer::execute_sampled). Why apart: on a VM the probes make an execution many times
+// longer (the shop: 10-13 s probed at load 8, ~0.3 s bare).
 struct SampleSizing {
-  bool apart = false;  // executions apart from the probed ones (runner::Measurer::execute_sampled)
-  int cap = 0;         // the most executions a unit it allowed
+  bool apart = false;
+  int cap = 0;
   int executions = 0;
-  std::vector<std::pair<std::string, double>> functions;  // name, self samples per execution
-  // Would need more than the cap: stay on probes. Its samples an execution pooled, and per side
-  // behind it: a pooled 27.5 can be 1 at base and 54 at head, and the sparser side is what a unit
-  // can count.
-  struct TooSparse {
-    std::string function;
-    double per_execution = 0, base = 0, head = 0;
-  };
-  std::vector<TooSparse> too_sparse;
-  // Of `functions`, those measured by samples only for their first pair's reading
-  // (stats::decisive_first_pair: short of the floor even at the cap, or off CPU for most of their
-  // probed time): the first pair's ratio, how many sd of its count beyond the band, and the sparser
-  // side's samples a unit at the cap.
-  struct Decisive {
-    std::string function;
-    double ratio = 0, sds = 0, smaller_side_samples = 0;
-  };
-  std::vector<Decisive> decisive;
+  std::vector<std::pair<std::string, double>> functions;  // name, self samples an execution (sparser side)
+  std::vector<std::pair<std::string, double>> sparse;     // name, samples a unit at the cap (sparser side)
 };
+inline constexpr double kTargetSamplesPerUnit = 200;
+inline constexpr double kMinSamplesPerUnit = 100;
 SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vector<RunResult>& base_runs,
                                      const std::vector<RunResult>& head_runs, const stats::CompareOptions& o,
-                                     double max_unit_seconds, bool apart = false, double bare_execution_s = 0);
+                                     double probe_cost_ns, double max_unit_seconds, bool apart = false,
+                                     double bare_execution_s = 0);
 
-// Progress lines: "units of 29 executions from the second pair on, so that the sampled instrument
-// counts ~200 samples a unit: example.com/shop/pricing.Apply 7.0 samples an execution", and per
-// function left on probes: "... stays on probes: 0.4 samples an execution (base 0.3, head 0.5), 100 a unit would take
-// units longer than 10 s".
+// Progress lines: "from the second pair on, 12 executions a unit without probes, whose CPU samples
+// measure ...: main.hot 17.6 samples an execution", and per sparse function "... ~40 samples a unit
+// at the cap: its cpu/call pools sparse counts".
 std::string describe_sizing(const SampleSizing& s);
-std::string describe_too_sparse(const SampleSizing& s, const SampleSizing::TooSparse& t);
+std::string describe_sparse(const SampleSizing& s, const std::pair<std::string, double>& f);
 
 // The longest unit sample_sized_executions plans, in probed execution time (seconds).
 inline constexpr double kMaxSampledUnitSeconds = 10.0;
-// The most time a unit's sampled executions take a side (apart). Short: they are what the sampled
-// instrument costs per unit on top of the probed executions (hotloop: ~0.3 s bare executions, ~12
-// a unit for its 200 samples). The shop's pricing.Apply sits at the floor's edge: on issue 34's
-// branch it reached 100 samples within 3 s in 3 tries of 6 (load 2-4), and within 6 s in 1 of 5
-// (load 4-5: the bare executions grow with the load), so 6 s bought nothing measurable
-// (tests/bench/results/pre_merge-auto-pilot.txt).
+// The most time a unit's sampled executions take a side (apart): what the sampled instrument costs
+// per unit on top of the probed executions (hotloop: ~0.3 s bare executions, ~12 a unit for its 200
+// samples).
 inline constexpr double kMaxSampledApartSeconds = 3.0;
 
 // Of `names` (entry_counted_after_first_pair's), those whose probes can go altogether, with their

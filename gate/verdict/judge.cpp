@@ -13,6 +13,7 @@
 #include "runner/run_as.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
+#include "stats/instrument.hpp"
 #include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
@@ -207,45 +208,44 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
   AfterFirstRound switching(whole_runs, [&] {
     const auto o = loop_options(cfg, head.front()->result().functions, plan);
     const double bare_s = std::max(base_side.last_sampled_seconds(), head_side.last_sampled_seconds());
-    const SampleSizing sizing = sample_sized_executions(cfg, base_side.runs(), head_side.runs(), o,
+    const double cost = stats::probe_cost_per_call(base.front()->result(), head.front()->result());
+    const SampleSizing sizing = sample_sized_executions(cfg, base_side.runs(), head_side.runs(), o, cost,
                                                         trial && bare_s > 0 ? kMaxSampledApartSeconds : kMaxSampledUnitSeconds,
                                                         trial && bare_s > 0, bare_s);
     if (opts.session.log) {
       if (sizing.executions > 0) opts.session.log(describe_sizing(sizing));
-      for (const auto& t : sizing.too_sparse) opts.session.log(describe_too_sparse(sizing, t));
+      for (const auto& f : sizing.sparse) opts.session.log(describe_sparse(sizing, f));
     }
-    const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, sizing.executions);
-    // The first pair has no sampled executions (only the trial's, left out): a pilot, not one of
-    // the pairs the budget counts (AfterFirstRound).
-    const bool pilot = sizing.apart && sizing.executions > 0;
-    if (pilot) {
+    const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, cost);
+    if (sizing.apart && sizing.executions > 0) {
       base_side.set_sampled_per_unit(sizing.executions);
       head_side.set_sampled_per_unit(sizing.executions);
-      if (opts.session.log && names.empty())  // else the probes change too: the line below says so
-        opts.session.log("the first pair was the sampled executions' pilot: it counts for the probed figures only; "
-                         "the pairs are counted from the next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
     }
-    if (names.empty() && (sizing.apart || sizing.executions == 0)) return pilot;
-    const auto fixed = fixed_calls_after_first_pair(cfg, names, base_side.runs(), head_side.runs());
-    std::set<std::string> set;
-    for (const auto& n : names)
-      if (!fixed.count(n)) set.insert(n);
-    for (auto* side : {&base, &head})
-      for (auto& m : *side) {
-        if (!fixed.empty()) m->stop_probing(fixed);
-        if (!set.empty()) m->count_calls_only(set);
-      }
-    // The executions are shorter now, or the units must be longer: planned again.
-    whole_runs.replan(opts.session.log, sizing.apart ? 0 : sizing.executions);
-    if (names.empty()) return pilot;  // longer units, the same probes
-    // With probes taken off, a traced caller's latency no longer holds their hits: the first pair,
-    // which did, would read as an outlier among the later pairs (and of its layout). It is a pilot:
-    // in no test, not counted.
+    if (!names.empty() || (!sizing.apart && sizing.executions > 0)) {
+      const auto fixed = fixed_calls_after_first_pair(cfg, names, base_side.runs(), head_side.runs());
+      std::set<std::string> set;
+      for (const auto& n : names)
+        if (!fixed.count(n)) set.insert(n);
+      for (auto* side : {&base, &head})
+        for (auto& m : *side) {
+          if (!fixed.empty()) m->stop_probing(fixed);
+          if (!set.empty()) m->count_calls_only(set);
+        }
+      // The executions are shorter now, or the units must be longer: planned again.
+      whole_runs.replan(opts.session.log, sizing.apart ? 0 : sizing.executions);
+    }
+    // The first pair is the pilot wherever it ran the trial executions (issue 54): each function's
+    // window figures (the probes' share of its window, whether it waits) are read in it, so it is in
+    // no test, and the pairs the tests compare never chose how they are judged. It also measured
+    // with every probe and without sampled executions, which the later pairs may not: where the plan
+    // changed after it, it is a pilot too.
+    if (!trial && names.empty() && sizing.executions == 0) return false;
     base_side.mark_pilots();
     head_side.mark_pilots();
     if (opts.session.log)
-      opts.session.log("the first pair measured with the probes calls: auto has now taken off: it is a pilot, in no "
-                       "test; the pairs are counted from the next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
+      opts.session.log("the first pair was the pilot: the instruments' figures are read in it (each function's "
+                       "window probe share, whether it waits), so it is in no test; the pairs are counted from the "
+                       "next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
     return true;
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);

@@ -42,7 +42,6 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
     const std::string m = cfg->measure_of(f.name);
     if (m != cfg->measure) o.measure[f.name] = static_cast<uint8_t>(stats::parse_measure_setting(m));
   }
-  o.auto_max_probe_share = cfg->auto_probe_share;
   o.validate();
   return o;
 }

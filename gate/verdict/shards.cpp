@@ -167,7 +167,10 @@ double shard_noise(const Partial& p, stats::CompareOptions o) {
   o.min_runs = 2;
   o.first_look = o.last_look = 0;
   o.resamples = 200;  // the noise is read from the spread of pairs, not from the resampled interval
-  const stats::Comparison c = stats::compare(p.base.runs, p.head.runs, p.base, p.head, o);
+  std::vector<RunResult> base, head;  // a pilot pair is in no test (RunResult::pilot)
+  const bool pilots = without_pilot_pairs(p.base.runs, p.head.runs, base, head);
+  const stats::Comparison c =
+      stats::compare(pilots ? base : p.base.runs, pilots ? head : p.head.runs, p.base, p.head, o);
   std::vector<double> noise;
   for (const auto& f : c.functions)
     if (!f.quantiles.empty() && f.quantiles.front().tested() && f.quantiles.front().noise > 0)
@@ -208,7 +211,9 @@ stats::Comparison judge_stratum(const std::vector<const Partial*>& parts, stats:
     append_runs(head, p->head);
   }
   o.min_runs = std::min(o.min_runs, kMinOwnPairs);
-  o.first_look = o.last_look = static_cast<int>(head.runs.size());
+  int looked = 0;
+  for (const Partial* p : parts) looked += p->pairs();
+  o.first_look = o.last_look = looked;
   return compare_with_benchmarks(base.runs, head.runs, base, head, o);
 }
 
@@ -324,15 +329,20 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     pairs.push_back(p.pairs());
   }
   stats::CompareOptions o = compare_options(&cfg, m.head.functions);
-  o.first_look = o.last_look = static_cast<int>(m.head.runs.size());  // one look at every pair, as a fixed gate ab
+  // One look at every pair, as a fixed gate ab (its pilot pairs are in no test).
+  int looked = 0;
+  for (const auto& p : parts) looked += p.pairs();
+  o.first_look = o.last_look = looked;
   for (const auto& p : parts)
     m.shards.push_back({p.shard.index, p.runner_label, p.hostname, p.pairs(), shard_noise(p, o), 1, {p.shard.index}});
+  int total_pairs = 0;
+  for (int n : pairs) total_pairs += n;
   const auto strata = shard_strata(pairs);
   m.strata = static_cast<int>(strata.size());
   if (m.strata < 2) {
     m.comparison = judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, &m.notes);
     for (auto& s : m.shards) {
-      s.weight = static_cast<double>(s.pairs) / static_cast<double>(m.head.runs.size());
+      s.weight = static_cast<double>(s.pairs) / static_cast<double>(std::max(total_pairs, 1));
       s.stratum.clear();
       for (const auto& p : parts) s.stratum.push_back(p.shard.index);
     }
@@ -359,7 +369,10 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
         m.shards[i].stratum = indexes;
       }
     }
-    const auto layout_shares = stats::widen_for_layouts(m.comparison, m.base.runs, m.head.runs, o);
+    std::vector<RunResult> tested_base, tested_head;  // the pilot pairs left out, as in every test
+    const bool pilots = without_pilot_pairs(m.base.runs, m.head.runs, tested_base, tested_head);
+    const auto layout_shares = stats::widen_for_layouts(m.comparison, pilots ? tested_base : m.base.runs,
+                                                        pilots ? tested_head : m.head.runs, o);
     for (auto& [name, f] : m.notes.functions) f.layout_share.reset();
     for (const auto& [name, share] : layout_shares) m.notes.functions[name].layout_share = share;
     redecide(m.comparison, o);

@@ -1,4 +1,5 @@
-// The threshold diff between a branch's config and the reference commit's, and its notice.
+// The threshold diff between a branch's config and the reference commit's, its notice, and gate ab's
+// settings taken from the base commit's config.
 #include "verdict/threshold_diff.hpp"
 
 #include <algorithm>
@@ -22,6 +23,23 @@ std::vector<std::string> names(const std::vector<stats::QuantileSpec>& qs) {
 }
 
 bool same(const stats::Band& a, const stats::Band& b) { return report::band_text(a) == report::band_text(b); }
+
+// A commit named by its full hash reads better cut to 12 characters, as git's short form.
+std::string short_ref(const std::string& ref) {
+  const bool hash = ref.size() == 40 && ref.find_first_not_of("0123456789abcdef") == std::string::npos;
+  return hash ? ref.substr(0, 12) : ref;
+}
+
+// "this branch changes the thresholds in P (compared with REF): ..." without its ending; "" when the
+// settings are the same.
+std::string change_sentence(const std::string& ref, const std::string& repo_path, const runner::Config& before,
+                            const runner::Config& after, const std::vector<FunctionInfo>& functions) {
+  const ThresholdDiff d =
+      diff_thresholds(compare_options(&before, functions), compare_options(&after, functions), functions);
+  if (d.empty()) return "";
+  return "this branch changes the thresholds in " + repo_path + " (compared with " + short_ref(ref) + "): " +
+         describe(d);
+}
 
 }  // namespace
 
@@ -93,17 +111,69 @@ std::string config_change_notice(const std::string& ref, const runner::Config& c
   }
   const auto local = read_file(cfg.path);
   if (local && *local == f.bytes) return "";
-  ThresholdDiff d;
+  std::string sentence;
   try {
     const runner::Config old_cfg = runner::parse_config(f.bytes, cfg.path, ref + ":" + f.repo_path);
-    d = diff_thresholds(compare_options(&old_cfg, functions), compare_options(&cfg, functions), functions);
+    sentence = change_sentence(ref, f.repo_path, old_cfg, cfg, functions);
   } catch (const Error& e) {
     return "this branch changes the config " + f.repo_path + " and the version in " + ref +
            " cannot be read to compare thresholds (" + e.summary() + ")";
   }
-  if (d.empty()) return "";
-  return "this branch changes the thresholds in " + f.repo_path + " (compared with " + ref + "): " + describe(d) +
-         "; the gate applied the branch's settings";
+  return sentence.empty() ? "" : sentence + "; the gate applied the branch's settings";
+}
+
+runner::Config with_verdict_settings_of(const runner::Config& head, const runner::Config& base) {
+  runner::Config out = head;
+  out.quantiles = base.quantiles;
+  out.threshold = base.threshold;
+  out.quantile_thresholds = base.quantile_thresholds;
+  out.calls_change = base.calls_change;
+  out.fail_on_calls_change = base.fail_on_calls_change;
+  out.fail_on_insufficient = base.fail_on_insufficient;
+  out.family = base.family;
+  out.fail_on_suspect = base.fail_on_suspect;
+  for (auto& spec : out.functions) {
+    spec.threshold.reset();
+    spec.quantile_thresholds.clear();
+    for (const auto& b : base.functions)
+      if (b.pattern == spec.pattern) {
+        spec.threshold = b.threshold;
+        spec.quantile_thresholds = b.quantile_thresholds;
+        break;
+      }
+  }
+  return out;
+}
+
+ConfigAtRef config_at_ref(const std::string& ref, const runner::Config& cfg) {
+  ConfigAtRef out;
+  baselines::FileAtRef f;
+  try {
+    f = baselines::read_at_ref(ref, cfg.path);
+  } catch (const Error& e) {
+    out.notice = "the base's thresholds could not be read from " + short_ref(ref) + " (" + e.summary() +
+                 "): this change's apply";
+    return out;
+  }
+  out.repo_path = f.repo_path;
+  if (!f.exists) {
+    out.notice = "the config " + f.repo_path + " is new in this change (not in " + short_ref(ref) +
+                 "): its own thresholds apply";
+    return out;
+  }
+  try {
+    out.cfg = runner::parse_config(f.bytes, cfg.path, short_ref(ref) + ":" + f.repo_path);
+  } catch (const Error& e) {
+    out.notice = "the base's config " + f.repo_path + " at " + short_ref(ref) + " cannot be read (" + e.summary() +
+                 "): this change's thresholds apply";
+  }
+  return out;
+}
+
+std::string ab_threshold_notice(const std::string& ref, const std::string& repo_path, const runner::Config& base,
+                                const runner::Config& head, const std::vector<FunctionInfo>& functions) {
+  const std::string sentence = change_sentence(ref, repo_path, base, head, functions);
+  return sentence.empty() ? "" : sentence + "; gate ab applied the base's settings (" + short_ref(ref) + ")";
 }
 
 }  // namespace gate::verdict

@@ -3,8 +3,9 @@
 # built in the same job) on a git repository of the shop example, with the example's own config
 # (threshold 10%, runs 5, max_runs 10), against a branch that changes pricing.Apply's tax rounding
 # into a 2,000-step loop (a real code change), or against a branch that changes nothing measurable
-# (--aa: a comment). Prints, per try, gate's exit code and Apply's instrument (probes: p50; samples:
-# cpu/call), verdict, ratio and interval,
+# (--aa: a comment). Prints, per try, gate's exit code, Apply's verdict and what judged it (its p50 and
+# cpu/call tests, with the window's probe share), and a digest of every function's instrument (the
+# same in every try: issue 54),
 # then the tally. Root (BPF). Takes ~1-2 min a try.
 #
 # Usage: tests/bench/pre_merge_scenario.sh [--aa] [--tries N] [--keep DIR [--log]] [--set LINE]... [-- GATE_AB_ARGS...]
@@ -98,17 +99,27 @@ try:
     r = json.load(open(sys.argv[1]))
 except Exception as e:
     print(f"no report ({e})"); sys.exit()
+import hashlib
 names = [f["name"] + ":" + f["verdict"] for f in r["functions"] if f["verdict"] in ("regression", "suspect")]
 apply = next((f for f in r["functions"] if f["name"].endswith("pricing.Apply")), None)
-q = apply and (next((q for q in apply["quantiles"] if q["name"] == "p50"), None) or apply["quantiles"][0])
 ext = r.get("extension") or {}
 pairs = ext.get("units") or r["head_runs"]
-if q:
-    print(f"Apply {apply.get('instrument','probes')} {q['name']} {q['verdict']} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}] "
-          f"(own [{q['ci_unadjusted_low']:.3f}, {q['ci_unadjusted_high']:.3f}]) pairs {pairs}; "
-          f"flagged: {' '.join(names) or 'none'}")
+# Every function's instrument (issue 54: the same in every try): a digest of the sorted list.
+inst = sorted(f"{f['name']}={f.get('instrument', 'probes')}" for f in r["functions"])
+digest = hashlib.sha1("\n".join(inst).encode()).hexdigest()[:8]
+kinds = {}
+for f in r["functions"]:
+    kinds[f.get("instrument", "probes")] = kinds.get(f.get("instrument", "probes"), 0) + 1
+def test(q):
+    return (f"{q['name']} {q['verdict']} {q['ratio']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}]"
+            f"{' (window probes %.0f%%)' % (100 * q['window_probe_share']) if 'window_probe_share' in q else ''}")
+if apply:
+    tests = "; ".join(test(q) for q in apply["quantiles"] if q["name"] in ("p50", "cpu/call"))
+    print(f"Apply {apply['verdict']} by {apply.get('instrument','probes')}: {tests}; pairs {pairs}; "
+          f"flagged: {' '.join(names) or 'none'}; instruments {digest} "
+          f"({', '.join(f'{v} {k}' for k, v in sorted(kinds.items()))})")
 else:
-    print(f"no Apply p50; flagged: {' '.join(names) or 'none'}")
+    print(f"no Apply; flagged: {' '.join(names) or 'none'}")
 PY
 )"
   [[ -n "$keep" && -f "$rep/report.json" ]] && cp "$rep/report.json" "$keep/try-$k.json"

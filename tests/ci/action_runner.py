@@ -4,7 +4,8 @@ GITHUB_OUTPUT file, GITHUB_ENV carried to later steps, GITHUB_STEP_SUMMARY, GITH
 GITHUB_EVENT_PATH; `${{ }}` expressions in if:, env:, with: and the outputs evaluated against the
 inputs (defaults filled in), github.*, runner.*, strategy.* and steps.*; `if:` with the runner's
 implicit success() when it names no status function. The `uses:` steps the action calls are played
-locally: actions/cache/restore and actions/cache/save against a folder (key -> copy of path),
+locally: actions/cache/restore and actions/cache/save against a folder (key -> copy of each path;
+restore-keys by prefix),
 actions/upload-artifact against a folder, refusing a name already uploaded in the run (v4 does).
 Any other `uses:` is an error: the test must be taught it."""
 import os
@@ -211,19 +212,38 @@ class Runner:
     def _uses(self, uses, with_, name):
         action = uses.split("@")[0]
         if action in ("actions/cache/restore", "actions/cache/save"):
-            src = os.path.join(self.cache_store, re.sub(r"[^\w.-]", "_", with_["key"]))
-            path = with_["path"]
+            # `path` may list several paths, one a line; each is kept as <entry>/<i> (a missing one is
+            # skipped on save, as actions/cache warns and goes on); restore-keys match by prefix,
+            # the newest entry first, and leave cache-hit false.
+            paths = [p.strip() for p in with_["path"].splitlines() if p.strip()]
+            store = lambda key: os.path.join(self.cache_store, re.sub(r"[^\w.-]", "_", key))
             if action.endswith("restore"):
-                hit = os.path.isdir(src)
-                if hit:
-                    shutil.copytree(src, path, dirs_exist_ok=True)
-                self.log(f"--- step '{name}' ({uses}): key {with_['key']}: {'hit' if hit else 'miss'}")
-                return True, {"cache-hit": "true" if hit else "false", "cache-primary-key": with_["key"]}
+                src, hit = store(with_["key"]), os.path.isdir(store(with_["key"]))
+                if not hit:
+                    for prefix in [p.strip() for p in with_.get("restore-keys", "").splitlines() if p.strip()]:
+                        cands = [os.path.join(self.cache_store, d) for d in os.listdir(self.cache_store)
+                                 if d.startswith(re.sub(r"[^\w.-]", "_", prefix))]
+                        if cands:
+                            src = max(cands, key=os.path.getmtime)
+                            break
+                matched = os.path.isdir(src)
+                if matched:
+                    for i, path in enumerate(paths):
+                        if os.path.isdir(os.path.join(src, str(i))):
+                            subprocess.run(["mkdir", "-p", path], check=True)
+                            subprocess.run(["cp", "-a", os.path.join(src, str(i)) + "/.", path], check=True)
+                self.log(f"--- step '{name}' ({uses}): key {with_['key']}: {'hit' if hit else 'restored ' + os.path.basename(src) if matched else 'miss'}")
+                return True, {"cache-hit": "true" if hit else "false", "cache-primary-key": with_["key"],
+                              "cache-matched-key": os.path.basename(src) if matched else ""}
+            src = store(with_["key"])
             if os.path.isdir(src):  # caches are immutable: a second save of a key is refused
                 self.log(f"--- step '{name}' ({uses}): key {with_['key']} exists already: not saved")
                 return True, {}
-            shutil.copytree(path, src)
-            self.log(f"--- step '{name}' ({uses}): saved {path} as {with_['key']}")
+            os.makedirs(src)
+            for i, path in enumerate(paths):
+                if os.path.isdir(path):
+                    subprocess.run(["cp", "-a", path, os.path.join(src, str(i))], check=True)
+            self.log(f"--- step '{name}' ({uses}): saved {', '.join(paths)} as {with_['key']}")
             return True, {}
         if action == "actions/upload-artifact":
             dest = os.path.join(self.run_artifacts, with_["name"])

@@ -168,8 +168,16 @@ if action:
     check("GITHUB_STEP_SUMMARY" in scripts and "report.md" in scripts, f"{rel}: the Markdown report does not reach the job summary")
     check(re.search(r"\bcheck -c\b", scripts) is not None, f"{rel}: gate check is not run")
     check(inputs.get("mode", {}).get("default") == "ab", f"{rel}: mode must default to ab (base and head built in the job)")
-    check(re.search(r'pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', scripts) is not None,
-          f"{rel}: mode ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
+    check(re.search(r'"\$GATE_SCRIPTS/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" "\$\{cache\[@\]\}" --', scripts) is not None,
+          f"{rel}: mode ab does not run the release's ci/pre-merge.sh with the config, the base, the gate binary and the base cache")
+    # Issue 56: the base's build and Go's caches kept (restore before, save after, keyed by pre-merge.sh --base-key).
+    restores = [s for s in steps if s.get("uses", "").startswith("actions/cache/restore@")]
+    saves = [s for s in steps if s.get("uses", "").startswith("actions/cache/save@")]
+    check(len(restores) == 3 and len(saves) == 3, f"{rel}: gate, the base's build and Go's caches each need a restore and a save step")
+    check("--base-key" in scripts and any("steps.plan.outputs.base-key" in str(s.get("with", {}).get("key", "")) for s in restores),
+          f"{rel}: the base cache's key must be ci/pre-merge.sh --base-key's")
+    check(str(inputs.get("version", {}).get("default", "")).startswith("v"),
+          f"{rel}: the version input's default must be the release this file belongs to (ci/set-version.sh writes it)")
     check("--report-dir" in scripts, f"{rel}: reports are not written")
     # The self-contained gate (ci/get-gate.sh): no package installed and nothing compiled on the runner.
     check("apt-get" not in scripts and "setup.sh" not in scripts and "cmake " not in scripts,
@@ -252,19 +260,28 @@ if gl:
     check("--report-dir gate-report" in body, f"{rel}: the script does not write the reports to gate-report")
     check("--baseline-ref" in body, f"{rel}: the script does not use a trusted baseline")
     check(job.get("variables", {}).get("GATE_MODE") == "ab", f"{rel}: GATE_MODE must default to ab")
-    check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" --', body) is not None,
-          f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
+    check(re.search(r'"\$scripts/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN" "\$\{cached\[@\]\}" --', body) is not None,
+          f"{rel}: GATE_MODE ab does not run the release's ci/pre-merge.sh with the config, the base, the gate binary and the base cache")
     tells_exit_codes_apart(rel, body)
     # The job's image is Debian 12: ci/get-gate.sh --here builds the self-contained gate in it (the
     # job's container, never the runner host) unless GATE_BIN gives one; doctor runs first.
     # (issue 41: an image with Go, git and curl; still Debian 12, for the --here build.)
     check(re.fullmatch(r"golang:[0-9.]+-bookworm", str(job.get("image"))) is not None,
           f"{rel}: .gate image must be a golang:X-bookworm image (Go, git, curl; Debian 12: ci/build-static.sh's system)")
-    check(job.get("cache", {}).get("when") == "always", f"{rel}: cache.when must be always (a failing job keeps gate)")
+    caches = job.get("cache", [])
+    caches = caches if isinstance(caches, list) else [caches]
+    check(caches and all(c.get("when") == "always" for c in caches), f"{rel}: every cache needs when: always (a failing job keeps them)")
+    cached_paths = " ".join(p for c in caches for p in c.get("paths", []))
+    check(".gate-cache/base/" in cached_paths and ".gate-go/" in cached_paths and ".gate-cache/gate-" in cached_paths,
+          f"{rel}: the caches must keep gate, the base's build (.gate-cache/base/) and Go's caches (.gate-go/)")
+    check(art.get("reports", {}).get("dotenv") == "gate.env", f"{rel}: the verdict must be a dotenv report (gate.env)")
+    check("GATE_GITLAB_TOKEN" in job.get("variables", {}) and 'comment.py" gitlab' in body,
+          f"{rel}: the merge-request note (ci/comment.py gitlab with GATE_GITLAB_TOKEN) is missing")
     check(any("merge_request_event" in str(r.get("if", "")) for r in job.get("rules", [])), f"{rel}: no rules: for merge requests")
     for knob in ("GATE_RUNS", "GATE_MAX_RUNS", "GATE_FORMATS", "GATE_LAYOUTS", "GATE_ARGS", "GATE_FAIL_ON_REGRESSION", "GATE_VERSION"):
         check(knob in job.get("variables", {}), f"{rel}: no {knob} variable (parity with the action's inputs)")
-    check("get-gate.sh\" --here" in body, f"{rel}: does not build gate through ci/get-gate.sh --here")
+    check(re.search(r'for f in get-gate\.sh SHA256SUMS; do\s+curl [^\n]*"\$url/\$f"', body) is not None and "sha256sum -c" in body and 'bash "$cache/get-gate.sh"' in body,
+          f"{rel}: does not get gate through the release's get-gate.sh, verified against SHA256SUMS")
     check("setup.sh" not in body and not {w for w in apt_install_words(body) if w.endswith("-dev")},
           f"{rel}: installs build packages beside ci/get-gate.sh")
     check(re.search(r'"\$GATE_BIN" doctor', body) is not None, f"{rel}: does not run gate doctor before measuring")
@@ -283,8 +300,8 @@ check(re.search(r"post\s*\{\s*always\s*\{", code) is not None, f"{rel}: reports 
 check("returnStatus: true" in code, f"{rel}: gate's exit code is not captured (returnStatus: true)")
 check("--report-dir gate-report" in code and "--baseline-ref" in code, f"{rel}: gate check does not write reports or use a trusted baseline")
 check(re.search(r"GATE_MODE\s*=\s*'ab'", code) is not None, f"{rel}: GATE_MODE must default to 'ab'")
-check(re.search(r'ci/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$GATE_BASE_REF" --gate "\$GATE_BIN" --', code) is not None,
-      f"{rel}: GATE_MODE ab does not run ci/pre-merge.sh with the config, the base and the gate binary")
+check(re.search(r'"\$scripts/pre-merge\.sh" -c "\$GATE_CONFIG" --base "\$base" --gate "\$GATE_BIN"', code) is not None,
+      f"{rel}: GATE_MODE ab does not run the release's ci/pre-merge.sh with the config, the base and the gate binary")
 check("get-gate.sh" in code and "setup.sh" not in code and "apt-get" not in code,
       f"{rel}: must get gate through ci/get-gate.sh, not install packages or compile it on the agent")
 check(re.search(r'"\$GATE_BIN" doctor', code) is not None, f"{rel}: does not run gate doctor before measuring")
@@ -308,6 +325,39 @@ check("--build-only" in code and "--binaries gate-binaries" in code and "--shard
 check(re.search(r"gate merge -c", code) is not None, f"{rel}: no gate merge")
 check(re.search(r"\bjunit\s+(testResults:\s*)?'gate-report/junit\.xml'", code) is not None, f"{rel}: no junit step")
 tells_exit_codes_apart(rel, code)
+
+# --- Issue 56: every template runs from a team's repository, at parity ---
+def code_of(rel):
+    text = open(os.path.join(ROOT, rel), encoding="utf-8").read()
+    return "\n".join(re.sub(r"(^|\s)(#|//).*$", "", line) for line in text.splitlines())
+
+
+templates = ["ci/github/action.yml", "ci/github/example-workflow.yml", "ci/github/example-matrix-workflow.yml",
+             "ci/gitlab/gate.gitlab-ci.yml", "ci/jenkins/Jenkinsfile", "ci/jenkins/Jenkinsfile.shards"]
+for rel in templates:
+    code = code_of(rel)
+    # Nothing of gate's source: no ci/ script run from the workspace, no GATE_SRC or GATE_SOURCE checkout.
+    check(re.search(r"""(^|[\s"'(])\.?/?ci/(get-gate|pre-merge|comment|github/comment)\.(sh|py)""", code) is None and
+          not re.search(r"GATE_SRC\b|GATE_SOURCE", code),
+          f"{rel}: runs a ci/ script from the workspace (a checkout of gate's source): take it from the release, beside gate")
+    # Doctor before any build.
+    builds = [m.start() for m in re.finditer(r'pre-merge\.sh"? -c', code)]
+    i = code.find(" doctor")
+    if re.search(r"uses: (\./ci/github|\S+/ci/github@)", code):
+        pass  # the action runs doctor as its own step, before its build step (run_templates.py checks it)
+    else:
+        check(i >= 0 and all(i < j for j in builds), f"{rel}: gate doctor must run before any build (doctor at {i}, builds at {builds})")
+    # Third-party actions pinned by commit SHA, the tag in a comment.
+    for line in open(os.path.join(ROOT, rel), encoding="utf-8"):
+        m = re.match(r"\s*(?:-\s*)?uses:\s*(\S+)(.*)", line)
+        if m and m.group(1).startswith("actions/"):
+            check(re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", m.group(1)) is not None and re.search(r"#\s*v\d+\.\d+\.\d+", m.group(2)),
+                  f"{rel}: {m.group(1)} is not pinned by commit SHA with its tag in a comment")
+for rel in ("ci/jenkins/Jenkinsfile", "ci/jenkins/Jenkinsfile.shards"):
+    code = code_of(rel)
+    check("GATE_FAIL_ON_REGRESSION" in code and "unstable(" in code, f"{rel}: no report-only mode (GATE_FAIL_ON_REGRESSION, unstable)")
+    check("currentBuild.description" in code and "gate-report/gate.env" in code,
+          f"{rel}: the verdict must be the build's description and environment variables (gate-report/gate.env)")
 
 # --- the pre-merge script ---
 rel = "ci/pre-merge.sh"

@@ -5,6 +5,11 @@
 # measures both sides and reports (exit 0: the same program on both sides).
 # A second case makes the branch also slow pricing.Apply 3x (the example's SHOP_SLOW knob): the
 # first PR's gate ab must then catch it (exit 1), so the base really was built from the base.
+# A third (issue 56): once gate.yaml is on main, the next pull request loosens `threshold:` to 90%
+# and slows Apply 1.6x: gate ab judges with the base's gate.yaml (10%), catches it (exit 1) and says
+# that the branch changes the thresholds and that the base's applied. Apply is timed by its probes
+# there (measure: probes, a setting of the head's), so that it reads ~1.6x, under the head's 1.9x:
+# by the head's thresholds it would pass (exit 0 with pre-merge.sh's --thresholds-ref line removed).
 # Env (ctest): GATE_ROOT, GATE_BIN, GATE_GO. Exit 77 (skipped, loudly) when not root (BPF).
 set -uo pipefail
 : "${GATE_ROOT:?}" "${GATE_BIN:?}"
@@ -78,6 +83,29 @@ grep -E '^(regression|gate:) ' "$tmp/report2.txt" | sed 's/^/    /'
 [[ $rc -eq 1 ]] && grep -Eq '^regression +example\.com/shop/pricing\.Apply ' "$tmp/report2.txt" &&
   ok "adoption PR with pricing.Apply 3x slower: caught (exit 1) in $(( $(date +%s) - t0 )) s" ||
   { bad "adoption PR with a 3x slower Apply: exit $rc, no regression on pricing.Apply"; sed 's/^/    /' "$tmp/log2.txt"; }
+
+# The next pull request, once gate.yaml is on main: it loosens threshold: and slows Apply 3x.
+git checkout -q main && git merge -q --ff-only adopt-gate~1
+git checkout -q -b loosen
+sed -i 's/^threshold: .*/threshold: 90%/' shop/gate.yaml
+grep -q '^threshold: 90%$' shop/gate.yaml || { echo "FAIL: set-up: shop/gate.yaml has no threshold: line"; exit 1; }
+echo "measure: probes" >> shop/gate.yaml
+git show adopt-gate:shop/cmd/shop/zz_slow.go | sed 's/pricing.Apply=3/pricing.Apply=1.6/; s/3x slower/1.6x slower/' > shop/cmd/shop/zz_slow.go
+grep -q 'pricing.Apply=1.6' shop/cmd/shop/zz_slow.go || { echo "FAIL: set-up: no 1.6x Apply"; exit 1; }
+git add -A && git commit -q -m "a slower Apply, and a looser gate"
+t0=$(date +%s)
+# --fail-on-suspect (a flag, so it holds whichever config judges): 1.6x on the pricing package alone
+# at 6 runs was once a suspect rather than a regression after Holm; by the head's 90% it is neither.
+GATE_LAYOUTS=1 bash "$GATE_ROOT/ci/pre-merge.sh" -c shop/gate.yaml --base main --gate "$GATE_BIN" -- --fail-on-suspect \
+  > "$tmp/report3.txt" 2> "$tmp/log3.txt"
+rc=$?
+grep -E "^(regression|suspect|gate:) |thresholds" "$tmp/report3.txt" | sed 's/^/    /'
+if [[ $rc -eq 1 ]] && grep -Eq '^(regression|suspect) +example\.com/shop/pricing\.Apply ' "$tmp/report3.txt"; then
+  ok "a pull request that loosens threshold: to 90%: judged by the base's 10%, Apply 1.6x caught (exit 1) in $(( $(date +%s) - t0 )) s"
+else bad "a pull request that loosens threshold: exit $rc, no regression on pricing.Apply (the head's 90% applied?)"; sed 's/^/    /' "$tmp/log3.txt"; fi
+grep -q "this branch changes the thresholds in shop/gate.yaml (compared with [0-9a-f]\{12\}): threshold +10% / -10% -> +90% / -90%.*gate ab applied the base's settings" "$tmp/report3.txt" &&
+  ok "the report says the branch loosens the thresholds and that the base's applied" ||
+  bad "no notice of the loosened threshold in the report"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -2,7 +2,8 @@
 # ci/get-gate.sh against a local HTTP server (python3 -m http.server, its request log kept) laid out
 # like a release's download folder: /acme/gate/releases/download/vVERSION/{gate-VERSION-linux-amd64.tar.gz,
 # SHA256SUMS}, the tarball packed as ci/build-static.sh --dist packs it (gate: $GATE_BIN).
-#   1. a release: downloaded, its SHA256 checked against SHA256SUMS, the gate in the cache runs;
+#   1. a release: downloaded, its SHA256 checked against SHA256SUMS, the gate in the cache runs, its
+#      helper scripts beside it (ci/pre-merge.sh: what the templates run instead of a checkout of gate);
 #   2. the same version again: the cache, no request reaches the server;
 #   3. a tampered tarball (bytes changed after SHA256SUMS was written): refused, exit 4, the error
 #      names the file, the cause (the two checksums) and the fix; nothing is cached;
@@ -27,7 +28,7 @@ pack() {  # pack VERSION: the tarball and SHA256SUMS of release vVERSION
   local v=$1 d="$www/acme/gate/releases/download/v$1" n="gate-$1-linux-amd64"
   mkdir -p "$d/$n/ci"
   strip -o "$d/$n/gate" "$GATE_BIN"   # a build tree's gate carries ~100 MB of debug info: not in a release
-  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$d/$n/ci/"
+  cp "$GATE_ROOT/ci/get-gate.sh" "$GATE_ROOT/ci/pre-merge.sh" "$GATE_ROOT/ci/comment.py" "$d/$n/ci/"
   tar -C "$d" --owner=0 --group=0 -czf "$d/$n.tar.gz" "$n" && rm -rf "${d:?}/$n"
   (cd "$d" && sha256sum "$n.tar.gz" > SHA256SUMS)
 }
@@ -59,11 +60,12 @@ unset GATE_BINARY GATE_NO_BUILD
 
 # 1. a sound release
 out=$(GATE_VERSION=v0.1.0 GATE_RELEASE_URL="$base/v0.1.0" "$get" 2> "$tmp/err"); rc=$?
-if [[ $rc -eq 0 && $out == "$tmp/cache/gate-v0.1.0" && -x $out ]] && "$out" --version >/dev/null &&
+if [[ $rc -eq 0 && $out == "$tmp/cache/gate-0.1.0-linux-amd64/gate" && -x $out && -x $(dirname "$out")/ci/pre-merge.sh ]] &&
+   "$out" --version >/dev/null &&
    grep -q 'verified gate-0.1.0-linux-amd64.tar.gz' "$tmp/err" &&
    grep -q 'GET /acme/gate/releases/download/v0.1.0/gate-0.1.0-linux-amd64.tar.gz' "$tmp/requests.log" &&
    grep -q 'GET /acme/gate/releases/download/v0.1.0/SHA256SUMS' "$tmp/requests.log"; then
-  ok "release v0.1.0 downloaded, verified against SHA256SUMS, runs ($("$out" --version))"
+  ok "release v0.1.0 downloaded, verified against SHA256SUMS, runs ($("$out" --version)), its ci/ scripts beside it"
 else bad "release v0.1.0 (exit $rc, printed '$out'): $(cat "$tmp/err")"; fi
 
 # 2. the cache on the second call
@@ -75,18 +77,19 @@ else bad "second call (exit $rc, $(requests) requests, was $n): $(cat "$tmp/err"
 
 # 3. a tampered tarball
 out=$(GATE_VERSION=v0.2.0 GATE_RELEASE_URL="$base/v0.2.0" "$get" 2> "$tmp/err"); rc=$?
-if [[ $rc -eq 4 && -z $out && ! -e $tmp/cache/gate-v0.2.0 ]] &&
+if [[ $rc -eq 4 && -z $out && ! -e $tmp/cache/gate-0.2.0-linux-amd64 ]] &&
    grep -q 'get-gate: error: gate-0.2.0-linux-amd64.tar.gz from .* refused: its SHA256 is [0-9a-f]\{64\} but the release.s SHA256SUMS says [0-9a-f]\{64\}' "$tmp/err" &&
    grep -q '  fix: ' "$tmp/err"; then
   ok "tampered tarball refused (exit 4): $(grep -m1 "error:" "$tmp/err" | cut -c1-150)..."
 else bad "tampered tarball (exit $rc, printed '$out'): $(cat "$tmp/err")"; fi
-[[ -z $(ls "$tmp/cache" | grep -v '^gate-v0.1.0$') ]] && ok "nothing left in the cache by the refused download" ||
+[[ -z $(ls "$tmp/cache" | grep -v '^gate-0.1.0-linux-amd64$') ]] && ok "nothing left in the cache by the refused download" ||
   bad "the refused download left files: $(ls "$tmp/cache")"
 
 # 4. no asset: the source build (stub container), said so
 out=$(GATE_VERSION=v0.9.0 GATE_RELEASE_URL="$base/v0.9.0" "$get" 2> "$tmp/err"); rc=$?
 hash=$("$get" --hash)
-if [[ $rc -eq 0 && $out == "$tmp/cache/gate-$hash" && $(wc -l < "$tmp/docker-calls" 2>/dev/null) -eq 1 ]] &&
+if [[ $rc -eq 0 && $out == "$tmp/cache/gate-src-$hash/gate" && -x $tmp/cache/gate-src-$hash/ci/pre-merge.sh &&
+      $(wc -l < "$tmp/docker-calls" 2>/dev/null) -eq 1 ]] &&
    grep -q 'release 0.9.0 has no gate-0.9.0-linux-amd64.tar.gz (HTTP 404' "$tmp/err"; then
   ok "no release asset: built from source in a debian:12 container, and said so"
 else bad "no release asset (exit $rc, printed '$out', container calls: $(cat "$tmp/docker-calls" 2>/dev/null)): $(cat "$tmp/err")"; fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Every file the GitHub action calls beside itself ($GITHUB_ACTION_PATH/X, $GITHUB_ACTION_PATH/../X)
-is shipped where a release puts the action: in the release tarball that ci/build-static.sh --dist
-packs (ci/github/action.yml of gate-VERSION-linux-amd64/) and in the .deb that cmake/package.cmake
-installs (/usr/share/gate/ci/github/action.yml). Issue 41: the .deb once lacked ci/get-gate.sh,
-which the action calls. The GitLab template's release mode runs the tarball's ci/pre-merge.sh: also
-required. Read from the scripts' text (the suite does not build the release assets); when
-build/static/dist or the .deb exist, their real contents are checked too.
+"""Every file the templates run is shipped beside gate, where a release puts it: in the release
+tarball that ci/build-static.sh --dist packs (gate-VERSION-linux-amd64/ci/) and in the .deb that
+cmake/package.cmake installs (/usr/share/gate/ci/). Those are the files the GitHub action calls beside
+itself ($GITHUB_ACTION_PATH/../X) and the helper scripts every template runs from beside gate
+($GATE_SCRIPTS/X, "$scripts/X": issue 56, nothing from a checkout of gate's source). Issue 41: the
+.deb once lacked ci/get-gate.sh. The release also ships get-gate.sh and the GitLab template alone,
+listed in SHA256SUMS: what the GitLab and Jenkins templates fetch first. Read from the scripts' text;
+when build/static/dist or the .deb exist, their real contents are checked too.
 Usage: release_contents_test.py GATE_SOURCE_DIR"""
 import glob
 import os
@@ -19,9 +20,14 @@ read = lambda rel: open(os.path.join(ROOT, rel), encoding="utf-8").read()
 action = read("ci/github/action.yml")
 # Paths relative to ci/, e.g. github/comment.py, get-gate.sh.
 needed = set()
-for ref in re.findall(r"\$\{?GITHUB_ACTION_PATH\}?/([A-Za-z0-9_./-]+)", action):
+for ref in re.findall(r"\$\{?GITHUB_ACTION_PATH\}?/([A-Za-z0-9_./-]+\.(?:sh|py|yml))", action):
     needed.add(os.path.normpath(os.path.join("github", ref)))
-needed.add("pre-merge.sh")  # gate.gitlab-ci.yml, release mode: "$src/ci/pre-merge.sh" of the tarball
+# The helper scripts the templates run from beside gate.
+for rel in ("ci/github/action.yml", "ci/github/example-matrix-workflow.yml", "ci/gitlab/gate.gitlab-ci.yml",
+            "ci/jenkins/Jenkinsfile", "ci/jenkins/Jenkinsfile.shards"):
+    for ref in re.findall(r'(?:\$GATE_SCRIPTS|\$scripts|/ci)/([a-z-]+\.(?:sh|py))', read(rel)):
+        needed.add(ref)
+check_needed = {"pre-merge.sh", "comment.py", "get-gate.sh"}
 needed.add("github/action.yml")
 passed = failed = 0
 
@@ -36,8 +42,9 @@ def check(ok, what):
         print("FAIL:", what)
 
 
+check(check_needed <= needed, f"the templates run {', '.join(sorted(check_needed))} from beside gate ({sorted(needed)})")
 for rel in sorted(needed):
-    check(os.path.exists(os.path.join(ROOT, "ci", rel)), f"ci/{rel} (called by the action or the GitLab template) exists")
+    check(os.path.exists(os.path.join(ROOT, "ci", rel)), f"ci/{rel} (run by a template) exists")
 # The tarball: build-static.sh --dist copies files into "$dist/$name/ci/" and "$dist/$name/ci/github/".
 dist = read("ci/build-static.sh")
 packed = set()
@@ -56,6 +63,9 @@ for m in re.finditer(r"install\((?:FILES|PROGRAMS)\s+(.*?)\s+DESTINATION\s+share
 for rel in sorted(needed):
     check(rel in installed, f"the .deb installs /usr/share/gate/ci/{rel}")
 # The built assets, when this tree has them (ci/build-static.sh --dist).
+alone = re.search(r'cp "\$GATE_ROOT/ci/get-gate\.sh" "\$GATE_ROOT/ci/gitlab/gate\.gitlab-ci\.yml" "\$dist/"', dist) is not None
+check(alone and re.search(r"sha256sum .*get-gate\.sh gate\.gitlab-ci\.yml > SHA256SUMS", dist) is not None,
+      "the release ships get-gate.sh and gate.gitlab-ci.yml alone, in SHA256SUMS")
 for tgz in glob.glob(os.path.join(ROOT, "build/static/dist/gate-*-linux-amd64.tar.gz")):
     names = {n.split("/", 1)[1] for n in tarfile.open(tgz).getnames() if "/" in n}
     for rel in sorted(needed):

@@ -8,14 +8,18 @@ templates, this runs them.
   and the report options; mode check calls `gate check` with the trusted baseline; exit codes reach
   the step's output, the verdict step fails on 1, 2 and 3, the summary step copies report.md; an
   unknown mode and an ab without a base are exit 2 with a message.
-- GitLab (ci/gitlab/gate.gitlab-ci.yml): the `.gate` script in both modes (it insists on root, as
-  its runner must be: run only as root, and says so loudly otherwise).
-- Jenkins (ci/jenkins/Jenkinsfile): the Performance gate stage's `sh` script in both modes.
-- Getting gate (ci/get-gate.sh, GitHub's Get gate step and Jenkins' Build gate stage): a given binary
-  is used as is; none given, it is built once with ci/build-static.sh in a debian:12 container (a
-  stub docker leaves the stub gate) and the next job of the same gate source takes it from the
-  cache. Every template runs `gate doctor` first and measures nothing when it fails. apt-get, apt,
-  dpkg and cmake are stubs that fail and record: no path may run them on the host runner.
+- GitLab (ci/gitlab/gate.gitlab-ci.yml): the `.gate` script in both modes, gate and its scripts from a
+  local release (get-gate.sh and a tarball holding the stub gate, with SHA256SUMS); it insists on
+  root, as its runner must be: run only as root, and says so loudly otherwise.
+- Jenkins (ci/jenkins/Jenkinsfile): the Get gate stage's `sh` (the same local release) and the
+  Performance gate stage's `sh` script in both modes.
+- The first pull request in check mode (its target has no gate.yaml, so no baseline): every template
+  measures it in ab mode against its base instead, and says so.
+- Getting gate (ci/get-gate.sh, GitHub's Get gate step): a given binary is used as is; none given,
+  it is built once with ci/build-static.sh in a debian:12 container (a stub docker leaves the stub
+  gate) and the next job of the same gate source takes it from the cache. Every template runs `gate
+  doctor` first and measures nothing when it fails. apt-get, apt, dpkg and cmake are stubs that fail
+  and record: no path may run them on the host runner.
 
 The stub stands for gate because gate's part (BPF, root) is tested for real by ci_pre_merge and
 the e2e tests; what is tested here is the templates' glue. When not root, a `sudo` that runs its
@@ -26,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 try:
@@ -35,6 +40,9 @@ except ImportError:
     sys.exit(1)
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import api_stub  # noqa: E402
+
 failures = []
 
 
@@ -67,14 +75,20 @@ try:
     # A repository: main with the app at version 1, the branch `feature` at version 2; origin has main.
     repo = os.path.join(tmp, "repo")
     os.makedirs(os.path.join(repo, "svc"))
+    # Commit 0 (tag pre-gate): the service before it adopted gate, no gate.yaml: the first pull request's target.
+    with open(os.path.join(repo, "svc", "version.txt"), "w") as f:
+        f.write("version 1\n")
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "before gate", cwd=repo)
+    git("tag", "pre-gate", cwd=repo)
     with open(os.path.join(repo, "svc", "gate.yaml"), "w") as f:
         f.write("name: svc\nbuild: mkdir -p bin && cp version.txt bin/app\nbinary: bin/app\nworkload: bin/app\n"
                 "functions: [main.main]\n")
     with open(os.path.join(repo, "svc", ".gitignore"), "w") as f:
         f.write("bin/\n")
-    with open(os.path.join(repo, "svc", "version.txt"), "w") as f:
-        f.write("version 1\n")
-    git("init", "-q", "-b", "main", cwd=repo)
+    with open(os.path.join(repo, ".gitignore"), "w") as f:
+        f.write(".gate-cache/\n.gate-go/\ngate.env\ngate-report/\n")
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A", cwd=repo)
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "v1", cwd=repo)
     git("init", "-q", "--bare", os.path.join(tmp, "origin.git"), cwd=tmp)
@@ -91,7 +105,13 @@ try:
     # other call writes its arguments one a line, a report.md in --report-dir, and exits $STUB_EXIT.
     bindir = os.path.join(tmp, "bin")
     os.makedirs(bindir)
-    stub = os.path.join(bindir, "gate-stub")
+    # The stub sits where a release's gate does: in gate-V-linux-amd64/, its helper scripts in ci/.
+    version = re.search(r"^project\(gate VERSION ([0-9.]+)", open(os.path.join(ROOT, "CMakeLists.txt")).read(), re.M).group(1)
+    relname = f"gate-{version}-linux-amd64"
+    os.makedirs(os.path.join(tmp, "tree", relname, "ci"))
+    for script in ("get-gate.sh", "pre-merge.sh", "comment.py"):
+        shutil.copy(os.path.join(ROOT, "ci", script), os.path.join(tmp, "tree", relname, "ci"))
+    stub = os.path.join(tmp, "tree", relname, "gate")
     args_file = os.path.join(tmp, "args")
     calls_file = os.path.join(tmp, "calls")
     with open(stub, "w") as f:
@@ -101,6 +121,15 @@ try:
                 '  if [ "$prev" = --report-dir ]; then mkdir -p "$a" && echo "stub report" > "$a/report.md"; fi\n'
                 '  prev="$a"\ndone\nexit "${STUB_EXIT:-0}"\n')
     os.chmod(stub, 0o755)
+    # A release of the stub (the tarball, get-gate.sh, SHA256SUMS), served as a release's download folder.
+    reldir = os.path.join(tmp, "download", "v" + version)
+    os.makedirs(reldir)
+    with tarfile.open(os.path.join(reldir, relname + ".tar.gz"), "w:gz") as tf:
+        tf.add(os.path.join(tmp, "tree", relname), arcname=relname)
+    shutil.copy(os.path.join(ROOT, "ci/get-gate.sh"), reldir)
+    subprocess.run(f"sha256sum {relname}.tar.gz get-gate.sh > SHA256SUMS", shell=True, cwd=reldir, check=True)
+    server = api_stub.Stub(release_dir=os.path.join(tmp, "download"))
+    release_url = f"{server.url}/acme/gate/releases/download/v{version}"
     # Package managers that must never run on the host runner: they record the call and fail.
     host_installs = os.path.join(tmp, "host-installs")
     for tool in ("apt-get", "apt", "dpkg", "cmake"):
@@ -128,6 +157,9 @@ try:
             return []
         with open(path) as f:
             return f.read().splitlines()
+
+    def measuring_calls():  # gate's calls but --version (get-gate.sh's and the jobs' own check that it runs)
+        return [c for c in lines(calls_file) if c != "--version"]
 
     def stub_args():
         with open(args_file) as f:
@@ -159,7 +191,7 @@ try:
               f"{what}: base and head were not built from the merge-base and HEAD")
         check(git("worktree", "list", cwd=repo).count("\n") == 1, f"{what}: a worktree was left behind")
         if doctor_first:
-            check(lines(calls_file)[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring: {lines(calls_file)}")
+            check(measuring_calls()[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring: {lines(calls_file)}")
         return a
 
     def called_right(what, mode):
@@ -171,7 +203,7 @@ try:
         else:
             check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
                   a[a.index("--baseline-ref") + 1] == "origin/main", f"{what}: gate check not called right: {a}")
-            check(lines(calls_file)[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring")
+            check(measuring_calls()[:1] == ["doctor"], f"{what}: gate doctor did not run before measuring")
         check("--report-dir" in a and a[a.index("--report-dir") + 1] == "gate-report",
               f"{what}: reports not written to gate-report: {a}")
 
@@ -181,15 +213,31 @@ try:
     gate_step, verdict, summary = steps["gate"], steps["Verdict"], steps["Job summary"]
     defaults = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
 
-    def github_env(**inputs):
+    plan_step = steps["What to build"]
+
+    def step_env(step, vals, plan):
+        """A step's env: `${{ inputs.X }}` from vals, `${{ steps.plan.outputs.X }}` from plan."""
+        env = {}
+        for key, expr in step["env"].items():
+            m = re.fullmatch(r"\$\{\{ (inputs|steps\.plan\.outputs)\.([\w-]+) \}\}", str(expr))
+            check(m is not None, f"action.yml: the {step['name']} step's env {key} is not an input or a plan output: {expr}")
+            if m:
+                env[key] = vals[m.group(2)] if m.group(1) == "inputs" else plan.get(m.group(2), "")
+        return env
+
+    def github_env(extra_env=None, **inputs):
+        """The gate step's environment: the What to build step run first (its outputs feed the gate step)."""
         vals = dict(defaults, config="svc/gate.yaml", **inputs)
         env = dict(base_env, GITHUB_ACTION_PATH=os.path.join(ROOT, "ci/github"), RUNNER_TEMP=tmp,
-                   GITHUB_OUTPUT=os.path.join(tmp, "github_output"), GATE_BIN=stub)
-        for key, expr in gate_step["env"].items():
-            m = re.fullmatch(r"\$\{\{ inputs\.([\w-]+) \}\}", str(expr))
-            check(m is not None, f"action.yml: the gate step's env {key} is not an input: {expr}")
-            env[key] = vals[m.group(1)] if m else ""
+                   GITHUB_OUTPUT=os.path.join(tmp, "github_output"), GATE_BIN=stub,
+                   GATE_SCRIPTS=os.path.join(os.path.dirname(stub), "ci"), **(extra_env or {}))
         open(env["GITHUB_OUTPUT"], "w").close()
+        r = run_script(GITHUB_BASH, plan_step["run"], dict(env, **step_env(plan_step, vals, {})), "GitHub, What to build")
+        check(r.returncode == 0, f"GitHub: the What to build step failed: {r.stderr}")
+        plan = outputs(env)
+        open(env["GITHUB_OUTPUT"], "w").close()
+        env.update(step_env(gate_step, vals, plan))
+        env["PLAN_STDOUT"] = r.stdout
         return env
 
     def outputs(env):
@@ -198,10 +246,14 @@ try:
 
     for stub_exit in ("0", "1"):
         reset()
-        env = dict(github_env(runs="7"), GITHUB_BASE_REF="main", STUB_EXIT=stub_exit)
+        env = dict(github_env({"GITHUB_BASE_REF": "main"}, runs="7"), STUB_EXIT=stub_exit)
         r = run_script(GITHUB_BASH, gate_step["run"], env, f"GitHub, mode ab, gate exits {stub_exit}")
         check(r.returncode == 0, "GitHub mode ab: the gate step itself must not fail (the verdict step decides)")
         out = outputs(env)
+        check(re.fullmatch(r"gate-base-[0-9a-f]{24}", env.get("GATE_BASE_KEY", "")) is not None,
+              f"GitHub mode ab: no base cache key from ci/pre-merge.sh --base-key: {env.get('GATE_BASE_KEY')!r}")
+        check(out.get("base-cached") == ("true" if stub_exit == "1" else "false"),  # the second job: the first's base
+              f"GitHub mode ab: base-cached is {out.get('base-cached')!r} in job {int(stub_exit) + 1}")
         check(out.get("exit-code") == stub_exit, f"GitHub mode ab: exit-code output {out.get('exit-code')}, gate exited {stub_exit}")
         check(out.get("report-dir") == "gate-report", f"GitHub mode ab: report-dir output {out.get('report-dir')}")
         a = ab_called_right("GitHub mode ab", doctor_first=False)  # the action's doctor is a step of its own
@@ -224,17 +276,27 @@ try:
         check(code == "0" or "::error title=" in r.stdout, f"GitHub verdict step: exit '{code}' has no ::error")
 
     reset()
-    env = dict(github_env(mode="check", **{"baseline-ref": "origin/main"}), GITHUB_BASE_REF="main")
+    env = github_env({"GITHUB_BASE_REF": "main"}, mode="check", **{"baseline-ref": "origin/main"})
     run_script(GITHUB_BASH, gate_step["run"], env, "GitHub, mode check")
     a = stub_args()
     check(a[:3] == ["check", "-c", "svc/gate.yaml"] and "--baseline-ref" in a and
           a[a.index("--baseline-ref") + 1] == "origin/main", f"GitHub mode check: gate check not called right: {a}")
     check(outputs(env).get("exit-code") == "0", "GitHub mode check: exit-code output missing")
 
+    # The first pull request in check mode: its target (pre-gate) has no svc/gate.yaml, so no baseline:
+    # measured in ab mode against that base instead, with a notice.
+    reset()
+    env = github_env({"GITHUB_BASE_REF": "main"}, mode="check", **{"baseline-ref": "pre-gate"})
+    run_script(GITHUB_BASH, gate_step["run"], env, "GitHub, mode check, the first pull request")
+    a = stub_args()
+    check("::notice title=gate: the first pull request::" in env["PLAN_STDOUT"] and a[:1] == ["ab"] and
+          built_from("base") == "version 1" and built_from("head") == "version 2",
+          f"GitHub mode check, first pull request: not measured in ab mode against its base with a notice: {a}")
+
     for what, inputs, extra_env in (("an unknown mode", {"mode": "abc"}, {"GITHUB_BASE_REF": "main"}),
                                     ("mode ab without a base", {}, {})):
         reset()
-        env = dict(github_env(**inputs), **extra_env)
+        env = github_env(extra_env, **inputs)
         r = run_script(GITHUB_BASH, gate_step["run"], env, f"GitHub, {what}")
         check(outputs(env).get("exit-code") == "2" and "::error title=" in r.stdout and not os.path.exists(args_file),
               f"GitHub, {what}: expected exit-code 2 and an ::error before gate runs")
@@ -277,23 +339,37 @@ try:
     check(re.fullmatch(r"[0-9a-f]{16}", src_hash) is not None, f"GitHub: no source hash for the cache key: {src_hash!r}")
     r, got = get_gate("", "GitHub, get gate: none given: built in a debian:12 container")
     built = lines(docker_log)
-    check(r.returncode == 0 and got == os.path.join(tmp, "gate-cache", f"gate-{src_hash}") and got and os.access(got, os.X_OK),
-          f"GitHub: the container build did not leave gate-<source hash> in the cache: {got}")
+    check(r.returncode == 0 and got == os.path.join(tmp, "gate-cache", f"gate-src-{src_hash}", "gate") and got and os.access(got, os.X_OK)
+          and os.access(os.path.join(os.path.dirname(got), "ci", "pre-merge.sh"), os.X_OK),
+          f"GitHub: the container build did not leave gate-src-<source hash>/gate and its ci/ scripts in the cache: {got}")
     check(len(built) == 1 and re.search(r"(^| )debian:12 .*ci/build-static\.sh", built[0]) is not None,
           f"GitHub: gate was not built with ci/build-static.sh in a debian:12 container: {built}")
     r, again = get_gate("", "GitHub, get gate: the same gate source again (the cache)")
     check(again == got and len(lines(docker_log)) == 1, "GitHub: the cached gate of the same source was built again")
 
-    # --- Jenkins: the Build gate stage (ci/get-gate.sh): the binary given, else a container build ---
+    # --- Jenkins: the Get gate stage: the release's get-gate.sh, verified, then the release's gate ---
+    jf = open(os.path.join(ROOT, "ci/jenkins/Jenkinsfile")).read()
+
+    def jenkins_sh(stage):
+        m = re.search(r"stage\('" + re.escape(stage) + r"'\).*?script: '''(.*?)'''", jf, re.S)
+        check(m is not None, f"Jenkinsfile: no sh script in the {stage} stage")
+        return m.group(1).replace("\\\\", "\\") if m else "exit 99"  # a Groovy ''' string: two backslashes are one
+
     if os.path.exists(docker_log):
         os.remove(docker_log)
-    jenv = dict(base_env, GATE_SRC=ROOT, GATE_BINARY=stub, GATE_CACHE_DIR=os.path.join(tmp, "jenkins-cache"))
-    r = run_script(["sh", "-e", "-c", '"$GATE_SRC/ci/get-gate.sh"'], "", jenv, "Jenkins, get gate: GATE_BINARY given")
-    check(r.returncode == 0 and r.stdout.strip() == stub and not lines(docker_log), "Jenkins: GATE_BINARY is not used as is")
-    jenv["GATE_BINARY"] = ""
-    r = run_script(["sh", "-e", "-c", '"$GATE_SRC/ci/get-gate.sh"'], "", jenv, "Jenkins, get gate: built in a debian:12 container")
-    check(r.returncode == 0 and r.stdout.strip().endswith(f"gate-{src_hash}") and len(lines(docker_log)) == 1,
-          f"Jenkins: gate was not built once in a container: {r.stdout.strip()} {lines(docker_log)}")
+    jenv = dict(base_env, GATE_RELEASE_URL=release_url, GATE_VERSION="v" + version, GATE_CACHE_DIR=os.path.join(tmp, "jenkins-cache"))
+    r = run_script(["sh", "-e", "-c", jenkins_sh("Get gate")], "", jenv, "Jenkins, Get gate from the release")
+    got = r.stdout.strip()
+    check(r.returncode == 0 and got == os.path.join(tmp, "jenkins-cache", relname, "gate") and os.access(got, os.X_OK)
+          and os.path.exists(os.path.join(os.path.dirname(got), "ci", "pre-merge.sh")) and not lines(docker_log),
+          f"Jenkins: Get gate does not give the release's gate with its ci/ scripts: {got!r}")
+    with open(os.path.join(tmp, "download", "v" + version, "get-gate.sh"), "a") as f:
+        f.write("# altered\n")
+    r = run_script(["sh", "-e", "-c", jenkins_sh("Get gate")], "", dict(jenv, GATE_CACHE_DIR=os.path.join(tmp, "jenkins-cache2")),
+                   "Jenkins, Get gate: an altered get-gate.sh")
+    check(r.returncode == 4 and "does not match the release's SHA256SUMS" in r.stderr,
+          "Jenkins: a get-gate.sh that does not match SHA256SUMS is not refused (exit 4)")
+    shutil.copy(os.path.join(ROOT, "ci/get-gate.sh"), os.path.join(tmp, "download", "v" + version, "get-gate.sh"))
 
     # --- GitLab: the .gate job's script (the job runs as root) ---
     if os.geteuid() != 0:
@@ -303,39 +379,56 @@ try:
         job = yaml.safe_load(open(os.path.join(ROOT, "ci/gitlab/gate.gitlab-ci.yml")))[".gate"]
         script = "\n".join(job["script"])
         variables = {k: str(v) for k, v in job["variables"].items()}
-        for mode, stub_exit in (("ab", "0"), ("ab", "1"), ("check", "0")):
+        for mode, stub_exit, baseline_ref in (("ab", "0", ""), ("ab", "1", ""), ("check", "0", ""), ("check", "0", "pre-gate")):
             reset()
-            env = {**base_env, **variables, "GATE_MODE": mode, "GATE_CONFIG": "svc/gate.yaml", "GATE_BIN": stub,
-                   "GATE_SOURCE_DIR": ROOT, "CI_PROJECT_DIR": repo, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+            env = {**base_env, **variables, "GATE_MODE": mode, "GATE_CONFIG": "svc/gate.yaml", "GATE_RELEASE_URL": release_url,
+                   "GATE_BASELINE_REF": baseline_ref, "CI_PROJECT_DIR": repo, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
                    "CI_DEFAULT_BRANCH": "main", "STUB_EXIT": stub_exit}
-            r = run_script(["bash", "-eo", "pipefail"], script, env, f"GitLab, GATE_MODE {mode}, gate exits {stub_exit}")
-            check(r.returncode == int(stub_exit), f"GitLab {mode}: job exit {r.returncode}, gate exited {stub_exit}")
-            called_right(f"GitLab {mode}", mode)
+            what = f"GitLab, GATE_MODE {mode}, gate exits {stub_exit}" + (", the first merge request" if baseline_ref else "")
+            r = run_script(["bash", "-eo", "pipefail"], script, env, what)
+            check(r.returncode == int(stub_exit), f"{what}: job exit {r.returncode}, gate exited {stub_exit}")
+            if baseline_ref:
+                check("this merge request is measured in ab mode against its base" in r.stdout, f"{what}: no notice")
+                ab_called_right(what)
+            else:
+                called_right(what, mode)
+            dotenv = open(os.path.join(repo, "gate.env")).read() if os.path.exists(os.path.join(repo, "gate.env")) else ""
+            check(f"GATE_EXIT_CODE={stub_exit}" in dotenv and ("GATE_VERDICT=regression" in dotenv) == (stub_exit == "1"),
+                  f"{what}: the dotenv does not carry the verdict: {dotenv!r}")
             if stub_exit == "1":
                 check("PERFORMANCE REGRESSION" in r.stderr, "GitLab: a regression is not announced")
 
     # --- Jenkins: the Performance gate stage's sh script (sh -e, as Jenkins runs it) ---
-    jf = open(os.path.join(ROOT, "ci/jenkins/Jenkinsfile")).read()
-    m = re.search(r"stage\('Performance gate'\).*?script: '''(.*?)'''", jf, re.S)
-    if check(m is not None, "Jenkinsfile: no sh script in the Performance gate stage"):
-        for mode, stub_exit in (("ab", "1"), ("check", "0"), ("nope", "0")):
-            reset()
-            env = dict(base_env, GATE_MODE=mode, GATE_CONFIG="svc/gate.yaml", GATE_BASE_REF="origin/main",
-                       GATE_SRC=ROOT, GATE_BIN=stub, STUB_EXIT=stub_exit)
-            r = run_script(["sh", "-e"], m.group(1), env, f"Jenkins, GATE_MODE {mode}, gate exits {stub_exit}")
-            if mode == "nope":
-                check(r.returncode == 2 and not os.path.exists(args_file), f"Jenkins: an unknown mode is not exit 2")
-                continue
-            check(r.returncode == int(stub_exit), f"Jenkins {mode}: script exit {r.returncode}, gate exited {stub_exit}")
-            called_right(f"Jenkins {mode}", mode)
+    script = jenkins_sh("Performance gate")
+    for mode, stub_exit, base_ref in (("ab", "1", "origin/main"), ("check", "0", "origin/main"), ("nope", "0", "origin/main"),
+                                      ("check", "0", "pre-gate")):
+        reset()
+        env = dict(base_env, GATE_MODE=mode, GATE_CONFIG="svc/gate.yaml", GATE_BASE_REF=base_ref, GATE_BIN=stub,
+                   STUB_EXIT=stub_exit)
+        what = f"Jenkins, GATE_MODE {mode}, gate exits {stub_exit}" + (", the first pull request" if base_ref == "pre-gate" else "")
+        r = run_script(["sh", "-e"], script, env, what)
+        genv = open(os.path.join(repo, "gate-report", "gate.env")).read() if os.path.exists(os.path.join(repo, "gate-report", "gate.env")) else ""
+        if mode == "nope":
+            check(r.returncode == 2 and not os.path.exists(args_file) and "GATE_EXIT_CODE=2" in genv, f"{what}: not exit 2")
+            continue
+        check(r.returncode == int(stub_exit) and f"GATE_EXIT_CODE={stub_exit}" in genv,
+              f"{what}: script exit {r.returncode}, gate exited {stub_exit}; gate.env {genv!r}")
+        if base_ref == "pre-gate":
+            check("this pull request is measured in ab mode against its base" in r.stdout, f"{what}: no notice")
+            ab_called_right(what)
+        else:
+            called_right(what, mode)
     # Neither path ran a package manager or a compiler on the host runner.
     check(not lines(host_installs), f"templates ran on the host: {lines(host_installs)}")
 finally:
+    server.shutdown()
     shutil.rmtree(tmp, ignore_errors=True)
 
 if failures:
     print(f"\n{len(failures)} failure(s)")
     sys.exit(1)
-print("ci templates run: GitHub (ab, check, verdicts, summary, doctor first, gate given / built in a container / "
-      "cached), GitLab" +
-      (" (ab, check)" if os.geteuid() == 0 else " (SKIPPED: not root)") + ", Jenkins (ab, check, gate given / built in a container); no package installed on the host: all passed")
+print("ci templates run: GitHub (ab, check, the first pull request, verdicts, summary, doctor first, gate given / built in a "
+      "container / cached), GitLab" + (" (ab, check, the first merge request, dotenv; gate from a release)" if os.geteuid() == 0 else
+                                       " (SKIPPED: not root)") +
+      ", Jenkins (ab, check, the first pull request, gate.env; gate from a release, an altered get-gate.sh refused); "
+      "no package installed on the host: all passed")

@@ -2,7 +2,9 @@
 // example: the shards run one after another, as a CI matrix's jobs would on their own runners, and
 // gate merge judges their pairs together. An A/A whose second shard ran beside a CPU hog (its runner
 // slower, as a slower CI machine) must flag nothing; a head whose pricing.Apply is slower by a factor
-// sized from Apply's measured cost and noise must flag Apply alone.
+// sized from Apply's measured cost and noise must flag Apply alone. Under the default `measure`
+// (issue 54): each shard sizes its own sampled executions and runs its own pilot pair, which the
+// merge leaves out of every test and every count.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -83,7 +85,7 @@ std::string config(const Shop& s, const std::string& name, double slow_factor, d
   else out << ";; ";
   out << "esac; exec \"$GATE_BINARY\" " << kArgs << "\n"
       << "runs: " << kPairs << "\nenv: {GOMAXPROCS: \"1\"}\n"
-      << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\nmeasure: probes\nfunctions:\n";
+      << "threshold: " << std::lround(100 * threshold) << "%\nquantiles: [p50]\nfunctions:\n";
   for (const auto& f : kFunctions) out << "  - " << f << "\n";
   return cfg;
 }
@@ -185,7 +187,7 @@ TEST(ShardsE2e, ThreeShardsMergedPassAnAAWithAHogAndFlagOnlyASlowApply) {
         if ((verdict == "inconclusive" || verdict == "suspect") && hi - lo > 2 * threshold) {
           std::printf("%s: Apply's interval [%.3f, %.3f] after %d pairs is wider than the %.0f%% band; measured: %s\n",
                       kTooNoisy, lo, hi, kPairs, 100 * threshold, figures.c_str());
-          GTEST_SKIP() << kTooNoisy << ": " << figures;
+          FAIL() << kTooNoisy << ": " << figures;
         }
       }
   }

@@ -292,7 +292,7 @@ TEST(HistoryE2E, BisectNamesTheSlowedCommitOfEight) {
   const auto shas = make_repo(repo, 8, 5, s);
   const auto o = run_gate({"bisect", shas[0], shas[7], "-c", repo + "/gate.yaml", "--function", kApply}, {.env = kGoCache});
   std::printf("%s\n%s\n%s\n", s.figures().c_str(), o.out.c_str(), o.err.c_str());
-  if (too_noisy(o, s)) GTEST_SKIP() << kTooNoisy << ": " << s.figures();
+  if (too_noisy(o, s)) FAIL() << kTooNoisy << ": " << s.figures();
   ASSERT_EQ(o.code, 0) << s.figures() << "\n" << o.err;
   EXPECT_NE(o.out.find("first bad commit: " + shas[4]), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("(3 steps for 7 commits)"), std::string::npos) << o.out;  // ceil(log2 7)
@@ -324,7 +324,7 @@ TEST(HistoryE2E, BisectStartsFromAChangePoint) {
   }
   const auto o = run_gate({"bisect", "--from-change", kApply, "--db", db, "-c", repo + "/gate.yaml"}, {.env = kGoCache});
   std::printf("%s\n%s\n%s\n", s.figures().c_str(), o.out.c_str(), o.err.c_str());
-  if (too_noisy(o, s)) GTEST_SKIP() << kTooNoisy << ": " << s.figures();
+  if (too_noisy(o, s)) FAIL() << kTooNoisy << ": " << s.figures();
   ASSERT_EQ(o.code, 0) << s.figures() << "\n" << o.err;
   EXPECT_NE(o.out.find("after " + shas[3].substr(0, 12) + " up to " + shas[6].substr(0, 12)), std::string::npos)
       << o.out;

@@ -48,7 +48,8 @@ double shop_factor_for(const FunctionCost& c, double ratio);
 double interval_half_width(double cv, int runs);
 
 // The marker ci/test.sh's closing line counts (tests/ci/ctest_summary.py): print it with the figures
-// before GTEST_SKIP() when the measured noise cannot decide what the test asserts.
+// before FAIL() when the measured noise cannot decide what the test asserts. A test that could not
+// decide has failed (issue 54): a skip names a missing requirement of the machine, never noise.
 inline constexpr const char* kTooNoisy = "TOO NOISY TO DECIDE";
 
 }  // namespace gate::testing

@@ -124,5 +124,43 @@ TEST(ThresholdDiff, TwoPlacesAreNamed) {
   EXPECT_NE(describe(d).find("-> +30% / -30% for main.f p99, main.g p99"), std::string::npos) << describe(d);
 }
 
+// gate ab --thresholds-ref (issue 56): the base's verdict settings judge, per-function ones matched by
+// pattern; what is measured stays the head's; the notice names the loosening and whose settings applied.
+TEST(ThresholdsFromBase, TheBaseSettingsJudge) {
+  const auto base = config("threshold: 10%\nthresholds: {p99: 30%}\n");
+  auto head = config("threshold: 50%\nfail_on_suspect: true\nfamily: none\nruns: 9\n");
+  head.functions[1].threshold = 0.9;  // main.slow loosened from 20% to 90%
+  const auto judged = with_verdict_settings_of(head, base);
+  const auto fns = functions({"main.f", "main.slow"});
+  const auto o = compare_options(&judged, fns);
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.f", "p50").regression, 0.10);
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.f", "p99").regression, 0.30);
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.slow", "p50").regression, 0.20);
+  EXPECT_EQ(o.multiplicity, stats::Multiplicity::kHolm);
+  EXPECT_EQ(o.fail_on_suspect, runner::kFailOnSuspectByDefault);
+  EXPECT_EQ(judged.runs, 9) << "what is measured stays the head's";
+  const std::string n = ab_threshold_notice(std::string(40, 'a'), "svc/gate.yaml", base, head, fns);
+  EXPECT_EQ(n.rfind("this branch changes the thresholds in svc/gate.yaml (compared with aaaaaaaaaaaa): threshold "
+                    "+10% / -10% -> +50% / -50% for main.f p50",
+                    0),
+            0u)
+      << n;
+  EXPECT_NE(n.find("+20% / -20% -> +90% / -90% for main.slow p50, main.slow p99"), std::string::npos) << n;
+  EXPECT_NE(n.find("; gate ab applied the base's settings (aaaaaaaaaaaa)"), std::string::npos) << n;
+  EXPECT_EQ(ab_threshold_notice("main", "svc/gate.yaml", base, base, fns), "");
+}
+
+// A head pattern the base does not have gets the base's defaults, not the head's own threshold.
+TEST(ThresholdsFromBase, NewPatternTakesTheBaseDefaults) {
+  const auto base = config("threshold: 5%\n");
+  auto head = base;
+  head.functions.push_back({.pattern = "main.new", .threshold = 0.8});
+  const auto judged = with_verdict_settings_of(head, base);
+  ASSERT_EQ(judged.functions.size(), 3u);
+  EXPECT_FALSE(judged.functions[2].threshold.has_value());
+  const auto o = compare_options(&judged, functions({"main.new"}));
+  EXPECT_DOUBLE_EQ(o.thresholds.lookup("main.new", "p50").regression, 0.05);
+}
+
 }  // namespace
 }  // namespace gate::verdict

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "shards_synthetic.hpp"
+#include "stats/instrument.hpp"
 #include "verdict/exit_code.hpp"
 #include "verdict/layouts.hpp"
 #include "verdict/options.hpp"
@@ -311,6 +312,53 @@ TEST(Shards, PlanSplitsPairsSeedsAndLayouts) {
   unrotate_layouts(r, 3, parse_shard("2/3"));
   EXPECT_EQ(r.runs[0].layout, 1);
   EXPECT_EQ(r.runs[2].layout, 0);
+}
+
+// gate merge under measure: auto (issue 54): each shard ran its own pilot pair and sized its own
+// sampled executions (10 a unit, 4, none: samples from the probed executions), as shards do. The
+// merge leaves every pilot out of every test and count, keeps every other unit in the sampled test
+// whatever its size, and flags main.f03 (its own CPU and its latency 1.3x) alone; the A/A flags nothing.
+std::vector<Partial> sampled_shards(double head_scale) {
+  std::vector<Partial> parts = three(head_scale, 1.0);
+  const int sampled[kShards] = {10, 4, 0};
+  for (int k = 0; k < kShards; ++k)
+    for (auto* side : {&parts[k].base, &parts[k].head}) {
+      side->context.probe_cost_ns = 8000;
+      const bool head = side == &parts[k].head;
+      for (size_t r = 0; r < side->runs.size(); ++r) {
+        RunResult& run = side->runs[r];
+        run.pilot = r == 0;
+        run.sample_period_ns = 200'000;
+        run.sampled_executions = r == 0 ? 0 : sampled[k];
+        const double executions = run.sampled_executions > 0 ? run.sampled_executions : 1;
+        for (auto& f : run.functions) {
+          // ~2 us of own CPU a call at base; a pilot's counts are off by 3x (probes on): left out.
+          const double own = (f.name == "main.f03" ? 2000.0 * (head ? head_scale : 1.0) : 1000.0) * (r == 0 ? 3 : 1);
+          const double mean = static_cast<double>(f.calls) * executions * own / 200'000;
+          f.cpu_samples = f.self_samples = static_cast<uint64_t>(mean * (1 + 0.02 * std::sin(3.0 * r + k)));
+          f.trial_self_samples = f.self_samples;
+        }
+        if (r == 0) run.trial_executions = 1;
+      }
+    }
+  return parts;
+}
+
+TEST(Shards, MergeUnderAutoLeavesPilotsOutAndTakesEveryShardsSampledUnits) {
+  const Merged m = merge_shards(config(), sampled_shards(1.3), kPaths);
+  for (const auto& s : m.shards) EXPECT_EQ(s.pairs, kPairsPerShard - 1) << "shard " << s.index << ": its pilot is no pair";
+  const auto& f = find(m.comparison, "main.f03");
+  EXPECT_EQ(f.instrument, static_cast<uint8_t>(stats::Instrument::kBoth));
+  const auto* cpu = f.find(stats::kSampledTestName);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->units, kShards * (kPairsPerShard - 1)) << "every non-pilot unit, whatever its sampled executions";
+  EXPECT_NEAR(cpu->ratio, 1.3, 0.05);
+  EXPECT_EQ(f.verdict, stats::Verdict::kRegression);
+  for (const auto& g : m.comparison.functions)
+    if (g.name != "main.f03") EXPECT_NE(g.verdict, stats::Verdict::kRegression) << g.name;
+  const Merged aa = merge_shards(config(), sampled_shards(1.0), kPaths);
+  for (const auto& g : aa.comparison.functions) EXPECT_NE(g.verdict, stats::Verdict::kRegression) << g.name;
+  EXPECT_EQ(verdict::exit_code(aa.comparison, false), ExitCode::kOk);
 }
 
 }  // namespace

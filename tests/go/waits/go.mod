@@ -1,0 +1,3 @@
+module gate.test/waits
+
+go 1.19
