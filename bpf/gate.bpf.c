@@ -29,15 +29,34 @@ const volatile __u8 arg_buckets_on = 0;
 #define X86_CF 0x001
 #define X86_ZF 0x040
 
-/* key: tgid of a process in the workload's tree; value: unused (1). Seeded by user space with
- * the workload's first pid; children are added on fork, so only the workload's calls count
- * even when other processes run the same binary (uprobes are per inode, not per process). */
+/* gate's PID namespace (the device and inode of /proc/self/ns/pid, set before load): user space
+ * knows the workload's PIDs only as this namespace numbers them, which in a container or under
+ * `unshare --pid` is not how bpf_get_current_pid_tgid and task->tgid (the initial namespace's)
+ * number them. */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* key: tgid of a process in the workload's tree, as the initial PID namespace numbers it; value:
+ * unused (1). Filled from `pending` when the workload's first process execs (or first hits a
+ * probe); children are added on fork, so only the workload's calls count even when other
+ * processes run the same binary (uprobes are per inode, not per process). */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 8192);
   __type(key, __u32);
   __type(value, __u8);
 } tracked SEC(".maps");
+
+/* key: a process gate started, by its PID in gate's namespace (pidns_dev/ino); value: unused (1).
+ * Written by user space while the process is held before its exec; its exec (gate_exec), or its
+ * first probe hit when it was tracked after its exec, moves it to `tracked` under the initial
+ * namespace's tgid, read in its own context by bpf_get_ns_current_pid_tgid. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, __u8);
+} pending SEC(".maps");
 
 /* key: an in-flight call (tgid, function, goroutine, frame depth); value: entry time in ns and
  * the goroutine's state at that moment (struct gate_frame).
@@ -156,6 +175,12 @@ __u64 run_start_ns = 0;
 __u64 preempted_calls = 0;
 __u64 thread_changed_calls = 0;
 struct gate_edge new_edge = {};
+/* 1 while `pending` may hold a process (set by user space with it, cleared by untrack_all): only
+ * then does a hit from an untracked process pay the namespace lookup. */
+__u32 pending_on = 0;
+/* Processes moved from `pending` to `tracked` (at their exec, or at a probe hit): user space reads
+ * it to tell "the workload was never followed" from "it called nothing". */
+__u64 followed = 0;
 
 /* Minimal task_struct for CO-RE: field offsets are relocated against the kernel's BTF at load. */
 struct task_struct {
@@ -520,6 +545,21 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct gate_func_stats
     __sync_fetch_and_add(&st->dropped, 1);
 }
 
+/* The current process, if it is one gate started and is waiting to follow (`pending`, keyed by
+ * its PID in gate's namespace): tracked from now on under its initial-namespace tgid. 1 if so. */
+static __always_inline int follow_pending(__u32 tgid) {
+  struct bpf_pidns_info ns = {};
+  if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) != 0)
+    return 0; /* not in gate's PID namespace: not a process gate started */
+  if (!bpf_map_lookup_elem(&pending, &ns.tgid))
+    return 0;
+  __u8 one = 1;
+  bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
+  bpf_map_delete_elem(&pending, &ns.tgid);
+  __sync_fetch_and_add(&followed, 1);
+  return 1;
+}
+
 /* A hit of any site: which process, function and kind (the cookie), the hits that are not a
  * call's entry or return (a library load, a morestack detour, a count-only entry), then the frame
  * the entry and its return share, and one of the two handlers. */
@@ -528,7 +568,7 @@ static __always_inline int on_site(struct pt_regs *ctx) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   __u32 tid = (__u32)pid_tgid;
-  if (!bpf_map_lookup_elem(&tracked, &tgid))
+  if (!bpf_map_lookup_elem(&tracked, &tgid) && !(pending_on && follow_pending(tgid)))
     return 0;
 
   __u64 cookie = bpf_get_attach_cookie(ctx);
@@ -596,6 +636,15 @@ int BPF_PROG(gate_fork, struct task_struct *parent, struct task_struct *child) {
     return 0;
   __u8 one = 1;
   bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+  return 0;
+}
+
+/* A process gate started execs (it was held before, so nothing of the workload ran yet): if it is
+ * pending, it is followed from here, before its first instruction. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gate_exec, struct task_struct *task, int old_pid, void *bprm) {
+  if (pending_on)
+    follow_pending(bpf_get_current_pid_tgid() >> 32);
   return 0;
 }
 

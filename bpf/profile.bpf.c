@@ -22,6 +22,21 @@ struct {
   __type(value, __u32);
 } tracked SEC(".maps");
 
+/* gate's PID namespace (/proc/self/ns/pid's device and inode), as in gate.bpf.c: user space knows
+ * a run's first process by its PID there; `tracked` holds tgids as the initial namespace numbers
+ * them (bpf_get_current_pid_tgid), which the process's exec tells (gate_profile_exec). */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* key: a run's first process by its PID in gate's namespace, held before its exec; value: its
+ * side. Moved to `tracked` by its exec (gate_profile_exec). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, __u32);
+} pending SEC(".maps");
+
 /* key: a stack's hash (gate_profile_key.user_stack / kernel_stack); value: its frames. Sized from
  * user space, which empties it between runs (the sampler's drain). */
 struct {
@@ -292,6 +307,21 @@ int BPF_PROG(gate_profile_fork, struct task_struct *parent, struct task_struct *
     return 0;
   __u32 s = *side;
   bpf_map_update_elem(&tracked, &ctgid, &s, BPF_ANY);
+  return 0;
+}
+
+/* A pending process execs: it is sampled from here, under its initial-namespace tgid. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gate_profile_exec, struct task_struct *task, int old_pid, void *bprm) {
+  struct bpf_pidns_info ns = {};
+  if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) != 0)
+    return 0; /* not in gate's PID namespace */
+  __u32 *side = bpf_map_lookup_elem(&pending, &ns.tgid);
+  if (!side)
+    return 0;
+  __u32 s = *side, tgid = bpf_get_current_pid_tgid() >> 32;
+  bpf_map_update_elem(&tracked, &tgid, &s, BPF_ANY);
+  bpf_map_delete_elem(&pending, &ns.tgid);
   return 0;
 }
 

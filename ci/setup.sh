@@ -63,6 +63,9 @@ test_pkgs=(
 )
 test_pkgs+=(debootstrap)   # issue 41: the Debian 11 chroot of tests/ci/glibc_floor_test.sh
 test_pkgs+=(ninja-build)   # issue 40: ci/build.sh and ci/build-static.sh build with Ninja when it is there
+# issue 55: gate in a real container (tests/ci/podman_test.sh): podman with runc (crun refuses this
+# machine kind's hybrid cgroups).
+test_pkgs+=(podman runc)
 pkgs=("${build_pkgs[@]}")
 [[ $build_only -eq 0 ]] && pkgs+=("${test_pkgs[@]}")
 

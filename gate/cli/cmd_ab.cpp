@@ -90,6 +90,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
       else a->report.notices.push_back(base_cfg.notice);
     }
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
+    apply_run_as(a->m, cfg);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
     verdict::require_sliceable(cfg, a->slice_ms);
     runner::MeasureOptions mo = measure_options(a->m, g);

@@ -47,7 +47,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       "  gate calibrate -c gate.yaml --profile    # also profile-base/head.pb.gz and the A/A frame test");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = runner::load_config(a->m.config);
+    runner::Config cfg = load_measured_config(a->m);
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
     const int pairs = verdict::aa_pairs(a->m.runs, cfg.runs);

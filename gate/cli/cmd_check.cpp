@@ -43,7 +43,7 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
       "Exit codes: 0 no regression, 1 regression (or suspect with --fail-on-suspect), 2 usage/config/baseline error, 3 could not measure.");
   return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = runner::load_config(a->m.config);
+    runner::Config cfg = load_measured_config(a->m);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     validate_report_flags(a->report, &cfg);                            // before measuring: fail fast

@@ -10,6 +10,7 @@
 #include "common/version.hpp"
 #include "doctor/doctor.hpp"
 #include "doctor/probe_cost.hpp"
+#include "runner/run_as.hpp"
 
 namespace gate::cli {
 namespace {
@@ -19,6 +20,7 @@ struct DoctorFlags {
   std::string format = "text";
   bool no_attach = false;
   bool host_line = false;
+  std::string run_as;  // as gate run's --run-as: who the workload would run as
 };
 
 void print_text(const std::vector<doctor::Check>& checks, int rc, const std::string& host) {
@@ -58,6 +60,8 @@ std::function<int()> add_doctor(CLI::App& app, const Globals&) {
   app.add_option("-c,--config", f->config, "gate.yaml: also check its binary, its maps and a trial attach");
   app.add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--no-attach", f->no_attach, "Skip the trial attach of one declared function");
+  app.add_option("--run-as", f->run_as,
+                 "Check the user the workload would run as (a name or uid), as the measuring commands' --run-as");
   app.add_flag("--host-line", f->host_line,
                "Print only the one-line host report (kernel, CPUs, measured cost of an emulated and of a "
                "single-stepped probe hit) and exit 0; for CI logs and summaries");
@@ -76,14 +80,24 @@ std::function<int()> add_doctor(CLI::App& app, const Globals&) {
     }
     std::vector<doctor::Check> checks = doctor::judge_host(host);
     int rc = 0;
+    runner::Config cfg;
     if (!f->config.empty()) {
       try {
-        const runner::Config cfg = runner::load_config(f->config);
+        cfg = runner::load_config(f->config);
         doctor::check_config(cfg, host, !f->no_attach, checks);
       } catch (const Error& e) {
         checks.push_back({"config", doctor::Status::kFail, e.summary(), e.fix()});
         rc = static_cast<int>(ExitCode::kUsage);
       }
+    }
+    if (!f->run_as.empty()) {
+      cfg.run_as = f->run_as;
+      cfg.run_as_from_flag = true;
+    }
+    try {
+      checks.push_back(doctor::judge_run_as(runner::run_as_of(cfg)));
+    } catch (const Error& e) {
+      checks.push_back({"run_as", doctor::Status::kFail, e.summary(), e.fix()});
     }
     if (rc == 0) rc = doctor::exit_code(checks);
     if (f->format == "json")

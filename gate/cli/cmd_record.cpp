@@ -36,7 +36,7 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
       "  gate record -c gate.yaml --profile --force   # also baselines/NAME.pb.gz, for gate check --profile");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
-    const runner::Config cfg = runner::load_config(a->m.config);
+    const runner::Config cfg = load_measured_config(a->m);
     const std::string path = a->baseline.empty() ? baselines::default_path(cfg.name, cfg.baseline, cfg.dir) : a->baseline;
     const std::string replaced = baselines::check_overwrite(path, a->force) ? " (replaced the previous baseline)" : "";
     runner::MeasureOptions mo = measure_options(a->m, g);

@@ -10,8 +10,10 @@
 #include "report/run_table.hpp"
 #include "report/true_time.hpp"
 #include "results/result.hpp"
+#include "runner/cgroup_cpu.hpp"
 #include "runner/coverage.hpp"
 #include "runner/measure.hpp"
+#include "runner/run_as.hpp"
 
 namespace gate::cli {
 
@@ -67,7 +69,7 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       "  gate run -c gate.yaml --folded calls.folded && flamegraph.pl calls.folded > calls.svg");
   return [a, &g]() -> int {
     runner::SignalWatch signals;
-    runner::Config cfg = runner::load_config(a->m.config);
+    runner::Config cfg = load_measured_config(a->m);
     runner::MeasureOptions mo = measure_options(a->m, g);
     mo.entry = a->entry == "first" ? analysis::EntryPolicy::kFirstInstruction : analysis::EntryPolicy::kAuto;
     const Sampling sampling = start_sampling_built(profile_hz(a->profile, cfg), cfg, mo, &signals);
@@ -94,6 +96,10 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
     // Printed even with -q: a table with a row of zeros must not pass for a measurement of it.
     for (const auto& f : runner::uncalled_functions(m.result))
       std::fprintf(stderr, "gate: warning: %s\n", explain::uncalled(f).c_str());
+    if (const auto t = runner::throttled_runs(m.result))
+      std::fprintf(stderr, "gate: warning: %s\n", explain::throttled(*t).c_str());
+    if (const auto root = runner::root_workload(m.result))
+      std::fprintf(stderr, "gate: warning: %s\n", explain::root_workload(*root).c_str());
     return 0;
   };
 }

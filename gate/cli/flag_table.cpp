@@ -24,6 +24,7 @@ const std::vector<FlagRule>& flag_table() {
       {"--raw-times", Rerun::kCarried, nullptr, nullptr},
       {"--exclude-preemption", Rerun::kCarried, nullptr, nullptr},
       {"--no-exclude-preemption", Rerun::kCarried, nullptr, nullptr},
+      {"--run-as", Rerun::kCarried, nullptr, nullptr},
       {"--recalibrate", Rerun::kLeftOut, nullptr, "measures this host's probe cost again: the cache, not the verdict"},
       // What is compared and for how long (check, compare, ab, merge).
       {"base", Rerun::kCarried, nullptr, nullptr},

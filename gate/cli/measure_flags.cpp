@@ -50,8 +50,23 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   app.add_flag("--no-exclude-preemption", f.no_exclude_preemption,
                "Time each call as its wall window, whatever the config says (exclude_preemption: false)")
       ->excludes(ex);
+  app.add_option("--run-as", f.run_as,
+                 "Run the workload, service, load driver and build as this user (a name or uid; the config's "
+                 "run_as). Default: the user sudo ran as (SUDO_UID), else gate's own; gate keeps BPF's privileges");
   app.add_flag("--recalibrate", f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
       ->needs(tt);
+}
+
+void apply_run_as(const MeasureFlags& f, runner::Config& cfg) {
+  if (f.run_as.empty()) return;
+  cfg.run_as = f.run_as;
+  cfg.run_as_from_flag = true;
+}
+
+runner::Config load_measured_config(const MeasureFlags& f) {
+  runner::Config cfg = runner::load_config(f.config);
+  apply_run_as(f, cfg);
+  return cfg;
 }
 
 runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g) {

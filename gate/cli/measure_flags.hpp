@@ -30,8 +30,12 @@ struct MeasureFlags {
     return std::nullopt;
   }
   bool recalibrate = false;  // measure the probe costs again even when cached
+  std::string run_as;        // the config's run_as: the user the workload and build run as
 };
 void add_measure_flags(CLI::App& app, MeasureFlags& f);
+// The flags that replace a config's keys (--run-as), applied to it; and the config of -c with them.
+void apply_run_as(const MeasureFlags& f, runner::Config& cfg);
+runner::Config load_measured_config(const MeasureFlags& f);
 // MeasureOptions from the flags, logging through g.
 runner::MeasureOptions measure_options(const MeasureFlags& f, const Globals& g);
 

@@ -3,6 +3,7 @@
 #include "common/subprocess.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -35,6 +36,17 @@ struct ExecImage {
   }
 };
 
+}  // namespace
+
+int become(const Credentials& c) {
+  if (setgroups(c.groups.size(), c.groups.data()) != 0) return errno;
+  if (setresgid(c.gid, c.gid, c.gid) != 0) return errno;
+  if (setresuid(c.uid, c.uid, c.uid) != 0) return errno;
+  return 0;
+}
+
+namespace {
+
 [[noreturn]] void exec_child(const ProcessSpec& s, ExecImage& img, int out_fd, int err_fd, int errno_fd, pid_t parent) {
   if (s.own_group) {
     setpgid(0, 0);
@@ -52,6 +64,17 @@ struct ExecImage {
     const int e = errno;
     (void)!write(errno_fd, &e, sizeof e);
     _exit(127);
+  }
+  if (s.as) {
+    if (const int e = become(*s.as)) {
+      (void)!write(errno_fd, &e, sizeof e);
+      _exit(127);
+    }
+    // A change of credentials clears the parent-death signal: set it again.
+    if (s.own_group) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+    }
   }
   execvpe(img.argv[0], img.argv.data(), img.envp.data());
   const int e = errno;

@@ -12,6 +12,17 @@
 
 namespace gate {
 
+// Another user for a child process: gate keeps its own privileges (BPF) and runs the workload, the
+// service, the load and the build as this user (runner/run_as.hpp decides who).
+struct Credentials {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary groups (the user's, from the group database)
+};
+// In a forked child, before exec: becomes `c` for good (groups, gid, then uid). Async-signal-safe;
+// returns 0 or the errno of the call that failed.
+int become(const Credentials& c);
+
 struct ProcessSpec {
   std::vector<std::string> argv;           // argv[0] is looked up in PATH when it has no '/'
   std::string cwd;                         // "": gate's
@@ -19,6 +30,7 @@ struct ProcessSpec {
   bool clear_env = false;                  // true: `env` is the whole environment
   bool merge_stderr = false;               // stderr into `out`, interleaved as written
   bool own_group = false;                  // own process group (stopped as a whole), killed if gate dies
+  const Credentials* as = nullptr;         // run as this user (nullptr: as gate)
   // Runs in a thread of gate while the process runs (e.g. a test sends it a signal); joined before
   // run_process returns.
   std::function<void(pid_t)> during;

@@ -2,6 +2,8 @@
 // binary, its maps' memory and a trial attach of one declared function.
 #include "doctor/doctor.hpp"
 
+#include "doctor/container.hpp"
+
 #include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -21,6 +23,7 @@
 #include "plan/probe_plan.hpp"
 #include "probe/kernel_memory.hpp"
 #include "probe/probe_engine.hpp"
+#include "runner/process.hpp"
 
 namespace gate::doctor {
 namespace {
@@ -58,6 +61,30 @@ Check fail_from(const std::string& name, const Error& e) {
   return {name, Status::kFail, e.summary(), e.fix()};
 }
 
+// What a run does with its workload, once: gate itself (`gate --version`, present in any container
+// gate runs in) started held, tracked by its PID in gate's namespace, and followed by the BPF side
+// at its exec. A namespace gate cannot see through fails here, not as "timed no call" in a run.
+Check follow_trial(probe::ProbeEngine& engine) {
+  const uint64_t before = engine.followed();
+  runner::SpawnOptions so;
+  so.command = "/proc/self/exe --version";
+  so.cwd = "/";
+  try {
+    runner::Child child = runner::Child::spawn(so, [&](pid_t pid) { engine.track(pid); });
+    child.wait(10, nullptr);
+  } catch (const Error& e) {
+    return fail_from("follow", e);
+  }
+  engine.untrack_all();
+  const std::string ns = "PID namespace " + engine.pid_namespace().text();
+  if (engine.followed() > before)
+    return {"follow", Status::kOk, "a process gate started was followed from its exec (" + ns + ")", ""};
+  return {"follow", Status::kFail,
+          "a process gate started and tracked was never seen by the BPF program at its exec (" + ns + ")",
+          "gate follows its workload with bpf_get_ns_current_pid_tgid (Linux >= 5.7) and /proc/self/ns/pid; "
+          "report this kernel and container engine (gate doctor --format json)"};
+}
+
 }  // namespace
 
 const char* to_string(Status s) {
@@ -87,6 +114,7 @@ HostFacts read_host() {
   if (auto a = lock.find('['), b = lock.find(']'); a != std::string::npos && b > a) h.lockdown = lock.substr(a + 1, b - a - 1);
   h.perf_event_paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
   h.unprivileged_bpf_disabled = read_int("/proc/sys/kernel/unprivileged_bpf_disabled");
+  read_container(h);
   rlimit r{};
   if (getrlimit(RLIMIT_MEMLOCK, &r) == 0) {
     h.memlock_soft = r.rlim_cur == RLIM_INFINITY ? UINT64_MAX : r.rlim_cur;
@@ -110,7 +138,7 @@ std::vector<Check> judge_host(const HostFacts& h) {
     out.push_back({"uprobe_multi", Status::kOk, "the kernel has uprobe_multi links (one link for all probes)", ""});
   } else if (e == EPERM || e == EACCES) {
     out.push_back({"uprobe_multi", Status::kFail, "feature probe refused: " + std::string(std::strerror(e)),
-                   "BPF is not allowed to this process: see privileges"});
+                   "BPF is not allowed to this process: see privileges, capabilities and seccomp"});
   } else {
     out.push_back({"uprobe_multi", Status::kOk,
                    "fallback: one perf_event uprobe link per probe (feature probe: " + std::string(std::strerror(e)) +
@@ -143,6 +171,7 @@ std::vector<Check> judge_host(const HostFacts& h) {
                    "run gate as root or grant CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep $(command -v gate)); "
                    "`sysctl kernel.perf_event_paranoid=-1` opens the events but BPF still needs CAP_BPF"});
   }
+  judge_container(h, out);
   return out;
 }
 
@@ -218,13 +247,14 @@ void check_config(const runner::Config& cfg, const HostFacts& h, bool attach, st
     opts.max_in_flight = 1024;  // a trial: the maps' size is checked above
     opts.max_goroutines = 1024;
     opts.g_stack_hi_offset = target.g_stack_hi_offset;
-    const probe::ProbeEngine trial(target.binary, nfunc, sites, opts);
+    probe::ProbeEngine trial(target.binary, nfunc, sites, opts);
     char ms[32];
     snprintf(ms, sizeof ms, "%.0f ms", trial.attach_seconds() * 1000);
     out.push_back({"attach", Status::kOk,
                    first->name + ": " + std::to_string(sites.size()) + " probes attached in " + ms + " (" +
                        probe::to_string(trial.attach_mode()) + ") and detached",
                    ""});
+    out.push_back(follow_trial(trial));
   } catch (const Error& e) {
     out.push_back(fail_from("attach", e));
   }

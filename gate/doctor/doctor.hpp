@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "probe/pid_namespace.hpp"
+#include "runner/cgroup_cpu.hpp"
 #include "runner/config.hpp"
+#include "runner/run_as.hpp"
 
 namespace gate::doctor {
 
@@ -36,11 +39,25 @@ struct HostFacts {
   std::optional<int> unprivileged_bpf_disabled;
   uint64_t memlock_soft = 0, memlock_hard = 0;  // RLIM_INFINITY as UINT64_MAX
   bool can_raise_memlock = false;               // CAP_SYS_RESOURCE
+  // Containers and pods (issue 55): gate's PID namespace, the capabilities held, seccomp, the
+  // cgroup's CPU quota and its throttling so far.
+  probe::PidNamespace pidns;
+  bool container = false;  // not the host's PID namespace, or a container engine's marker file
+  bool cap_bpf = false, cap_perfmon = false, cap_sys_admin = false;
+  int seccomp = -1;                // /proc/self/status Seccomp: 0 off, 1 strict, 2 filter; -1 unknown
+  int bpf_syscall_errno = 0;       // bpf() with an unknown command: EINVAL when the call reaches the kernel
+  int perf_syscall_errno = 0;      // perf_event_open(NULL attr): EFAULT when it reaches the kernel
+  runner::CpuQuota quota;
+  runner::CpuThrottling throttling;
 };
 HostFacts read_host();
 
-// Kernel, BTF, attach mode, privileges, lockdown, perf_event_paranoid.
+// Kernel, BTF, attach mode, privileges, lockdown, perf_event_paranoid; then the container's view:
+// PID namespace, capabilities, seccomp, CPU quota.
 std::vector<Check> judge_host(const HostFacts& h);
+
+// Who the workload would run as (runner/run_as.hpp): a warning when root.
+Check judge_run_as(const runner::RunAs& as);
 
 // Kernel memory the config's maps may take (worst case), against RLIMIT_MEMLOCK on kernels that
 // still charge BPF maps to it (< 5.11), gate's own ceiling and the memory cgroup's room.

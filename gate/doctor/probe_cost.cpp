@@ -109,7 +109,9 @@ int attach(int pmu, const FileOffset& at, int prog_fd, std::string& why) {
   attr.disabled = 1;
   const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0 /* this process */, -1, -1, PERF_FLAG_FD_CLOEXEC));
   if (fd < 0) {
-    why = std::string("uprobe refused: ") + std::strerror(errno);
+    const int e = errno;
+    why = std::string("uprobe refused: ") + std::strerror(e) +
+          (e == EACCES || e == EPERM ? " (a perf-event uprobe: CAP_SYS_ADMIN on some kernels)" : "");
     return -1;
   }
   if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {

@@ -35,6 +35,23 @@ std::string round_calls_warning(const RoundCalls& r) {
   return "calls per round" + (r.side.empty() ? "" : " (" + r.side + ")") + ": " + round_calls(r);
 }
 
+std::string throttled(const ThrottledRuns& t) {
+  const double share = t.periods ? static_cast<double>(t.throttled_periods) / static_cast<double>(t.periods) : 0;
+  return (t.side.empty() ? "" : t.side + ": ") + "the cgroup's CPU quota held the workload back in " +
+         std::to_string(t.throttled_runs) + " of " + plural(t.runs, "run") + " (" + fmt("%.0f%%", 100 * share) +
+         " of their enforcement periods ran out of quota, up to " + fmt("%.0f%%", 100 * t.max_share) +
+         " in one run; " + fmt("%.1f s", t.throttled_s) +
+         " held): a CFS quota stalls the whole container until its next period, which stretches wall time by "
+         "whatever the quota allows, so a slowdown there may be the quota's; give the job more CPU than it "
+         "uses, or no CPU limit (docs/ci.md, Containers)";
+}
+
+std::string root_workload(const RootWorkload& r) {
+  return (r.side.empty() ? "" : r.side + ": ") + "the workload, its build and its load driver ran as root (" + r.who +
+         "): the code under test had gate's privileges; set run_as: USER in gate.yaml or --run-as USER (under sudo "
+         "gate uses SUDO_UID by default; docs/ci.md, Fork pull requests)";
+}
+
 std::vector<std::string> slice_notes(const SliceNotes& s) {
   std::vector<std::string> out;
   for (const auto& f : s.long_calls) {

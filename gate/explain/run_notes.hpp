@@ -23,6 +23,13 @@ std::string round_calls(const RoundCalls& r);
 // The same as a report's warning: "calls per round (head): " and the line.
 std::string round_calls_warning(const RoundCalls& r);
 
+// "head: the cgroup's CPU quota held the workload back in 3 of 10 runs (12% of their enforcement
+// periods, up to 31% in one run; 2.4 s held): ..." with what it does to wall time and the fix.
+std::string throttled(const ThrottledRuns& t);
+
+// "base: the workload, its build and its load driver ran as root (...): ..." with the fix.
+std::string root_workload(const RootWorkload& r);
+
 // A sliced side's notes: one per function whose calls are long for the slice, then the calls that
 // straddled a switch (when any).
 std::vector<std::string> slice_notes(const SliceNotes& s);

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <fstream>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "probe/kernel_memory.hpp"
+#include "probe/pid_namespace.hpp"
 
 extern "C" {
 #include "gate_shared.h"  // before the skeleton: its .data/.bss fields have these types
@@ -83,6 +85,25 @@ bool has_cap(const __user_cap_data_struct (&d)[2], int cap) {
   return (d[cap / 32].effective & (1u << (cap % 32))) != 0;
 }
 
+// A per-probe uprobe (a perf event of the uprobe PMU) refused: the capabilities, else what was seen
+// here: Linux 6.18 refused it (EACCES) to a container holding CAP_BPF and CAP_PERFMON but not
+// CAP_SYS_ADMIN, while its uprobe_multi links attached (tests/ci/podman_test.sh).
+std::string per_probe_refused() {
+  const std::string missing = missing_bpf_privileges();
+  if (!missing.empty()) return missing;
+  return "the kernel refuses a perf-event uprobe without CAP_SYS_ADMIN (seen with CAP_BPF and CAP_PERFMON "
+         "in a container): add --cap-add SYS_ADMIN, or use --attach-mode auto on a kernel with uprobe_multi "
+         "links (>= 6.6), which need only CAP_BPF and CAP_PERFMON";
+}
+
+// /proc/self/status "Seccomp: 2": a seccomp filter decides which syscalls this process may make.
+bool seccomp_filtered() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("Seccomp:", 0) == 0) return std::atoi(line.c_str() + 8) == 2;
+  return false;
+}
+
 Error load_error(const std::string& what, int err) {
   std::string missing = missing_bpf_privileges();
   // EACCES with every privilege held is the verifier refusing the program: its log says why.
@@ -94,9 +115,12 @@ Error load_error(const std::string& what, int err) {
                        ExitCode::kMeasure);
   }
   if (err == EPERM || err == EACCES) {
-    return Error::make("BPF program", what + ": permission denied (" + std::strerror(err) + ")",
-                       missing.empty() ? "run gate as root; check kernel.unprivileged_bpf_disabled and lockdown"
-                                       : missing,
+    // Every capability held and still refused: in a container, its seccomp profile (podman's and
+    // Docker's default profiles allow bpf() only with CAP_SYS_ADMIN in some versions).
+    const std::string fix = !missing.empty()   ? missing
+                            : seccomp_filtered() ? kSeccompRefusesBpf
+                                                 : "run gate as root; check kernel.unprivileged_bpf_disabled and lockdown";
+    return Error::make("BPF program", what + ": permission denied (" + std::strerror(err) + ")", fix,
                        ExitCode::kMeasure);
   }
   return Error::make("BPF program", what + ": " + std::strerror(err) + "\n" + libbpf_log_tail(),
@@ -252,13 +276,27 @@ std::string missing_bpf_privileges() {
   __user_cap_data_struct data[2]{};
   if (syscall(SYS_capget, &hdr, data) != 0) return "";
   constexpr int kCapSysAdmin = 21, kCapPerfmon = 38, kCapBpf = 39;
-  if (has_cap(data, kCapSysAdmin)) return "";
+  return bpf_privileges_fix(has_cap(data, kCapBpf), has_cap(data, kCapPerfmon), has_cap(data, kCapSysAdmin),
+                            geteuid() == 0, !own_pid_namespace().initial());
+}
+
+std::string bpf_privileges_fix(bool bpf, bool perfmon, bool sys_admin, bool root, bool container) {
+  if (sys_admin) return "";
   std::vector<std::string> missing;
-  if (!has_cap(data, kCapBpf)) missing.push_back("CAP_BPF");
-  if (!has_cap(data, kCapPerfmon)) missing.push_back("CAP_PERFMON");
+  if (!bpf) missing.push_back("CAP_BPF");
+  if (!perfmon) missing.push_back("CAP_PERFMON");
   if (missing.empty()) return "";
   std::string names;
   for (const auto& m : missing) names += (names.empty() ? "" : " and ") + m;
+  // Root in a container holds only the capabilities its engine granted: the fix is the container's.
+  if (root || container) {
+    return "gate needs " + names + " (or CAP_SYS_ADMIN) to load BPF programs and attach uprobes, and this " +
+           (container ? std::string("container") : std::string("root process")) +
+           " lacks them: start the container with `--cap-add BPF --cap-add PERFMON` (docker, podman run; "
+           "GitHub `container: options:`; GitLab [runners.docker] cap_add = [\"BPF\", \"PERFMON\"]), in "
+           "Kubernetes securityContext.capabilities.add: [\"BPF\", \"PERFMON\"], or run it --privileged "
+           "(docs/ci.md, Containers)";
+  }
   return "gate needs " + names +
          " (or CAP_SYS_ADMIN) to load BPF programs and attach uprobes: run it as root (sudo gate ...), "
          "or grant them with `setcap cap_bpf,cap_perfmon,cap_sys_admin+ep $(command -v gate)`";
@@ -279,6 +317,8 @@ struct ProbeEngine::Impl {
   bpf_link* fork_link = nullptr;
   bpf_link* exit_link = nullptr;
   bpf_link* switch_link = nullptr;  // exclude_preemption only
+  bpf_link* exec_link = nullptr;
+  PidNamespace pidns;  // gate's: the PIDs track() is given are this namespace's
   double attach_s = 0;
   int ncpus = 0;
   EngineCounters last;  // of the last collect
@@ -293,6 +333,8 @@ struct ProbeEngine::Impl {
     skel = gate_bpf::open();
     if (!skel) return errno ? errno : EINVAL;
     skel->rodata->g_stack_hi_offset = opts.g_stack_hi_offset;
+    skel->rodata->pidns_dev = pidns.dev;
+    skel->rodata->pidns_ino = pidns.ino;
     set_costs(skel->rodata->costs, opts.costs);
     skel->rodata->true_time = opts.true_time ? 1 : 0;
     skel->rodata->arg_buckets_on = opts.arg_buckets.empty() ? 0 : 1;
@@ -386,8 +428,8 @@ struct ProbeEngine::Impl {
         int err = errno;
         throw Error::make("uprobe at file offset " + hex(sites[i].file_offset) + " in " + path_of(sites[i]),
                           std::string("attach failed: ") + std::strerror(err) + "\n" + libbpf_log_tail(),
-                          err == EPERM ? missing_bpf_privileges()
-                                       : "check that the binary was not rebuilt between analysis and attach",
+                          err == EPERM || err == EACCES ? per_probe_refused()
+                                                        : "check that the binary was not rebuilt between analysis and attach",
                           ExitCode::kMeasure);
       }
       per_probe.push_back(l);
@@ -406,6 +448,8 @@ struct ProbeEngine::Impl {
     if (!fork_link) throw load_error("attach to sched_process_fork", errno);
     exit_link = bpf_program__attach(skel->progs.gate_exit);
     if (!exit_link) throw load_error("attach to sched_process_exit", errno);
+    exec_link = bpf_program__attach(skel->progs.gate_exec);
+    if (!exec_link) throw load_error("attach to sched_process_exec", errno);
     if (opts.exclude_preemption) {
       switch_link = bpf_program__attach(skel->progs.gate_switch);
       if (!switch_link) throw load_error("attach to sched_switch (exclude_preemption)", errno);
@@ -432,7 +476,8 @@ struct ProbeEngine::Impl {
     if (fork_link) bpf_link__destroy(fork_link);
     if (exit_link) bpf_link__destroy(exit_link);
     if (switch_link) bpf_link__destroy(switch_link);
-    fork_link = exit_link = switch_link = nullptr;
+    if (exec_link) bpf_link__destroy(exec_link);
+    fork_link = exit_link = switch_link = exec_link = nullptr;
     if (skel) gate_bpf::destroy(skel);
     skel = nullptr;
     return seconds_since(t0);
@@ -459,6 +504,7 @@ ProbeEngine::ProbeEngine(const std::string& binary_path, uint32_t function_count
                       "check the path in gate.yaml");
   }
   check_maps_fit(plan_maps(function_count, options.max_in_flight, options.max_goroutines), options.max_kernel_memory, cgroup_memory_room());
+  m.pidns = require_usable_pid_namespace("BPF probes on " + binary_path, false);
 
   auto t0 = std::chrono::steady_clock::now();
   const AttachDecision decision = decide_attach_mode(options.mode);
@@ -495,26 +541,28 @@ const std::string& ProbeEngine::attach_mode_reason() const { return impl_->mode_
 double ProbeEngine::attach_seconds() const { return impl_->attach_s; }
 size_t ProbeEngine::site_count() const { return impl_->sites.size(); }
 
+// The PID is gate's namespace's; the BPF side knows processes by the initial namespace's tgid,
+// which only the process itself can tell in a container: it is pending until it execs (or hits a
+// probe, when it is tracked after its exec), and then followed under that tgid.
 void ProbeEngine::track(pid_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
   uint8_t one = 1;
-  if (bpf_map__update_elem(impl_->skel->maps.tracked, &key, sizeof key, &one, sizeof one, BPF_ANY) != 0) {
+  if (bpf_map__update_elem(impl_->skel->maps.pending, &key, sizeof key, &one, sizeof one, BPF_ANY) != 0) {
     throw Error::make("process " + std::to_string(pid), std::string("cannot be tracked: ") + std::strerror(errno),
                       "", ExitCode::kMeasure);
   }
+  __atomic_store_n(&impl_->skel->bss->pending_on, 1u, __ATOMIC_SEQ_CST);
 }
 
 void ProbeEngine::untrack_all() {
-  bpf_map* map = impl_->skel->maps.tracked;
-  uint32_t key, next;
-  std::vector<uint32_t> keys;
-  for (int r = bpf_map__get_next_key(map, nullptr, &next, sizeof next); r == 0;
-       r = bpf_map__get_next_key(map, &key, &next, sizeof next)) {
-    keys.push_back(next);
-    key = next;
-  }
-  for (uint32_t k : keys) bpf_map__delete_elem(map, &k, sizeof k, 0);
+  __atomic_store_n(&impl_->skel->bss->pending_on, 0u, __ATOMIC_SEQ_CST);
+  for (bpf_map* map : {impl_->skel->maps.tracked, impl_->skel->maps.pending})
+    for (uint32_t k : map_keys<uint32_t>(map)) bpf_map__delete_elem(map, &k, sizeof k, 0);
 }
+
+uint64_t ProbeEngine::followed() const { return __atomic_load_n(&impl_->skel->bss->followed, __ATOMIC_SEQ_CST); }
+
+const PidNamespace& ProbeEngine::pid_namespace() const { return impl_->pidns; }
 
 std::vector<FunctionCounters> ProbeEngine::collect_and_reset() { return collect(true); }
 
@@ -618,7 +666,7 @@ KernelMemory ProbeEngine::kernel_memory() const {
   KernelMemory k;
   k.histogram_bytes = map_memlock(maps.func_stats) + map_memlock(maps.func_hist);
   k.total_bytes = k.histogram_bytes + map_memlock(maps.frames) + map_memlock(maps.goroutines) +
-                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) + map_memlock(maps.threads) +
+                  map_memlock(maps.call_edges) + map_memlock(maps.tracked) + map_memlock(maps.pending) + map_memlock(maps.threads) +
                   map_memlock(maps.cpus) + map_memlock(maps.rodata) + map_memlock(maps.bss) + map_memlock(maps.data);
   k.functions = map_keys<uint32_t>(maps.func_stats).size();
   k.groups = map_keys<gate_hist_key>(maps.func_hist).size();

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "probe/pid_namespace.hpp"
+
 namespace gate::probe {
 
 // One uprobe: a file offset in the binary and the cookie the BPF program receives
@@ -147,10 +149,17 @@ class ProbeEngine {
   double attach_seconds() const;    // wall time of the attach step
   size_t site_count() const;
 
-  // Counts calls made by pid and every process it forks from now on.
+  // Counts calls made by pid (a PID as gate's own PID namespace numbers it) and every process it
+  // forks from its exec on: a process held before its exec (runner::Child) is followed from its
+  // first instruction; one tracked after its exec, from its first probe hit (its children forked
+  // before that are not followed).
   void track(pid_t pid);
   // Forgets every tracked process.
   void untrack_all();
+  // How many tracked processes the BPF side has found so far (at their exec or first probe hit),
+  // over the engine's life: a run during which it did not grow never followed its workload.
+  uint64_t followed() const;
+  const PidNamespace& pid_namespace() const;
   // Reads and deletes the statistics of every function (functions never called have none);
   // in-flight entries left in the map are counted as open_entries and removed. Call it after the
   // workload's processes have exited. Throws gate::Error (exit 3) when calls could not be counted
@@ -187,9 +196,21 @@ class ProbeEngine {
   std::unique_ptr<Impl> impl_;
 };
 
+// The fix when a seccomp filter refuses bpf() or perf_event_open though the capabilities are held
+// (gate doctor's seccomp line and a refused load say the same).
+inline constexpr const char* kSeccompRefusesBpf =
+    "this process's seccomp filter refuses bpf() or perf_event_open (/proc/self/status Seccomp: 2), as "
+    "podman's and Docker's default profiles do without CAP_SYS_ADMIN in some versions: run the container "
+    "with --security-opt seccomp=unconfined (or a profile allowing both), or add --cap-add SYS_ADMIN; "
+    "GitLab [runners.docker] security_opt = [\"seccomp:unconfined\"]; Kubernetes "
+    "securityContext.seccompProfile.type: Unconfined (docs/ci.md, Containers)";
+
 // Whether this process may load BPF programs; "" when yes, else a sentence naming the missing
 // capabilities and the fix. Does not load anything.
 std::string missing_bpf_privileges();
+// The same sentence from the capabilities held: for root or in a container (another PID namespace
+// than the host's), the container engine's --cap-add line; else sudo or setcap.
+std::string bpf_privileges_fix(bool bpf, bool perfmon, bool sys_admin, bool root, bool container);
 
 // The feature probe the engine decides its attach mode with (gate doctor shows it): 0 when this
 // kernel has uprobe_multi links, else the errno that says no (EPERM/EACCES: BPF not allowed).

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "probe/pid_namespace.hpp"
+#include "probe/probe_engine.hpp"
 #include "profile.skel.h"
 #include "profile_shared.h"
 
@@ -27,6 +29,9 @@ namespace {
 
 Error bpf_error(const std::string& what, int err) {
   const bool perm = err == EPERM || err == EACCES;
+  const std::string missing = perm ? probe::missing_bpf_privileges() : "";  // the message gate's probes give
+  if (!missing.empty())
+    return Error::make("CPU profile (bpf/profile.bpf.c)", what + ": " + std::strerror(err), missing, ExitCode::kMeasure);
   return Error::make("CPU profile (bpf/profile.bpf.c)", what + ": " + std::strerror(err),
                      perm ? "run gate as root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); check "
                             "kernel.perf_event_paranoid and kernel.unprivileged_bpf_disabled"
@@ -99,6 +104,9 @@ Sampler::Sampler(const SamplerOptions& o) : impl_(std::make_unique<Impl>()) {
   if (!impl_->skel) throw bpf_error("opening the BPF object", errno);
   auto* s = impl_->skel;
   bpf_map__set_max_entries(s->maps.stacks, o.max_stacks);
+  const probe::PidNamespace ns = probe::require_usable_pid_namespace("CPU profile (bpf/profile.bpf.c)", false);
+  s->rodata->pidns_dev = ns.dev;  // track() is given PIDs of gate's namespace
+  s->rodata->pidns_ino = ns.ino;
   bpf_map__set_max_entries(s->maps.counts, o.max_keys);
   // The unwind tables, one after another (a table shared by sides once), and each side's place.
   std::vector<gate_unwind_entry> entries;
@@ -123,6 +131,7 @@ Sampler::Sampler(const SamplerOptions& o) : impl_(std::make_unique<Impl>()) {
   }
   impl_->attach(s->progs.gate_profile_fork, "the fork tracepoint");
   impl_->attach(s->progs.gate_profile_exit, "the exit tracepoint");
+  impl_->attach(s->progs.gate_profile_exec, "the exec tracepoint");
   const int cpus = libbpf_num_possible_cpus();
   for (int cpu = 0; cpu < cpus; ++cpu) {
     const int fd = open_cpu_clock(cpu, o.hz);
@@ -150,7 +159,8 @@ void Sampler::pause(bool paused) {
 
 void Sampler::track(pid_t pid, uint32_t side) {
   const uint32_t key = static_cast<uint32_t>(pid);
-  if (bpf_map__update_elem(impl_->skel->maps.tracked, &key, sizeof key, &side, sizeof side, BPF_ANY) != 0)
+  // pid is gate's namespace's: pending until its exec names its initial-namespace tgid.
+  if (bpf_map__update_elem(impl_->skel->maps.pending, &key, sizeof key, &side, sizeof side, BPF_ANY) != 0)
     throw Error::make("process " + std::to_string(pid), std::string("cannot be profiled: ") + std::strerror(errno),
                       "", ExitCode::kMeasure);
 }

@@ -35,7 +35,8 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  // Samples pid and every process it forks from now on, as `side`.
+  // Samples pid (held before its exec, runner::Child; a PID of gate's own namespace) and every
+  // process it forks, from its exec on, as `side`.
   void track(pid_t pid, uint32_t side);
   // Moves every sample counted so far, of every side, out of the kernel's maps into this object,
   // and frees the stacks they used, so that the stacks map (max_stacks) holds one run's stacks,

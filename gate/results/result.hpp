@@ -182,6 +182,11 @@ struct RunResult {
   // returned on another thread than they entered on (kept whole: their preemption is unknown).
   uint64_t preempted_calls = 0;
   uint64_t thread_changed_calls = 0;
+  // The cgroup's CPU quota during the run (runner/cgroup_cpu.hpp): its enforcement periods and
+  // those that ran out of quota (the whole group held until the next), and the time held (summed
+  // over CPUs). JSON "cpu_periods", "throttled_periods", "throttled_s", written when throttled.
+  uint64_t cpu_periods = 0, throttled_periods = 0;
+  double throttled_s = 0;
   // Executions of the workload this run is made of (results/units.hpp): a unit of k executions is
   // one run in the statistics, its figures taken over all of them. JSON "executions", absent: 1.
   int executions = 1;

@@ -170,6 +170,9 @@ RunResult run_header_v2(sj::dom::object j) {
   if (!j["straddled_calls"].get(n)) r.straddled_calls = n;
   if (!j["preempted_calls"].get(n)) r.preempted_calls = n;
   if (!j["thread_changed_calls"].get(n)) r.thread_changed_calls = n;
+  if (!j["cpu_periods"].get(n)) r.cpu_periods = n;
+  if (!j["throttled_periods"].get(n)) r.throttled_periods = n;
+  if (!j["throttled_s"].get(d)) r.throttled_s = d;
   if (!j["executions"].get(i) && i >= 1) r.executions = static_cast<int>(i);
   if (!j["layout"].get(i) && i >= 0) r.layout = static_cast<int>(i);
   bool b = false;

@@ -120,6 +120,11 @@ json run_json(const RunResult& r, const std::unordered_map<std::string_view, siz
   if (r.straddled_calls) j["straddled_calls"] = r.straddled_calls;
   if (r.preempted_calls) j["preempted_calls"] = r.preempted_calls;
   if (r.thread_changed_calls) j["thread_changed_calls"] = r.thread_changed_calls;
+  if (r.throttled_periods) {  // optional: absent means the cgroup's quota held nothing back (or none)
+    j["cpu_periods"] = r.cpu_periods;
+    j["throttled_periods"] = r.throttled_periods;
+    j["throttled_s"] = r.throttled_s;
+  }
   if (r.executions != 1) j["executions"] = r.executions;  // optional: absent means one execution
   if (r.layout >= 0) j["layout"] = r.layout;
   if (r.pilot) j["pilot"] = true;

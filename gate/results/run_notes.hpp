@@ -45,4 +45,22 @@ struct SliceNotes {
   uint64_t straddled_calls = 0;  // calls dropped for straddling a switch between slices
 };
 
+// A side's runs during which the cgroup's CPU quota ran out (RunResult::throttled_periods): the
+// whole group was held until the next enforcement period, which stretches wall time by whatever
+// the quota allows. runner::throttled_runs finds them.
+struct ThrottledRuns {
+  std::string side;
+  size_t runs = 0, throttled_runs = 0;
+  uint64_t periods = 0, throttled_periods = 0;  // summed over the throttled runs
+  double throttled_s = 0;                       // held, summed over them (and over CPUs)
+  double max_share = 0;                         // the most throttled run: its throttled / periods
+};
+
+// The workload (and its build, service and load) ran as root: the code under test had gate's
+// privileges. runner::root_workload finds it in a result (extra "run_as", "run_as_uid").
+struct RootWorkload {
+  std::string side;
+  std::string who;  // "root (uid 0), gate's own user"
+};
+
 }  // namespace gate

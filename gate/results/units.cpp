@@ -138,6 +138,8 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
   out.functions.clear();
   out.benchmarks.clear();
   out.benchmark_warnings.clear();
+  out.cpu_periods = out.throttled_periods = 0;
+  out.throttled_s = 0;
   out.lost_call_edges = out.straddled_calls = out.preempted_calls = out.thread_changed_calls = 0;
   out.sampler = {};
   int merged = 0;
@@ -147,6 +149,9 @@ RunResult merge_executions(const std::vector<RunResult>& executions) {
     out.duration_s += e.duration_s;
     out.cpu_s = out.cpu_s >= 0 && e.cpu_s >= 0 ? out.cpu_s + e.cpu_s : -1;  // one unknown: the sum is
     if (out.exit_code == 0) out.exit_code = e.exit_code;
+    out.cpu_periods += e.cpu_periods;
+    out.throttled_periods += e.throttled_periods;
+    out.throttled_s += e.throttled_s;
     out.lost_call_edges += e.lost_call_edges;
     out.straddled_calls += e.straddled_calls;
     out.preempted_calls += e.preempted_calls;

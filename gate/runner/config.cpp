@@ -562,7 +562,7 @@ Config parse_config(const std::string& text, const std::string& path, const std:
               "functions", "quantiles", "threshold", "thresholds", "calls_change", "fail_on_calls_change",
               "fail_on_insufficient_data", "baseline", "warmup_runs", "max_in_flight", "speed_normalization",
               "pairing", "benchmarks", "benchmark_cpu", "exclude_preemption", "suspect_max_runs", "fail_on_suspect", "family",
-              "native_returns", "profile", "min_unit_seconds", "layouts", "measure", "calls", "sampling"});
+              "native_returns", "profile", "min_unit_seconds", "layouts", "measure", "calls", "sampling", "run_as"});
   Config cfg;
   cfg.path = fs::absolute(path).lexically_normal().string();
   cfg.dir = fs::path(cfg.path).parent_path().string();
@@ -582,6 +582,12 @@ Config parse_config(const std::string& text, const std::string& path, const std:
       }
     }
     parse_verdict(c, root, cfg);
+    if (root["run_as"]) {
+      cfg.run_as = str(c, root["run_as"], "run_as");
+      if (cfg.run_as.empty() || cfg.run_as.find_first_of(" \t:/") != std::string::npos)
+        throw c.err(root["run_as"], "run_as", "is \"" + cfg.run_as + "\", not a user name nor a uid",
+                    "give the user the workload and build run as, e.g. run_as: ci or run_as: 1000");
+    }
   } catch (const YAML::Exception& e) {  // a shape yaml-cpp refused that no check above foresaw
     const std::string line = e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : "";
     throw Error::make(c.file + line, "has a value of the wrong type: " + e.msg,

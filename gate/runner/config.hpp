@@ -146,6 +146,12 @@ struct Config {
   std::string baseline;          // default baseline file (relative to dir)
   std::string hash;              // fnv1a64_fingerprint of the file's bytes (common/fnv.hpp): a changed config
 
+  // run_as: who the workload, the service, the load driver and the build run as (a user name or a
+  // uid; runner/run_as.hpp). "": the user sudo ran as (SUDO_UID), else gate's own. The CLI's
+  // --run-as replaces it (run_as_from_flag then says so in errors).
+  std::string run_as;
+  bool run_as_from_flag = false;
+
   // How native functions' returns are probed: "auto", "uretprobe" or "ret_sites" (plan/native_plan.hpp).
   std::string native_returns = "auto";
 

@@ -1,6 +1,8 @@
 // The measuring step: build, analyse, attach, runs with progress, partial results on failure.
 #include "runner/measure.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "runner/benchmark_results.hpp"
 #include "runner/rounds.hpp"
 #include "results/units.hpp"
+#include "runner/run_as.hpp"
 #include "runner/units.hpp"
 #include "truetime/true_time.hpp"
 
@@ -21,7 +24,10 @@ void run_build(const Config& cfg, const std::function<void(const std::string&)>&
   if (cfg.build.empty()) return;
   if (log) log("building: " + cfg.build);
   std::string out;
-  int rc = run_shell(cfg.build, cfg.dir, cfg.env, &out, signals);
+  const RunAs as = run_as_of(cfg);  // the build is the pull request's code too: not as root
+  std::map<std::string, std::string> env = cfg.env;
+  for (const auto& [k, v] : run_as_env(as, cfg.env)) env[k] = v;
+  int rc = run_shell(cfg.build, cfg.dir, env, &out, signals, as.drop ? &*as.drop : nullptr);
   if (rc == -1) throw Error("interrupted during the build step", ExitCode::kMeasure);
   if (rc != 0) {
     throw Error::make("build command '" + cfg.build + "'",
@@ -105,6 +111,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   if (opts_.fresh_copy_each_run && !origin && starts_binary_under_test(cfg, original_binary_)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gate-binary-XXXXXX").string();
     if (mkdtemp(tmpl.data())) {
+      ::chmod(tmpl.c_str(), 0711);  // mkdtemp's 0700 would keep a workload run as another user (run_as) out
       copy_dir_ = tmpl;
       use_fresh_copy(1);
     }
@@ -146,6 +153,7 @@ Measurer::Measurer(const Config& cfg, const MeasureOptions& opts) : cfg_(cfg), o
   if (session_->probed()) r.extra["attach_mode_reason"] = session_->engine().attach_mode_reason();
   r.functions = target.functions;
   r.extra["config_name"] = cfg.name;
+  record_run_as(session_->run_as(), r);  // a report names a workload that ran as root
   r.extra["symbol_source"] = target.symbol_source;
   if (!opts_.variant.empty()) r.extra["variant"] = opts_.variant;
   if (cfg.clean_benchmarks()) r.extra[kBenchmarkFoldKey] = kBenchmarkFoldFastest;

@@ -61,6 +61,10 @@ std::string read_small_file(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
 }
 
+// What the child writes to the errno pipe when it could not become SpawnOptions::as: -(this +
+// errno). Other negative values: the set-up before exec failed; positive: exec's errno.
+constexpr int kBecomeFailed = 100000;
+
 // The child's side of Child::spawn: own process group, dies with gate, waits at the start gate
 // until gate has tracked it, then redirects and execs. Only async-signal-safe calls.
 [[noreturn]] void exec_held_child(const SpawnOptions& o, std::vector<char*>& argv, std::vector<char*>& envp,
@@ -88,6 +92,17 @@ std::string read_small_file(const std::string& path) {
   dup2(fi, 0);
   dup2(fo, 1);
   dup2(fe, 2);
+  if (o.as) {
+    if (const int e = become(*o.as)) {
+      const int code = -kBecomeFailed - e;  // below kBecomeFailed: the change of user failed
+      (void)!::write(errno_fd, &code, sizeof code);
+      _exit(127);
+    }
+    if (o.die_with_gate) {  // a change of credentials clears the parent-death signal
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+    }
+  }
   if (o.start_stopped) raise(SIGSTOP);  // gate lets it go with SIGCONT at its first slice
   execvpe(argv[0], argv.data(), envp.data());
   int e = errno;
@@ -160,6 +175,7 @@ Child Child::spawn(const SpawnOptions& o, const std::function<void(pid_t)>& on_f
   ::close(gate_pipe[1]);  // releases the child
   child.command_ = o.command;
   child.cwd_ = o.cwd;
+  child.as_uid_ = o.as ? o.as->uid : 0;
   child.program_ = words[0];
   if (o.start_stopped && child.wait_stopped_before_exec()) {
     child.exec_errno_fd_ = err_pipe[0];  // exec (or its failure) comes at the first resume()
@@ -191,6 +207,14 @@ void Child::check_exec(int errno_fd) {
   while ((n = ::read(errno_fd, &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
   }
   ::close(errno_fd);
+  if (n == sizeof child_errno && child_errno <= -kBecomeFailed) {
+    reap(true);
+    throw Error::make("workload '" + command_ + "'",
+                      "cannot run as uid " + std::to_string(as_uid_) + ": " + std::strerror(-child_errno - kBecomeFailed),
+                      "gate needs CAP_SETUID and CAP_SETGID to start it as another user: run gate as root, or "
+                      "set run_as: to gate's own user",
+                      ExitCode::kMeasure);
+  }
   if (n == sizeof child_errno && child_errno < 0) {
     reap(true);
     throw Error::make("workload '" + command_ + "'",
@@ -294,7 +318,8 @@ Child::Child(Child&& o) noexcept
       exec_errno_fd_(o.exec_errno_fd_),
       command_(std::move(o.command_)),
       cwd_(std::move(o.cwd_)),
-      program_(std::move(o.program_)) {
+      program_(std::move(o.program_)),
+      as_uid_(o.as_uid_) {
   o.pid_ = -1;
   o.pidfd_ = -1;
   o.exec_errno_fd_ = -1;
@@ -370,7 +395,8 @@ std::string file_tail(const std::string& path, size_t max_bytes) {
 }
 
 int run_shell(const std::string& command, const std::string& cwd,
-              const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals) {
+              const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals,
+              const Credentials* as) {
   ProcessSpec spec;
   spec.argv = has_shell_syntax(command) ? std::vector<std::string>{"/bin/sh", "-c", command} : split_words(command);
   if (spec.argv.empty()) throw Error::make("command", "is empty", "set build: in gate.yaml");
@@ -378,6 +404,7 @@ int run_shell(const std::string& command, const std::string& cwd,
   spec.env = env;
   spec.merge_stderr = true;
   spec.own_group = true;
+  spec.as = as;
   if (signals) {
     spec.cancel_fd = signals->fd();
     spec.cancelled = [signals] { return signals->poll_signal() != 0; };

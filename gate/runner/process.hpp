@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "common/subprocess.hpp"
+
 namespace gate::runner {
 
 // Blocks SIGINT, SIGTERM and SIGHUP in gate and reads them through a signalfd, so that a ^C
@@ -38,6 +40,9 @@ struct SpawnOptions {
   // Time slicing: the child stops itself (SIGSTOP) just before exec and spawn() returns once it is
   // stopped, so that not one instruction of the workload runs before the first resume().
   bool start_stopped = false;
+  // Run as this user (runner/run_as.hpp) after the output files are opened and the directory
+  // entered as gate; nullptr: as gate. gate keeps its own privileges for BPF.
+  const Credentials* as = nullptr;
 };
 
 class Child {
@@ -83,14 +88,17 @@ class Child {
   bool exited_ = false;
   int exec_errno_fd_ = -1;  // start_stopped: read at the first resume (closes at exec)
   std::string command_, cwd_, program_;  // for exec errors
+  uid_t as_uid_ = 0;                     // the user it was to run as (SpawnOptions::as), for errors
 };
 
 // The last `max_bytes` of a file (for "the tail of its stderr" in errors).
 std::string file_tail(const std::string& path, size_t max_bytes = 2000);
 
 // Runs a shell command to completion (the build step); returns its exit status, output in `log`.
+// `as`: run as that user (nullptr: as gate).
 int run_shell(const std::string& command, const std::string& cwd,
-              const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals);
+              const std::map<std::string, std::string>& env, std::string* log, SignalWatch* signals,
+              const Credentials* as = nullptr);
 
 // Waits until host:port accepts a TCP connection; false on timeout or when `alive` says the
 // service died.

@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "runner/listeners.hpp"
+#include "probe/pid_namespace.hpp"
 #include "runner/rounds.hpp"
 #include "truetime/true_time.hpp"
 
@@ -80,6 +81,12 @@ RunSession::RunSession(const Config& cfg, const plan::ProbePlan& target, const S
   if (!opts_.keep_output_dir.empty()) fs::create_directories(opts_.keep_output_dir);
   env_ = cfg_.env;
   for (const auto& [k, v] : opts_.extra_env) env_[k] = v;
+  // /proc must number processes as gate does: a service's listener and a sliced workload's
+  // process group are read there.
+  probe::require_usable_pid_namespace("workload '" + (cfg_.service ? cfg_.service->command : cfg_.workload) + "'", true);
+  run_as_ = run_as_of(cfg_);
+  cpu_quota_ = read_cpu_quota();
+  for (const auto& [k, v] : run_as_env(run_as_, cfg_.env)) env_[k] = v;
   env_["GATE_BINARY"] = target_.binary;  // the binary under test, for workload scripts
   auto engine_opts = opts_.engine;
   engine_opts.g_stack_hi_offset = target_.g_stack_hi_offset;  // from the binary's DWARF when it has one
@@ -137,6 +144,7 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
   }
   RunFiles files{index, variant, output_path(index, variant, "stdout"), output_path(index, variant, "stderr"),
                  "run " + std::to_string(index) + (variant.empty() ? "" : " (" + variant + ")")};
+  throttling_mark_ = read_cpu_throttling(cpu_quota_);
   last_stdout_ = files.out;
   last_cpu_s_ = -1;
   if (cfg_.service) {
@@ -149,12 +157,16 @@ RunResult RunSession::run_once(int index, const std::string& variant, SignalWatc
 
 void RunSession::track(pid_t pid, const std::string& variant) {
   // A clean session attaches no probe; the CPU sampler may follow it (Measurer::execute_sampled).
-  if (engine_) engine_->track(pid);
+  if (engine_) {
+    engine_->track(pid);
+    awaiting_ = {pid, engine_->followed()};
+  }
   if (opts_.on_tracked) opts_.on_tracked(pid, variant);
 }
 
 void RunSession::run_workload(const RunFiles& f, SignalWatch* signals) {
   SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, f.out, f.err, true};
+  so.as = credentials();
   Child child = Child::spawn(so, [this, &f](pid_t pid) { track(pid, f.variant); });
   switch (child.wait(cfg_.timeout_s, signals)) {
     case Child::WaitEnd::kSignal:
@@ -252,6 +264,7 @@ void RunSession::run_service(const RunFiles& f, SignalWatch* signals) {
 std::unique_ptr<Child> RunSession::start_service(const RunFiles& f, const ServiceSpec& sv, SignalWatch* signals) {
   if (!sv.ready_tcp.empty()) require_free_address(sv.ready_tcp, f.label);
   SpawnOptions so{command_for(sv.command), cfg_.dir, env_, f.out, f.err, true};
+  so.as = credentials();
   auto owned = std::make_unique<Child>(Child::spawn(so, [this, &f](pid_t pid) { track(pid, f.variant); }));
   Child& service = *owned;
   const std::string what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
@@ -289,6 +302,7 @@ void RunSession::run_load(const RunFiles& f, const ServiceSpec& sv, Child& servi
                           bool keep_service) {
   const std::string load_err = output_path(f.index, f.variant, "load.stderr");
   SpawnOptions lo{sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"), load_err, true};
+  lo.as = credentials();
   Child load = Child::spawn(lo, nullptr);
   const std::string load_what = "load '" + sv.load + "' (pid " + std::to_string(load.pid()) + ")";
   const std::string service_what = "service '" + sv.command + "' (pid " + std::to_string(service.pid()) + ")";
@@ -333,7 +347,16 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   r.variant = variant;
   r.started_at = started_at;
   r.duration_s = now_s() - started;
+  // The cgroup's quota held the run back: noise the report names (explain/, verdict/judge.cpp).
+  const CpuThrottling now = read_cpu_throttling(cpu_quota_);
+  if (now.known && throttling_mark_.known && now.throttled > throttling_mark_.throttled) {
+    r.cpu_periods = now.periods - throttling_mark_.periods;
+    r.throttled_periods = now.throttled - throttling_mark_.throttled;
+    r.throttled_s = now.throttled_s - throttling_mark_.throttled_s;
+  }
+  throttling_mark_ = now;  // a service's next round counts from here
   if (!engine_) return r;  // a clean session: no function figures
+  require_followed();
   const auto counters = end_of_run ? engine_->collect_and_reset() : engine_->collect_slice();
   if (end_of_run) engine_->untrack_all();
   const probe::EngineCounters& whole = engine_->engine_counters();
@@ -362,6 +385,27 @@ RunResult RunSession::collect(int index, const std::string& variant, double star
   return r;
 }
 
+// The BPF side follows a tracked process once it names its tgid (bpf/gate.bpf.c, `pending`): a
+// run in which that never happened counted nothing of it, whatever its functions did. Said as
+// what it is, not as "timed no call".
+void RunSession::require_followed() {
+  if (!awaiting_) return;
+  const auto [pid, before] = *awaiting_;
+  if (engine_->followed() > before) {
+    awaiting_.reset();
+    return;
+  }
+  awaiting_.reset();
+  const probe::PidNamespace& ns = engine_->pid_namespace();
+  throw Error::make("workload process " + std::to_string(pid) + " (PID namespace " + ns.text() + ")",
+                    "gate's BPF program never saw it start (its exec in that namespace), so none of its calls "
+                    "could be counted",
+                    "run `gate doctor -c CONFIG`: its pid_namespace line follows a process the same way and says "
+                    "what fails; gate needs Linux >= 5.15 (bpf_get_ns_current_pid_tgid) and /proc of its own "
+                    "namespace",
+                    ExitCode::kMeasure);
+}
+
 void RunSession::start_sliced(int round, const std::string& variant, SignalWatch* signals) {
   engine_->untrack_all();
   engine_->collect_and_reset();  // nothing from before this round counts
@@ -379,6 +423,7 @@ void RunSession::start_sliced(int round, const std::string& variant, SignalWatch
     const RunFiles& f = sl.files;
     SpawnOptions lo{sl.sv.load, cfg_.dir, env_, output_path(f.index, f.variant, "load.stdout"),
                     output_path(f.index, f.variant, "load.stderr"), true, true};
+    lo.as = credentials();
     try {
       sl.child = std::make_unique<Child>(Child::spawn(lo, nullptr));
     } catch (...) {
@@ -388,6 +433,7 @@ void RunSession::start_sliced(int round, const std::string& variant, SignalWatch
     return;
   }
   SpawnOptions so{command_for(cfg_.workload), cfg_.dir, env_, sliced_->files.out, sliced_->files.err, true, true};
+  so.as = credentials();
   sliced_->child = std::make_unique<Child>(
       Child::spawn(so, [this](pid_t pid) { track(pid, sliced_->files.variant); }));
 }
@@ -436,6 +482,7 @@ bool RunSession::run_slice(double seconds, SignalWatch* signals) {
   // Calls already in flight now hold the stop (and the other side's slice) in their window.
   engine_->set_slice_start(monotonic_ns());
   engine_->set_run_start(monotonic_ns());  // a slice's calls: their moments in the slice
+  throttling_mark_ = read_cpu_throttling(cpu_quota_);
   if (sl.service) sl.service->resume();
   sl.child->resume();
   const auto end = sl.child->wait(left > 0 ? std::min(seconds, left) : seconds, signals);

@@ -6,13 +6,17 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "common/clock.hpp"
 #include "probe/probe_engine.hpp"
 #include "results/result.hpp"
+#include "runner/cgroup_cpu.hpp"
 #include "runner/config.hpp"
 #include "runner/process.hpp"
+#include "runner/run_as.hpp"
 #include "plan/probe_plan.hpp"
 #include "results/run_notes.hpp"
 
@@ -85,6 +89,8 @@ class RunSession {
   const std::string& last_stdout() const { return last_stdout_; }
   // The last workload execution's CPU seconds (Child::cpu_seconds); -1 for a service's rounds.
   double last_cpu_seconds() const { return last_cpu_s_; }
+  // Who the workload, the service and the load driver run as (runner/run_as.hpp).
+  const RunAs& run_as() const { return run_as_; }
 
  private:
   struct RunFiles {
@@ -94,6 +100,10 @@ class RunSession {
     std::string label;     // "run 3 (head)", for errors
   };
   void track(pid_t pid, const std::string& variant);  // the probes, then on_tracked
+  // The last tracked process and the engine's followed() count before it: collect() throws when
+  // the BPF side never followed it (require_followed).
+  std::optional<std::pair<pid_t, uint64_t>> awaiting_;
+  void require_followed();
   void run_workload(const RunFiles& f, SignalWatch* signals);
   void run_service(const RunFiles& f, SignalWatch* signals);
   // Spawns the service (tracked) and waits for ready_tcp; stops it and throws on a failure.
@@ -123,6 +133,13 @@ class RunSession {
   // a command whose program is the config's binary runs this one instead.
   std::string command_for(const std::string& cmd) const;
   std::map<std::string, std::string> env_;
+
+  // Who the workload, service and load run as; credentials(): nullptr when that is gate's user.
+  RunAs run_as_;
+  // The cgroup's CPU quota and its cpu.stat when the current run (slice, round) began.
+  CpuQuota cpu_quota_;
+  CpuThrottling throttling_mark_;
+  const Credentials* credentials() const { return run_as_.drop ? &*run_as_.drop : nullptr; }
 
   const Config& cfg_;
   plan::ProbePlan target_;

@@ -7,8 +7,10 @@
 
 #include "baselines/store.hpp"
 #include "explain/run_notes.hpp"
+#include "runner/cgroup_cpu.hpp"
 #include "runner/coverage.hpp"
 #include "runner/rounds.hpp"
+#include "runner/run_as.hpp"
 #include "runner/sliced.hpp"
 #include "runner/units.hpp"
 #include "stats/instrument.hpp"
@@ -30,6 +32,10 @@ void warn_uncalled(report::Annotations& notes, const ResultFile& base, const Res
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
     for (const auto& n : runner::recorded_round_calls(*r, side))
       notes.warnings.push_back(explain::round_calls_warning(n));
+  // Where it ran: a CPU quota that held runs back, a workload run as root (runner/cgroup_cpu, run_as).
+  for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
+    if (const auto t = runner::throttled_runs(*r, side)) notes.warnings.push_back(explain::throttled(*t));
+  if (const auto root = runner::root_workload(head, "")) notes.warnings.push_back(explain::root_workload(*root));
 }
 
 Budget budget(const runner::Config& cfg, const runner::MeasureOptions& opts, int max_runs) {

@@ -63,6 +63,7 @@ speed_normalization: false
 exclude_preemption: true
 pairing: off
 baseline: ../b/shop.json
+run_as: ci
 )");
   const Config c = load_config(p);
   EXPECT_EQ(c.name, "shop");
@@ -86,6 +87,8 @@ baseline: ../b/shop.json
   EXPECT_FALSE(c.speed_normalization);
   EXPECT_EQ(c.exclude_preemption, std::optional<bool>(true));
   EXPECT_EQ(c.pairing, "off");
+  EXPECT_EQ(c.run_as, "ci");
+  EXPECT_FALSE(c.run_as_from_flag);
   EXPECT_EQ(c.hash.rfind("fnv1a64:", 0), 0u);
 }
 
@@ -169,6 +172,10 @@ TEST(Config, ErrorsNameTheKeyLineAndFix) {
 
   e = error_of("binary: x\nworkload: y\nfunctions: []\n");
   EXPECT_NE(e.find("at least one function"), std::string::npos) << e;
+
+  e = error_of("binary: x\nworkload: y\nfunctions: [a]\nrun_as: ci user\n");
+  EXPECT_NE(e.find("'run_as'"), std::string::npos) << e;
+  EXPECT_NE(e.find("run_as: 1000"), std::string::npos) << e;
 
   e = error_of("binary: x\nworkload: y\nfunctions: [a]\ntimeout: 5 parsecs\n");
   EXPECT_NE(e.find("unit"), std::string::npos) << e;
