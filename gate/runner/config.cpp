@@ -125,8 +125,9 @@ double duration_s(const Ctx& c, const YAML::Node& n, const std::string& key) {
   return v * mul;
 }
 
-// A threshold: 0.1, "10%".
-double threshold(const Ctx& c, const YAML::Node& n, const std::string& key) {
+// A threshold: 0.1, "10%". below_one: a band (it bands improvements too); else a change ratio
+// (calls_change: 50% = 1.5x more or fewer calls), up to 10.
+double threshold(const Ctx& c, const YAML::Node& n, const std::string& key, bool below_one = true) {
   std::string s = str(c, n, key);
   double v;
   try {
@@ -138,7 +139,12 @@ double threshold(const Ctx& c, const YAML::Node& n, const std::string& key) {
   } catch (...) {
     throw c.err(n, key, "is not a threshold: '" + s + "'", "write a fraction (0.1) or a percentage (10%)");
   }
-  if (!(v > 0 && v < 10)) throw c.err(n, key, "must be above 0 (0.1 means 10%)", "");
+  // A threshold bands both ways: improvements too, and nothing gets 100% faster, so 100% or more is
+  // refused here, not by gate ab after it measured (the options' check would).
+  if (!below_one && !(v > 0 && v < 10)) throw c.err(n, key, "must be above 0% and below 1000%", "write e.g. 50% (or 0.5)");
+  if (below_one && !(v > 0 && v < 1))
+    throw c.err(n, key, "must be above 0% and below 100%: it is the band both ways, and nothing gets 100% faster",
+                "write e.g. 10% (or 0.1); a noisy quantile takes a wider one, e.g. thresholds: {p99: 50%}");
   return v;
 }
 
@@ -468,7 +474,7 @@ void parse_verdict(const Ctx& c, const YAML::Node& root, Config& cfg) {
   }
   if (root["threshold"]) cfg.threshold = threshold(c, root["threshold"], "threshold");
   if (root["thresholds"]) cfg.quantile_thresholds = quantile_map(c, root["thresholds"], "thresholds");
-  if (root["calls_change"]) cfg.calls_change = threshold(c, root["calls_change"], "calls_change");
+  if (root["calls_change"]) cfg.calls_change = threshold(c, root["calls_change"], "calls_change", false);
   if (root["fail_on_calls_change"]) cfg.fail_on_calls_change = boolean(c, root["fail_on_calls_change"], "fail_on_calls_change");
   if (root["fail_on_insufficient_data"])
     cfg.fail_on_insufficient = boolean(c, root["fail_on_insufficient_data"], "fail_on_insufficient_data");

@@ -184,6 +184,15 @@ TEST(Config, ErrorsNameTheKeyLineAndFix) {
 
   e = error_of("binary: [unclosed\n");
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+
+  // 100% or more: refused when read, not by gate ab after measuring (the improvement band would be
+  // 100% or more); the message says why (it said "must be above 0" for 1000%).
+  for (const char* t : {"1000%", "100%", "1.5"}) {
+    e = error_of(std::string("binary: x\nworkload: y\nfunctions: [a]\nthreshold: ") + t + "\n");
+    EXPECT_NE(e.find("below 100%"), std::string::npos) << t << ": " << e;
+    EXPECT_NE(e.find("nothing gets 100% faster"), std::string::npos) << e;
+  }
+  EXPECT_EQ(error_of("binary: x\nworkload: y\nfunctions: [a]\nthreshold: 99%\n"), "");
 }
 
 // yaml-cpp conversion errors used to escape as an internal error (exit 3) without a line.
