@@ -40,6 +40,7 @@ const std::vector<FlagRule>& flag_table() {
       {"--no-fail-on-suspect", Rerun::kCarried, nullptr, nullptr},
       {"--suspect-max-runs", Rerun::kCarried, nullptr, nullptr},
       {"--baseline-ref", Rerun::kCarried, nullptr, nullptr},
+      {"--thresholds-ref", Rerun::kCarried, nullptr, nullptr},  // whose thresholds judge: the verdict
       // Where output goes, and what else is written.
       {"--out", Rerun::kLeftOut, nullptr, "where the head's result file is written"},
       {"--out-base", Rerun::kLeftOut, nullptr, "where the base's result file is written"},
