@@ -183,8 +183,9 @@ ratio="$(grep -E '^[a-z ]+ example\.com/shop\.\(\*Cart\)\.Checkout ' "$tmp/repor
 # the test; Checkout's own row must be there and read at least 1.2x.
 [[ -n "$ratio" ]] && awk -v r="$ratio" 'BEGIN { exit !(r >= 1.2) }' ||
   fail "(*Cart).Checkout's own p50 ratio is missing or below 1.2x for a 3x slower checkout (got '${ratio}')"
-grep -q "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 8 --base-binary $keep/base --head-binary $keep/head --max-runs 30\$" "$tmp/report.txt" ||
-  fail "no reproduce line"
+# ... and the merge-base whose thresholds judged (pre-merge.sh passes --thresholds-ref, issue 56).
+grep -Eq "^    reproduce: gate ab -c $repo/shop/gate.yaml --runs 8 --base-binary $keep/base --head-binary $keep/head --max-runs 30 --thresholds-ref [0-9a-f]{40}\$" "$tmp/report.txt" ||
+  fail "no reproduce line (with the base's --thresholds-ref)"
 # Its callers ((*Store).CheckoutBatch and its worker) include its time and may regress with it.
 grep -Eq "^gate: [1-9][0-9]* regressions?, " "$tmp/report.txt" || fail "no summary line"
 echo "ok: gate ab between the merge-base and the working tree caught the 3x slower checkout (its p50 read ${ratio}x)"
