@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "baselines/git_ref.hpp"
@@ -81,10 +82,10 @@ class Builder {
 
 // What one gate ab report says of the step: bad (a regression; of --function when given), good
 // (every judged function unchanged or improved), or undecided (an inconclusive or too-little-data
-// verdict; `undecided` names them).
+// verdict; `undecided` names them). `fn` gets --function's entry of the report.
 enum class Step { kGood, kBad, kUndecided };
 Step read_step(const Options& a, const std::string& json, const std::function<void(const std::string&)>& log,
-               std::string& undecided) {
+               std::string& undecided, nlohmann::json* fn = nullptr) {
   const auto text = read_file(json);
   const auto j = nlohmann::json::parse(text ? *text : "{}", nullptr, false);
   if (!j.is_object() || !j.contains("functions"))
@@ -96,6 +97,7 @@ Step read_step(const Options& a, const std::string& json, const std::function<vo
     const std::string name = f.value("name", ""), verdict = f.value("verdict", "");
     if (!a.function.empty() && name != a.function) continue;
     found = true;
+    if (fn) *fn = f;
     if (verdict != "unchanged" || a.verbose) log("  " + name + ": " + verdict + " (" + f.value("reason", "") + ")");
     any_bad |= verdict == "regression";
     if (verdict != "unchanged" && verdict != "improvement" && verdict != "regression") {
@@ -109,33 +111,103 @@ Step read_step(const Options& a, const std::string& json, const std::function<vo
   return any_bad ? Step::kBad : all_good ? Step::kGood : Step::kUndecided;
 }
 
-// true: the head is slower. An undecided step is measured again, once, with twice the runs at
-// most (and another run order), since one inconclusive verdict on a noisy machine is common and a
-// bisect that stops there wastes its builds; still undecided, the bisect stops and says what would
-// decide it instead of guessing. `max_runs`: the runs at most the first time (the config's).
-bool is_bad(const Options& a, int max_runs, const std::string& good_bin, const std::string& bin,
-            const std::string& json, const std::function<void(const std::string&)>& log) {
+// One gate ab between two binaries, its JSON report written to `json`; `attempt` picks the run order
+// (--seed) and the runs at most (the first: the config's or --max-runs; the second: twice).
+void run_ab(const Options& a, int max_runs, int attempt, const std::string& base_bin, const std::string& head_bin,
+            const std::string& json) {
+  const int at_most = attempt == 0 ? a.max_runs : 2 * max_runs;
+  ProcessSpec spec;
+  spec.argv = {a.gate, "ab", "-c", a.config, "--base-binary", base_bin, "--head-binary", head_bin, "--format",
+               "json", "--output", json, "-q", "--seed", std::to_string(attempt + 1)};
+  if (a.runs) spec.argv.insert(spec.argv.end(), {"--runs", std::to_string(a.runs)});
+  if (at_most) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(at_most)});
+  const auto r = run_process(spec);
+  if (r.status != 0 && r.status != 1)
+    throw Error::make("gate ab " + base_bin + " " + head_bin, "could not measure (exit " + std::to_string(r.status) +
+                                                                   "):\n" + tail_lines(r.err, 2000),
+                      "fix what it names, then run gate bisect again", ExitCode::kMeasure);
+}
+
+// BAD's regression of --function, as gate ab measured it against GOOD: the test that flagged it
+// (its name and ratio). A step that no verdict decides is placed by that test against the point
+// midway (geometrically) between GOOD and BAD: bisect asks on which side of the regression a
+// commit lies, not whether it is unchanged within the band, which a function whose window is
+// mostly gate's probes (its latency may not vouch for its code) or whose samples are sparse cannot
+// reach in a bisect's runs.
+struct Reference {
+  std::string test;
+  double ratio = 0;
+  double midway() const { return std::sqrt(ratio); }
+};
+
+Reference measure_reference(const Options& a, int max_runs, const std::string& good_bin, const std::string& bad_bin,
+                            const std::string& json, const std::function<void(const std::string&)>& log) {
+  log("  placing the step: measuring BAD against GOOD once, for the size of its regression");
   std::string undecided;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const int at_most = attempt == 0 ? a.max_runs : 2 * max_runs;
-    ProcessSpec spec;
-    spec.argv = {a.gate, "ab", "-c", a.config, "--base-binary", good_bin, "--head-binary", bin, "--format",
-                 "json", "--output", json, "-q", "--seed", std::to_string(attempt + 1)};
-    if (a.runs) spec.argv.insert(spec.argv.end(), {"--runs", std::to_string(a.runs)});
-    if (at_most) spec.argv.insert(spec.argv.end(), {"--max-runs", std::to_string(at_most)});
-    const auto r = run_process(spec);
-    if (r.status != 0 && r.status != 1)
-      throw Error::make("gate ab " + good_bin + " " + bin, "could not measure (exit " + std::to_string(r.status) +
-                                                               "):\n" + tail_lines(r.err, 2000),
-                        "fix what it names, then run gate bisect again", ExitCode::kMeasure);
-    const Step step = read_step(a, json, log, undecided);
+    run_ab(a, max_runs, attempt, good_bin, bad_bin, json);
+    nlohmann::json fn;
+    read_step(a, json, [](const std::string&) {}, undecided, &fn);
+    if (fn.value("verdict", "") == "regression")
+      for (const auto& q : fn.value("quantiles", nlohmann::json::array()))
+        if (q.value("verdict", "") == "regression" && q.value("ratio", 0.0) > 1) {
+          Reference r{q.value("name", ""), q.value("ratio", 0.0)};
+          char b[160];
+          std::snprintf(b, sizeof b, "  BAD against GOOD: %s %.3fx (regression); a step is placed by its %s against %.3fx",
+                        r.test.c_str(), r.ratio, r.test.c_str(), r.midway());
+          log(b);
+          return r;
+        }
+  }
+  throw Error::make("gate bisect", "BAD is not measured slower than GOOD for " + a.function +
+                                       " (gate ab found no regression of it, twice), so an undecided step cannot be placed",
+                    "check the range (is BAD's regression of this function?), or give more runs (--runs, --max-runs)",
+                    ExitCode::kMeasure);
+}
+
+// The step placed by the reference's test: kGood when its interval lies below the midway point,
+// kBad above it, else kUndecided. The interval is the test's own (not the family's Holm-corrected
+// one): with --function the question is one function's, and the answer is a side, not a verdict.
+Step place(const Reference& ref, const nlohmann::json& fn, const std::function<void(const std::string&)>& log) {
+  for (const auto& q : fn.value("quantiles", nlohmann::json::array())) {
+    if (q.value("name", "") != ref.test || !q.contains("ci_unadjusted_low")) continue;
+    const double lo = q.value("ci_unadjusted_low", 0.0), hi = q.value("ci_unadjusted_high", 0.0);
+    const Step s = hi < ref.midway() ? Step::kGood : lo > ref.midway() ? Step::kBad : Step::kUndecided;
+    char b[200];
+    std::snprintf(b, sizeof b, "  its %s %.3fx [%.3f, %.3f] lies %s %.3fx, midway to BAD's %.3fx", ref.test.c_str(),
+                  q.value("ratio", 0.0), lo, hi, s == Step::kGood ? "below" : s == Step::kBad ? "above" : "across",
+                  ref.midway(), ref.ratio);
+    log(b);
+    return s;
+  }
+  return Step::kUndecided;
+}
+
+// true: the head is slower. An undecided step is measured again, once, with twice the runs at
+// most (and another run order), since one inconclusive verdict on a noisy machine is common and a
+// bisect that stops there wastes its builds; with --function, a step no verdict decides is placed
+// against BAD's regression (measured once, `ref`); still undecided, the bisect stops and says what
+// would decide it instead of guessing. `max_runs`: the runs at most the first time (the config's).
+bool is_bad(const Options& a, int max_runs, const std::string& good_bin,
+            const std::function<std::string()>& bad_bin, const std::string& bin, const std::string& json, std::optional<Reference>& ref,
+            const std::function<void(const std::string&)>& log) {
+  std::string undecided;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    run_ab(a, max_runs, attempt, good_bin, bin, json);
+    nlohmann::json fn;
+    Step step = read_step(a, json, log, undecided, &fn);
+    if (step == Step::kUndecided && !a.function.empty()) {
+      if (!ref) ref = measure_reference(a, max_runs, good_bin, bad_bin(), json + ".bad.json", log);
+      step = place(*ref, fn, log);
+    }
     if (step != Step::kUndecided) return step == Step::kBad;
     if (attempt == 0)
       log("  undecided (" + undecided + "): measuring this step again with at most " + std::to_string(2 * max_runs) +
           " runs a side");
   }
   throw Error::make("gate ab " + good_bin + " " + bin, "decided nothing, twice: " + undecided,
-                    "give more runs (--runs, --max-runs), or --function to decide on one function",
+                    a.function.empty() ? "give more runs (--runs, --max-runs), or --function to decide on one function"
+                                       : "give more runs (--runs, --max-runs)",
                     ExitCode::kMeasure);
 }
 
@@ -181,13 +253,16 @@ Result run(const Options& opts, const std::function<void(const std::string&)>& l
   long lo = -1, hi = static_cast<long>(commits.size()) - 1;
   const int expected = static_cast<int>(std::ceil(std::log2(static_cast<double>(commits.size()))));
   int step = 0;
+  std::optional<Reference> reference;  // BAD's regression, measured when a step first needs it
   out("bisecting " + std::to_string(commits.size()) + " commits after " + good.substr(0, 12) + " up to " +
       bad.substr(0, 12) + " (~" + std::to_string(expected) + " steps)");
   while (hi - lo > 1) {
     const long mid = lo + (hi - lo) / 2;
     const std::string& sha = commits[static_cast<size_t>(mid)];
     ++step;
-    const bool bad_mid = is_bad(o, std::max({o.max_runs, cfg.max_runs, cfg.runs, o.runs}), good_bin, builder.binary_of(sha), work + "/step" + std::to_string(step) + ".json", log);
+    const bool bad_mid = is_bad(o, std::max({o.max_runs, cfg.max_runs, cfg.runs, o.runs}), good_bin,
+                                [&] { return builder.binary_of(bad); }, builder.binary_of(sha),
+                                work + "/step" + std::to_string(step) + ".json", reference, log);
     const std::string subject = git_line({"log", "-1", "--format=%s", sha}, repo, "commit " + sha);
     out("step " + std::to_string(step) + ": " + sha.substr(0, 12) + " " + subject + ": " +
         (bad_mid ? "slower than GOOD (bad)" : "not slower (good)"));

@@ -98,8 +98,8 @@ std::function<int()> add_run(CLI::App& app, const Globals& g) {
       std::fprintf(stderr, "gate: warning: %s\n", explain::uncalled(f).c_str());
     if (const auto t = runner::throttled_runs(m.result))
       std::fprintf(stderr, "gate: warning: %s\n", explain::throttled(*t).c_str());
-    if (const auto root = runner::root_workload(m.result))
-      std::fprintf(stderr, "gate: warning: %s\n", explain::root_workload(*root).c_str());
+    // A note on privileges, not on what was measured: -q keeps it out (doctor and reports say it too).
+    if (const auto root = runner::root_workload(m.result)) g.log("warning: " + explain::root_workload(*root));
     return 0;
   };
 }

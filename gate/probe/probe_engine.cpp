@@ -290,9 +290,13 @@ std::string bpf_privileges_fix(bool bpf, bool perfmon, bool sys_admin, bool root
   for (const auto& m : missing) names += (names.empty() ? "" : " and ") + m;
   // Root in a container holds only the capabilities its engine granted: the fix is the container's.
   if (root || container) {
+    // Outside a container, root lacks them when its bounding set dropped them (a systemd unit's
+    // CapabilityBoundingSet=, setpriv, capsh), which no file capability (setcap) can add back.
     return "gate needs " + names + " (or CAP_SYS_ADMIN) to load BPF programs and attach uprobes, and this " +
-           (container ? std::string("container") : std::string("root process")) +
-           " lacks them: start the container with `--cap-add BPF --cap-add PERFMON` (docker, podman run; "
+           (container ? std::string("container")
+                      : std::string("root process (its capability bounding set drops them: a systemd unit's "
+                                    "CapabilityBoundingSet=, setpriv or capsh; setcap cannot add them back)")) +
+           " lacks them: start gate with them kept; in a container, start it with `--cap-add BPF --cap-add PERFMON` (docker, podman run; "
            "GitHub `container: options:`; GitLab [runners.docker] cap_add = [\"BPF\", \"PERFMON\"]), in "
            "Kubernetes securityContext.capabilities.add: [\"BPF\", \"PERFMON\"], or run it --privileged "
            "(docs/ci.md, Containers)";

@@ -106,7 +106,10 @@ struct Shop {
     const std::string cfg = (dir / "gate.yaml").string();
     std::ofstream(cfg) << "name: shop-units\n"
                        << "binary: bin/shop\n"
-                       << "workload: exec \"$GATE_BINARY\" " << kArgs << "\n"
+                       // a binary in a slowN/ folder is the head of the layouts case: the
+                       // same build as the base's layout N, its (*Cart).Add slowed by the knob
+                       << "workload: case \"$GATE_BINARY\" in */slow[0-9]/shop) export SHOP_SLOW='" << kAdd << "="
+                       << factor << "';; esac; exec \"$GATE_BINARY\" " << kArgs << "\n"
                        << "runs: " << kRuns << "\nmax_runs: " << kMaxRuns << "\n"
                        << "env: {GOMAXPROCS: \"1\"}\n"
                        << "threshold: 10%\nquantiles: [p50]\nmeasure: probes\n"
@@ -179,9 +182,9 @@ TEST(UnitsE2e, ThreeLayoutsASidePassAAAndCatchTheSlowFunction) {
   const std::string cfg = shop.config();
   const std::vector<std::string> base{shop.build(false, 1), shop.build(false, 2), shop.build(false, 3)};
   const std::vector<std::string> same{shop.build(false, 4), shop.build(false, 5), shop.build(false, 6)};
-  const std::vector<std::string> slow{shop.build(true, 4), shop.build(true, 5), shop.build(true, 6)};
   const std::string head_json = (shop.dir / "layouts-head.json").string();
 
+  // The A/A: other seeds a side (every code layout differs between the sides), nothing flagged.
   auto aa = ab(cfg, base, same, head_json, true);
   std::printf("--- A/A over 3 layouts a side (exit %d):\n%s\n", aa.code, aa.out.c_str());
   EXPECT_EQ(aa.code, 0) << aa.out << aa.err;
@@ -191,22 +194,26 @@ TEST(UnitsE2e, ThreeLayoutsASidePassAAAndCatchTheSlowFunction) {
   for (const auto& r : h.runs) layouts.insert(r.layout);
   EXPECT_EQ(layouts, (std::set<int>{0, 1, 2})) << "units spread over the three variants";
 
-  auto caught = ab(cfg, base, slow, head_json);
-  std::printf("--- (*Cart).Add slowed, 3 layouts a side (exit %d): %s\n%s\n", caught.code, shop.figures.c_str(),
-              caught.out.c_str());
-  // The slowed (*Cart).Add waits (factor - 1) x its body, and its body's time depends on the layout:
-  // the head's spread between its 3 layouts can be most of its per-unit variance, estimated with 2
-  // degrees of freedom whatever the pairs. A clean-clone CI run and two runs here read it 3.67-3.83x
-  // with the interval widened ~1100% ([0.11, 117]): a suspect. gate said what it could; the noise
-  // (the layouts'), not the sizing, kept it from deciding: skipped loudly with the figures.
-  if (caught.code == 0 && verdict_counts(caught.out).count("suspect") &&
-      caught.out.find("suspect       " + std::string(kAdd)) != std::string::npos &&
-      caught.out.find("variance between the 3 code layouts") != std::string::npos) {
-    EXPECT_TRUE(regressions(caught.out).empty()) << caught.out;
-    std::printf("%s: (*Cart).Add is a suspect, its interval widened by the variance between the 3 layouts; %s\n",
-                kTooNoisy, shop.figures.c_str());
-    FAIL() << kTooNoisy << ": the between-layout variance kept (*Cart).Add a suspect";
+  // The head as ci/pre-merge.sh builds it: pair i links both sides with seed i, so a change that
+  // leaves the function list alone keeps each pair's layout the same on both sides and the layout's
+  // effect cancels out of the pair. Here the head is the base's own build of each seed with
+  // (*Cart).Add slowed by the knob (slowN/shop: the workload sets SHOP_SLOW). Why not a source
+  // change: the head's init function that set the knob was a new function, so -randlayout placed
+  // every function elsewhere than in the base's build of the same seed (unmatched layouts), and the
+  // slowed Add, whose busy-wait is sized from its own body, moved with each layout: a clean-clone CI
+  // run and two runs here read 3.67-3.83x with the interval widened ~1100% ([0.11, 117]) by the
+  // between-layout variance of 3 clusters (2 degrees of freedom at the family's corrected level):
+  // a suspect, honestly, and a test that could not assert its verdict (docs/units-and-layouts.md).
+  std::vector<std::string> slow;
+  for (int k = 0; k < 3; ++k) {
+    const fs::path d = shop.dir / ("slow" + std::to_string(k + 1));
+    fs::create_directories(d);
+    fs::copy_file(base[k], d / "shop", fs::copy_options::overwrite_existing);
+    slow.push_back((d / "shop").string());
   }
+  auto caught = ab(cfg, base, slow, head_json);
+  std::printf("--- (*Cart).Add slowed, 3 layouts a side, matched seeds (exit %d): %s\n%s\n", caught.code,
+              shop.figures.c_str(), caught.out.c_str());
   EXPECT_EQ(caught.code, 1) << shop.figures << "\n" << caught.out << caught.err;
   expect_add_flagged(caught.out);
 }

@@ -1,0 +1,3 @@
+module taxloop
+
+go 1.19
