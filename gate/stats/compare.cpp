@@ -1,6 +1,6 @@
 // compare(): per function and quantile an interval (bootstrap.cpp), the family's verdicts
 // (family.cpp), calls per run, findings (findings.cpp) and the exit code. Values only: the
-// sentences are explain/'s. Options: options.cpp; what a Comparison says of itself: comparison.cpp.
+// sentences are explain/'s. Options: compare_options.cpp; what a Comparison says of itself: comparison.cpp.
 #include "stats/compare.hpp"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "common/format.hpp"
 #include "explain/explain.hpp"
 #include "runner/rounds.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/sequential.hpp"
 #include "verdict/aa_noise.hpp"
 

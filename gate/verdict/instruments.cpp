@@ -7,7 +7,7 @@
 
 #include "common/format.hpp"
 #include "common/numbers.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
 #include "verdict/benchmark_family.hpp"

@@ -5,19 +5,19 @@
 #include <memory>
 #include <set>
 
-#include "baselines/store.hpp"
-#include "explain/run_notes.hpp"
+#include "baselines/baseline_file.hpp"
+#include "explain/run_notes_text.hpp"
 #include "runner/cgroup_cpu.hpp"
 #include "runner/coverage.hpp"
 #include "runner/rounds.hpp"
 #include "runner/run_as.hpp"
 #include "runner/sliced.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/instrument.hpp"
 #include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "verdict/until_decided.hpp"
 
 namespace gate::verdict {

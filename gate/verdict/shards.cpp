@@ -10,14 +10,14 @@
 #include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
-#include "explain/run_notes.hpp"
+#include "explain/run_notes_text.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
-#include "stats/layouts.hpp"
+#include "stats/layout_variance.hpp"
 #include "verdict/benchmark_family.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/layouts.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 
 namespace gate::verdict {
 

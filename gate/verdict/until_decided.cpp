@@ -6,7 +6,7 @@
 
 #include "runner/measure.hpp"
 #include "runner/sliced.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 namespace gate::verdict {
 

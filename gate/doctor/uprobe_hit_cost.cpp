@@ -1,6 +1,6 @@
 // gate doctor's probe cost: a uprobe with a do-nothing BPF program on two functions of gate's own
 // text (first instruction emulated, first instruction single-stepped), timed against no probe.
-#include "doctor/probe_cost.hpp"
+#include "doctor/uprobe_hit_cost.hpp"
 
 #include <bpf/bpf.h>
 #include <linux/bpf.h>

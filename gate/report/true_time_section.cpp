@@ -1,5 +1,5 @@
 // The calibration line and `gate run --summary`: pure renderings of a result's true-time fields.
-#include "report/true_time.hpp"
+#include "report/true_time_section.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // The unit planner: executions per unit from one execution's duration, and the defaults per command.
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 #include <algorithm>
 #include <cmath>
