@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/numbers.hpp"
 #include "history/queries.hpp"
 
 namespace gate::cli {
@@ -16,17 +17,11 @@ namespace {
 
 using namespace gate::history;
 
-// "10%" or "0.1" -> 0.1
-double parse_fraction(const std::string& text, const std::string& flag) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end && *end == '%') {
-    v /= 100;
-    ++end;
-  }
-  if (end == text.c_str() || (end && *end) || !(v >= 0))
-    throw Error::make(flag + " " + text, "is not a share", "give a percentage such as 10% (or 0.1)");
-  return v;
+// "10%" or "0.1" -> 0.1 (gate::parse_fraction), with this flag's error.
+double share_flag(const std::string& text, const std::string& flag) {
+  const std::optional<double> v = parse_fraction(text);
+  if (!v || !(*v >= 0)) throw Error::make(flag + " " + text, "is not a share", "give a percentage such as 10% (or 0.1)");
+  return *v;
 }
 
 void check_format(const std::string& f) {
@@ -163,7 +158,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
     const Machines machines = machines_of(store);
     const LoadedRuns runs = load_runs(store, a->raw);
     if (check->parsed()) {
-      const DriftCheck d = check_drift(store, runs, a->since, parse_fraction(a->budget, "--budget"),
+      const DriftCheck d = check_drift(store, runs, a->since, share_flag(a->budget, "--budget"),
                                        a->quantiles.empty() ? std::vector<std::string>{"p50"} : a->quantiles);
       if (a->format == "json")
         std::printf("%s\n", drift_document(d, runs).dump(1).c_str());

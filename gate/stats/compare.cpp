@@ -93,7 +93,7 @@ struct Side {
   double calls_per_run() const {
     std::vector<double> c;
     for (const auto* f : runs) c.push_back(f ? static_cast<double>(f->calls) : 0.0);
-    return median(c);
+    return c.empty() ? 0 : median(c);  // no runs: no calls
   }
   CallCounters counters() const {
     CallCounters c;

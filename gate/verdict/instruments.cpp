@@ -22,9 +22,7 @@ double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& func
       const double x = stats::sampled_ns_per_call(r, *f);
       if (std::isfinite(x)) v.push_back(x);
     }
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return v.empty() ? 0 : median(v);  // 0: no sample, the caller's "not measured"
 }
 
 stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::string& name) {

@@ -175,9 +175,7 @@ double shard_noise(const Partial& p, stats::CompareOptions o) {
   for (const auto& f : c.functions)
     if (!f.quantiles.empty() && f.quantiles.front().tested() && f.quantiles.front().noise > 0)
       noise.push_back(f.quantiles.front().noise);
-  if (noise.empty()) return 0;
-  std::nth_element(noise.begin(), noise.begin() + noise.size() / 2, noise.end());
-  return noise[noise.size() / 2];
+  return noise.empty() ? 0 : upper_median(noise);
 }
 
 // A runner much noisier than the others: say so beside the verdicts, with what it weighed.
@@ -365,7 +363,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
         indexes.push_back(parts[i].shard.index);
       }
       for (size_t i : strata[k]) {
-        m.shards[i].weight = upper_median(shares[k]) * pairs[i] / stratum_pairs;
+        m.shards[i].weight = shares[k].empty() ? 0 : upper_median(shares[k]) * pairs[i] / stratum_pairs;
         m.shards[i].stratum = indexes;
       }
     }
