@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/json_number.hpp"
@@ -105,7 +106,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["head_runs"] = c.head_runs;
   j["tests"] = c.tests;
   j["fail_on_suspect"] = c.suspects_fail;
-  j["suspects"] = suspect_lines(c);
+  j["suspects"] = explain::suspect_lines(c);
   j["extension"] = c.extension.units > 0 ? Json{{"max_runs", c.extension.max_units},
                                                 {"units", c.extension.units},
                                                 {"tests", c.extension.tests}}
@@ -165,7 +166,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     Json fn = Json{{"name", f.name},
                        {"package", go_package(f.name)},
                        {"verdict", std::string(stats::to_string(f.verdict))},
-                       {"reason", verdict_reason(f)},
+                       {"reason", explain::verdict_reason(f)},
                        {"calls", Json{{"base_per_run", json_number(f.base_calls_per_run)},
                                       {"head_per_run", json_number(f.head_calls_per_run)},
                                       {"ratio", json_number(f.calls_ratio)},

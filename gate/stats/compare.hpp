@@ -579,8 +579,9 @@ struct Comparison {
 
   // The tests worth measuring past max_runs for: inconclusive (or suspect), the estimate past the
   // regression threshold, and predicted to decide within `within_units` units at the measured
-  // noise. As "function quantile". Empty once a regression decided a paired comparison.
-  std::vector<std::string> suspects_decidable_within(int within_units) const;
+  // noise. As "function quantile", the common shift as `common_shift_label` (explain's words: stats
+  // writes none). Empty once a regression decided a paired comparison.
+  std::vector<std::string> suspects_decidable_within(int within_units, const std::string& common_shift_label) const;
 };
 
 

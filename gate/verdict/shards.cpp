@@ -111,19 +111,21 @@ void require_one_comparison(const std::vector<Partial>& parts, const std::vector
   if (parts.empty()) throw usage("gate merge", "was given no partial", "name every shard's --partial-out file");
   const Partial& ref = parts.front();
   const std::string& ref_path = paths.front();
-  const std::string rerun = "measure every shard of one comparison with the same config and binaries (the same "
-                            "build artifacts), then merge those partials";
+  const std::string fix_remeasure =
+      "measure every shard of one comparison with the same config and binaries (the same build artifacts), then merge "
+      "those partials";
   // Go stamps the checkout's state into a build (vcs.modified): a shard that builds for itself
   // beside one untracked file another shard's checkout lacks makes another build id.
-  const std::string rebuilt = rerun + "; build the binaries once and pass them to every shard (gate ab --no-build): "
-                                      "Go stamps the checkout's state (vcs.modified) into each build";
+  const std::string fix_rebuild = fix_remeasure +
+                                  "; build the binaries once and pass them to every shard (gate ab --no-build): Go "
+                                  "stamps the checkout's state (vcs.modified) into each build";
   std::map<int, std::string> seen;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Partial& p = parts[i];
     const std::string& path = paths[i];
-    require_same("config", ref.config_hash, ref_path, p.config_hash, path, rerun);
-    require_same("base binary (build id)", ref.base_build_id, ref_path, p.base_build_id, path, rebuilt);
-    require_same("head binary (build id)", ref.head_build_id, ref_path, p.head_build_id, path, rebuilt);
+    require_same("config", ref.config_hash, ref_path, p.config_hash, path, fix_remeasure);
+    require_same("base binary (build id)", ref.base_build_id, ref_path, p.base_build_id, path, fix_rebuild);
+    require_same("head binary (build id)", ref.head_build_id, ref_path, p.head_build_id, path, fix_rebuild);
     require_same("shard count", std::to_string(ref.shard.count), ref_path, std::to_string(p.shard.count), path,
                  "merge the partials of one matrix: every shard given --shard K/N with the same N");
     require_same("--seed", std::to_string(ref.seed), ref_path, std::to_string(p.seed), path,

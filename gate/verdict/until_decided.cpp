@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "explain/verdict_text.hpp"
 #include "runner/measure.hpp"
 #include "runner/sliced.hpp"
 #include "runner/unit_size.hpp"
@@ -180,7 +181,8 @@ stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, 
       if (!c.need_more_runs(2 * done < max_runs ? 0 : max_runs)) break;
       why = "some verdicts are inconclusive";
     } else {
-      const std::vector<std::string> suspects = done < last ? c.suspects_decidable_within(last) : std::vector<std::string>{};
+      const std::vector<std::string> suspects =
+          done < last ? c.suspects_decidable_within(last, explain::common_shift_label()) : std::vector<std::string>{};
       if (suspects.empty()) break;
       for (const auto& s : suspects)
         if (std::find(extended_for.begin(), extended_for.end(), s) == extended_for.end()) extended_for.push_back(s);
