@@ -191,26 +191,6 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
   return out;
 }
 
-std::string describe_sizing(const SampleSizing& s) {
-  std::string out = (s.apart ? "from the second pair on, " + std::to_string(s.executions) +
-                                   " executions a unit without probes, whose CPU samples measure the functions whose "
-                                   "windows are mostly gate's probes"
-                             : "units of " + std::to_string(s.executions) + " executions from the second pair on") +
-                    ", so that their cpu/call counts ~" + fmt("%.0f", kTargetSamplesPerUnit) + " samples a unit:";
-  for (size_t i = 0; i < s.functions.size(); ++i)
-    out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
-           " samples an execution";
-  return out;
-}
-
-std::string describe_sparse(const SampleSizing& s, const std::pair<std::string, double>& f) {
-  return f.first + ": ~" + fmt("%.0f", f.second) + " samples a unit at the cap of " + std::to_string(s.cap) +
-         " executions" +
-         (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s without probes)"
-                  : " (" + fmt("%g", kMaxSampledUnitSeconds) + " s of probed executions)") +
-         ": its cpu/call pools the sparse counts over the pairs";
-}
-
 std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,
                                                              const std::vector<std::string>& names,
                                                              const std::vector<RunResult>& base_runs,
