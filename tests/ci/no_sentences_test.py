@@ -45,8 +45,6 @@ TODO = {
     "gate/verdict/aa_noise_text.cpp": 24,   # -> explain/aa_noise_text.*, once Calibration is stats/'s
     "gate/verdict/change_notes.cpp": 16,    # its log lines -> explain/change_notes_text.* (annotate/)
     "gate/verdict/threshold_diff.cpp": 22,  # the threshold diff's notes
-    "gate/verdict/until_decided.cpp": 13,   # the progress lines of measure-until-decided
-    "gate/verdict/until_decided.hpp": 1,    # Schedule::round_name
 }
 
 
