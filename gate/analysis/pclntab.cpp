@@ -14,6 +14,7 @@
 #include "analysis/pclntab_table.hpp"
 #include "common/bytes.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 namespace gate::analysis {
 namespace pclntab_detail {
@@ -116,12 +117,6 @@ std::optional<uint64_t> text_start_from_moduledata(const elf::ElfFile& elf, uint
     if (!words.empty() && words[kText + 1] > words[kText] && in_executable_segment(elf, words[kText]))
       return words[kText];
   return std::nullopt;
-}
-
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
 }
 
 PclntabVersion version_of(uint32_t magic, const std::string& path) {

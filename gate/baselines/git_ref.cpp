@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/subprocess.hpp"

@@ -11,7 +11,7 @@
 #include "verdict/aa_noise.hpp"
 #include "verdict/aa_noise_text.hpp"
 #include "verdict/judge.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "profile/profile_files.hpp"
 #include "verdict/change_notes.hpp"
 

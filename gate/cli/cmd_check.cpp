@@ -4,7 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/flag_table.hpp"
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"

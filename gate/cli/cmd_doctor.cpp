@@ -9,7 +9,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "doctor/doctor.hpp"
-#include "doctor/probe_cost.hpp"
+#include "doctor/uprobe_hit_cost.hpp"
 #include "runner/run_as.hpp"
 
 namespace gate::cli {

@@ -9,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/numbers.hpp"
+#include "explain/history_text.hpp"
 #include "history/queries.hpp"
 
 namespace gate::cli {
@@ -16,17 +18,11 @@ namespace {
 
 using namespace gate::history;
 
-// "10%" or "0.1" -> 0.1
-double parse_fraction(const std::string& text, const std::string& flag) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end && *end == '%') {
-    v /= 100;
-    ++end;
-  }
-  if (end == text.c_str() || (end && *end) || !(v >= 0))
-    throw Error::make(flag + " " + text, "is not a share", "give a percentage such as 10% (or 0.1)");
-  return v;
+// "10%" or "0.1" -> 0.1 (gate::parse_fraction), with this flag's error.
+double share_flag(const std::string& text, const std::string& flag) {
+  const std::optional<double> v = parse_fraction(text);
+  if (!v || !(*v >= 0)) throw Error::make(flag + " " + text, "is not a share", "give a percentage such as 10% (or 0.1)");
+  return *v;
 }
 
 void check_format(const std::string& f) {
@@ -162,14 +158,15 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
     Store store = Store::open(a->db, false);
     const Machines machines = machines_of(store);
     const LoadedRuns runs = load_runs(store, a->raw);
+    const std::string speed_note = explain::speed_note(runs.normalized, runs.raw_machines.size());
     if (check->parsed()) {
-      const DriftCheck d = check_drift(store, runs, a->since, parse_fraction(a->budget, "--budget"),
+      const DriftCheck d = check_drift(store, runs, a->since, share_flag(a->budget, "--budget"),
                                        a->quantiles.empty() ? std::vector<std::string>{"p50"} : a->quantiles);
       if (a->format == "json")
         std::printf("%s\n", drift_document(d, runs).dump(1).c_str());
       else
         std::printf("%s%s", drift_text(d.drifts, d.not_pinned, d.budget, short_commit(d.since)).c_str(),
-                    speed_note(runs).c_str());
+                    speed_note.c_str());
       return static_cast<int>(d.over ? ExitCode::kRegression : ExitCode::kOk);
     }
     if (show->parsed()) {
@@ -179,7 +176,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
       if (a->format == "json") {
         std::printf("%s\n", show_document(t, a->cp.p, runs, machines).dump(1).c_str());
       } else {
-        std::printf("%s%s", show_text(t.function, t.series, t.changes, machines).c_str(), speed_note(runs).c_str());
+        std::printf("%s%s", show_text(t.function, t.series, t.changes, machines).c_str(), speed_note.c_str());
       }
       return 0;
     }
@@ -194,7 +191,7 @@ std::function<int()> add_history(CLI::App& app, const Globals& g) {
       if (a->format == "json") {
         std::printf("%s\n", changes_document(all, n_series, a->cp.p, runs, machines).dump(1).c_str());
       } else {
-        std::printf("%s%s", changes_text(all, machines, n_series).c_str(), speed_note(runs).c_str());
+        std::printf("%s%s", changes_text(all, machines, n_series).c_str(), speed_note.c_str());
       }
       return 0;
     }

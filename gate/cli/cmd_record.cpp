@@ -5,13 +5,13 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "verdict/baseline_calls.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "common/error.hpp"
-#include "explain/run_notes.hpp"
+#include "explain/run_notes_text.hpp"
 #include "runner/coverage.hpp"
 #include "profile/profile_files.hpp"
 

@@ -2,12 +2,12 @@
 // --true-time, the probe calibration it needs, logged as it goes).
 #include "cli/measure_flags.hpp"
 
-#include "doctor/probe_cost.hpp"
+#include "doctor/uprobe_hit_cost.hpp"
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
-#include "explain/run_notes.hpp"
-#include "report/true_time.hpp"
+#include "explain/run_notes_text.hpp"
+#include "report/true_time_section.hpp"
 #include "truetime/probe_cost.hpp"
 
 namespace gate::cli {

@@ -10,9 +10,9 @@
 #include <optional>
 
 #include "baselines/git_ref.hpp"
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 #include "report/report_util.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "verdict/threshold_diff.hpp"
 
 namespace gate::cli {

@@ -12,6 +12,11 @@ inline double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Seconds on the steady clock since t0 (a timeout's elapsed time, an attach's duration).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Now, UTC, ISO 8601 to the second: "2026-11-28T23:47:27Z".
 inline std::string iso_now() {
   const std::time_t t = std::time(nullptr);

@@ -25,6 +25,12 @@ inline std::string hex(uint64_t v) {
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
+// A 32-bit word, all 8 digits: 0xfffffff1 (a .gopclntab magic); zeros kept so words line up.
+inline std::string hex32(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
 // A signed offset: 0x1f, -0x8.
 inline std::string signed_hex(int64_t v) {
   char b[24];
@@ -44,6 +50,9 @@ inline std::string fmt(const char* f, double v) {
 inline std::string percent(double fraction) { return fmt("%g", fraction * 100) + "%"; }
 // Rounded to a tenth of a percent: 0.1 -> "10%", 0.125 -> "12.5%", 0.12345 -> "12.3%".
 inline std::string percent_to_tenth(double fraction) { return fmt("%g%%", std::round(fraction * 1000) / 10); }
+// A part of a whole to a tenth of a percent: (1, 8) -> "12.5%"; "-" when the whole is not positive
+// (no time measured: no share to show).
+inline std::string percent_of(double part, double whole) { return whole <= 0 ? "-" : fmt("%.1f%%", 100 * part / whole); }
 // A change, signed, whole percent: 0.052 -> "+5%", -0.3 -> "-30%".
 inline std::string signed_percent(double change) { return fmt("%+.0f%%", change * 100); }
 // Bytes in MiB to a tenth: "12.5 MiB"; UINT64_MAX (no limit: RLIMIT_INFINITY) is "unlimited".

@@ -123,7 +123,7 @@ std::string mode_window_note(const std::string& quantile, const stats::ModeWindo
 }
 
 namespace {
-// The interval widened for the variance between layout variants (stats/layouts.hpp).
+// The interval widened for the variance between layout variants (stats/layout_variance.hpp).
 std::string layout_note(const stats::QuantileComparison::Layouts& l) {
   if (!(l.factor > 1.005)) return "";
   char b[200];

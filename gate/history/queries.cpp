@@ -83,15 +83,6 @@ nlohmann::json speed_json(const LoadedRuns& r) {
   return {{"speed_normalized", r.normalized}, {"machines_left_raw", r.raw_machines}};
 }
 
-std::string speed_note(const LoadedRuns& r) {
-  if (!r.normalized) return "values as measured (--raw)\n";
-  std::string s = "values speed-normalized per run over the run's other functions, as gate ab does (a change "
-                  "common to most functions is taken out: see it with --raw)";
-  if (!r.raw_machines.empty())
-    s += "; " + std::to_string(r.raw_machines.size()) + " machine(s) left raw (fewer than 5 functions per run)";
-  return s + "\n";
-}
-
 nlohmann::json drift_document(const DriftCheck& c, const LoadedRuns& runs) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& d : c.drifts)

@@ -45,7 +45,6 @@ Change latest_change(const LoadedRuns& runs, const std::string& function);
 
 // The JSON documents of the history commands (schema gate.history.*, version 1).
 nlohmann::json speed_json(const LoadedRuns& r);
-std::string speed_note(const LoadedRuns& r);  // the text outputs' last line: how values were read
 nlohmann::json drift_document(const DriftCheck& d, const LoadedRuns& runs);
 nlohmann::json show_document(const TrendFunction& t, const ChangePointParams& p, const LoadedRuns& runs,
                              const Machines& machines);

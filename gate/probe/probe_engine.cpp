@@ -22,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "probe/kernel_memory.hpp"
@@ -57,10 +58,6 @@ struct UprobeMultiLinkAttr {
   uint32_t pid;
   uint32_t pad;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // libbpf's own messages go to a buffer (library code does not print); errors quote its tail.
 std::mutex g_log_mu;

@@ -10,6 +10,7 @@
 #include "common/format.hpp"
 #include "common/numbers.hpp"
 #include "explain/explain.hpp"
+#include "report/json_number.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 
@@ -17,8 +18,6 @@ namespace gate::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 std::string verdict_of(const stats::BenchmarkMetricComparison& m) { return std::string(stats::to_string(m.test.verdict)); }
 
@@ -60,23 +59,23 @@ Json modes_json(const stats::BenchmarkMetricComparison& m) {
   const auto& md = m.modes;
   Json modes = Json::array();
   for (const auto& x : md.modes)
-    modes.push_back(Json{{"base_value", number(x.base_value > 0 ? x.base_value : kNaN)},
-                         {"head_value", number(x.head_value > 0 ? x.head_value : kNaN)},
+    modes.push_back(Json{{"base_value", json_number(x.base_value > 0 ? x.base_value : kNaN)},
+                         {"head_value", json_number(x.head_value > 0 ? x.head_value : kNaN)},
                          {"base_share", x.base_share},
                          {"head_share", x.head_share},
                          {"base_executions", x.base_executions},
                          {"head_executions", x.head_executions},
-                         {"worse_ratio", number(x.ratio)},
-                         {"worse_ci_low", number(x.ci_low)},
-                         {"worse_ci_high", number(x.ci_high)}});
+                         {"worse_ratio", json_number(x.ratio)},
+                         {"worse_ci_low", json_number(x.ci_low)},
+                         {"worse_ci_high", json_number(x.ci_high)}});
   const char* fold = md.fold == stats::BenchmarkModes::Fold::kEveryMode ? "every mode" : "the fast mode";
   return Json{{"found_in", md.base_found && md.head_found ? "both" : md.base_found ? "base" : "head"},
               {"modes", modes},
               {"apart", md.apart},
               {"verdict_rests_on", fold},
-              {"other_fold_worse_ratio", number(md.other_ratio)},
-              {"other_fold_worse_ci_low", number(md.other_low)},
-              {"other_fold_worse_ci_high", number(md.other_high)},
+              {"other_fold_worse_ratio", json_number(md.other_ratio)},
+              {"other_fold_worse_ci_low", json_number(md.other_low)},
+              {"other_fold_worse_ci_high", json_number(md.other_high)},
               {"note", explain::benchmark_modes(m)}};
 }
 
@@ -183,21 +182,21 @@ Json benchmark_json(const stats::Comparison& c) {
                            {"unit", m.unit},
                            {"higher_is_better", m.higher_is_better},
                            {"verdict", verdict_of(m)},
-                           {"base_value", number(m.base_value)},
-                           {"head_value", number(m.head_value)},
+                           {"base_value", json_number(m.base_value)},
+                           {"head_value", json_number(m.head_value)},
                            {"change", benchmark_change(m)},
                            {"threshold", Json{{"regression", q.band.regression}, {"improvement", q.band.improvement}}},
-                           {"worse_ratio", number(q.ratio)},
-                           {"worse_ci_low", number(q.ci_low)},
-                           {"worse_ci_high", number(q.ci_high)},
-                           {"p_regression_adjusted", number(q.p_regression_adjusted)},
-                           {"p_improvement_adjusted", number(q.p_improvement_adjusted)},
+                           {"worse_ratio", json_number(q.ratio)},
+                           {"worse_ci_low", json_number(q.ci_low)},
+                           {"worse_ci_high", json_number(q.ci_high)},
+                           {"p_regression_adjusted", json_number(q.p_regression_adjusted)},
+                           {"p_improvement_adjusted", json_number(q.p_improvement_adjusted)},
                            {"in_family", m.in_family},
                            {"base_runs_used", q.base_runs_used},
                            {"head_runs_used", q.head_runs_used},
                            {"paired", q.paired},
-                           {"noise", number(q.noise)},
-                           {"detectable_ratio", number(q.detectable)},
+                           {"noise", json_number(q.noise)},
+                           {"detectable_ratio", json_number(q.detectable)},
                            {"reason", explain::reason(q)}});
     if (m.modes.found()) metrics.back()["modes"] = modes_json(m);
   }

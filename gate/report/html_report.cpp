@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -336,7 +337,7 @@ std::string functions_table(const stats::Comparison& c, const ReportInputs& in) 
          "\"><code>" + xml_escape(f.name) + "</code></a></td>" + row_cells(f, quantiles) + "<td class=\"num\">" +
          arrows(xml_escape(calls_cell(f))) + "</td></tr>\n";
     // The why under the numbers, across the row: a column of its own squeezes the table.
-    if (const std::string why = verdict_reason(f); !why.empty() && f.verdict != stats::Verdict::kImprovement)
+    if (const std::string why = explain::verdict_reason(f); !why.empty() && f.verdict != stats::Verdict::kImprovement)
       h += "<tr class=\"why\"><td></td><td colspan=\"" + std::to_string(columns - 1) + "\">" + xml_escape(why) + "</td></tr>\n";
   }
   h += "</tbody>\n</table>\n";
@@ -428,7 +429,7 @@ std::string render_html(const stats::Comparison& c, const ReportInputs& in) {
   for (const auto& n : in.notices) h += "<p class=\"notice\"><strong>Note:</strong> " + xml_escape(n) + "</p>\n";
   if (const std::string heading = suspect_heading(c); !heading.empty()) {
     h += "<div class=\"suspects\"><strong>Suspected regression.</strong> " + xml_escape(heading) + "<ul>\n";
-    for (const auto& line : suspect_lines(c)) h += "<li>" + xml_escape(line) + "</li>\n";
+    for (const auto& line : explain::suspect_lines(c)) h += "<li>" + xml_escape(line) + "</li>\n";
     h += "</ul></div>\n";
   }
   if (const std::string e = extension_line(c); !e.empty()) h += "<p class=\"notice\">" + xml_escape(e) + "</p>\n";

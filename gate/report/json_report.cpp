@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
+#include "report/json_number.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 #include "stats/instrument.hpp"
@@ -16,9 +18,6 @@ namespace gate::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// NaN and infinities are not JSON numbers: null says "undefined".
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json band(const stats::Band& b) { return Json{{"regression", b.regression}, {"improvement", b.improvement}}; }
 
@@ -107,7 +106,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
   j["head_runs"] = c.head_runs;
   j["tests"] = c.tests;
   j["fail_on_suspect"] = c.suspects_fail;
-  j["suspects"] = suspect_lines(c);
+  j["suspects"] = explain::suspect_lines(c);
   j["extension"] = c.extension.units > 0 ? Json{{"max_runs", c.extension.max_units},
                                                 {"units", c.extension.units},
                                                 {"tests", c.extension.tests}}
@@ -121,38 +120,38 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     Json out{{"name", q.name},
                         {"verdict", std::string(stats::to_string(q.verdict))},
                         {"threshold", band(q.band)},
-                        {"base_ns", q.tested() || q.base_ns > 0 ? number(q.base_ns) : Json(nullptr)},
-                        {"head_ns", q.tested() || q.head_ns > 0 ? number(q.head_ns) : Json(nullptr)},
-                        {"ratio", number(q.ratio)},
-                        {"ci_low", number(q.ci_low)},
-                        {"ci_high", number(q.ci_high)},
-                        {"ci_level_low", number(q.ci_level_regression)},
-                        {"ci_level_high", number(q.ci_level_improvement)},
-                        {"ci_unadjusted_low", number(q.raw_ci_low)},
-                        {"ci_unadjusted_high", number(q.raw_ci_high)},
-                        {"p_regression", number(q.p_regression)},
-                        {"p_regression_own", number(q.p_regression_own)},
-                        {"p_regression_adjusted", number(q.p_regression_adjusted)},
-                        {"p_improvement", number(q.p_improvement)},
-                        {"p_improvement_adjusted", number(q.p_improvement_adjusted)},
-                        {"p_unchanged", number(q.p_unchanged)},
-                        {"eq_low", number(q.eq_low)},
-                        {"eq_high", number(q.eq_high)},
+                        {"base_ns", q.tested() || q.base_ns > 0 ? json_number(q.base_ns) : Json(nullptr)},
+                        {"head_ns", q.tested() || q.head_ns > 0 ? json_number(q.head_ns) : Json(nullptr)},
+                        {"ratio", json_number(q.ratio)},
+                        {"ci_low", json_number(q.ci_low)},
+                        {"ci_high", json_number(q.ci_high)},
+                        {"ci_level_low", json_number(q.ci_level_regression)},
+                        {"ci_level_high", json_number(q.ci_level_improvement)},
+                        {"ci_unadjusted_low", json_number(q.raw_ci_low)},
+                        {"ci_unadjusted_high", json_number(q.raw_ci_high)},
+                        {"p_regression", json_number(q.p_regression)},
+                        {"p_regression_own", json_number(q.p_regression_own)},
+                        {"p_regression_adjusted", json_number(q.p_regression_adjusted)},
+                        {"p_improvement", json_number(q.p_improvement)},
+                        {"p_improvement_adjusted", json_number(q.p_improvement_adjusted)},
+                        {"p_unchanged", json_number(q.p_unchanged)},
+                        {"eq_low", json_number(q.eq_low)},
+                        {"eq_high", json_number(q.eq_high)},
                         {"base_runs_used", q.base_runs_used},
                         {"head_runs_used", q.head_runs_used},
                         {"more_runs_would_help", q.more_runs_would_help},
                         {"paired", q.paired},
                         {"units", q.units},
-                        {"noise", number(q.noise)},
-                        {"detectable_ratio", number(q.detectable)},
+                        {"noise", json_number(q.noise)},
+                        {"detectable_ratio", json_number(q.detectable)},
                         {"units_to_decide", q.units_to_decide},
                         {"reason", explain::reason(q)}};
     if (const std::string note = explain::note(q); !note.empty()) out["note"] = note;  // the quantile lay between modes (see compare.cpp)
-    if (q.elasticity != 1) out["elasticity"] = number(q.elasticity);  // speed_normalization: fitted
+    if (q.elasticity != 1) out["elasticity"] = json_number(q.elasticity);  // speed_normalization: fitted
     if (q.pooled.used)  // the sampled test pooled sparse counts (stats::pooled_count_ratio)
       out["pooled_samples"] = Json{{"base", q.pooled.base_samples}, {"head", q.pooled.head_samples}};
     if (q.exact.used) out["exact_counts"] = true;  // a side counted none: the exact test of the two counts
-    if (std::isfinite(q.window_probe_share)) out["window_probe_share"] = number(q.window_probe_share);
+    if (std::isfinite(q.window_probe_share)) out["window_probe_share"] = json_number(q.window_probe_share);
     if (!q.speaks) out["speaks"] = false;  // measure: auto: may flag, never speaks for the function (issue 54)
     return out;
   };
@@ -167,10 +166,10 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     Json fn = Json{{"name", f.name},
                        {"package", go_package(f.name)},
                        {"verdict", std::string(stats::to_string(f.verdict))},
-                       {"reason", verdict_reason(f)},
-                       {"calls", Json{{"base_per_run", number(f.base_calls_per_run)},
-                                      {"head_per_run", number(f.head_calls_per_run)},
-                                      {"ratio", number(f.calls_ratio)},
+                       {"reason", explain::verdict_reason(f)},
+                       {"calls", Json{{"base_per_run", json_number(f.base_calls_per_run)},
+                                      {"head_per_run", json_number(f.head_calls_per_run)},
+                                      {"ratio", json_number(f.calls_ratio)},
                                       {"changed", f.calls_changed},
                                       {"fails", f.calls_failed}}},
                        {"counters", Json{{"base", counters(f.base_counters)}, {"head", counters(f.head_counters)}}},
@@ -180,12 +179,12 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     // issue 54: "probes+samples" when both judge it (measure: auto).
     fn["instrument"] = std::string(stats::to_string(static_cast<stats::Instrument>(f.instrument)));
     if (f.probe_share >= 0)
-      fn["sampled"] = Json{{"probe_share", number(f.probe_share)},
-                           {"base_cpu_ns_per_call", number(f.base_cpu_ns)},
-                           {"head_cpu_ns_per_call", number(f.head_cpu_ns)}};
+      fn["sampled"] = Json{{"probe_share", json_number(f.probe_share)},
+                           {"base_cpu_ns_per_call", json_number(f.base_cpu_ns)},
+                           {"head_cpu_ns_per_call", json_number(f.head_cpu_ns)}};
     if (std::isfinite(f.window_probe_share))
-      fn["window"] = Json{{"probe_share", number(f.window_probe_share)},
-                          {"on_cpu", std::isfinite(f.on_cpu) ? number(f.on_cpu) : Json(nullptr)},
+      fn["window"] = Json{{"probe_share", json_number(f.window_probe_share)},
+                          {"on_cpu", std::isfinite(f.on_cpu) ? json_number(f.on_cpu) : Json(nullptr)},
                           {"waits", f.waits}};
     annotation_json(fn, f.name, in.notes);  // code, profile, layout_share: added only when known
     fns.push_back(std::move(fn));

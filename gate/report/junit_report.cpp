@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -82,18 +83,18 @@ std::string testcase(const stats::FunctionComparison& f, const NextSteps& next, 
       if (!next.rerun.empty()) body += "reproduce: " + next.rerun + "\n";
       if (!next.accept.empty()) body += "accept: " + next.accept + "\n";
       if (!next.accept_note.empty()) body += "  (" + next.accept_note + ")\n";
-      return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + verdict_reason(f, true) + why) +
+      return out + ">\n      <failure" + attr("type", "regression") + attr("message", "regression: " + explain::verdict_reason(f, true) + why) +
              ">" + xml_escape(body) + "</failure>\n    </testcase>\n";
     }
     case stats::Verdict::kSuspect:
       if (suspects_fail)
-        return out + ">\n      <failure" + attr("type", "suspect") + attr("message", "suspected regression: " + verdict_reason(f) + why) +
+        return out + ">\n      <failure" + attr("type", "suspect") + attr("message", "suspected regression: " + explain::verdict_reason(f) + why) +
                ">" + xml_escape(numbers) + "</failure>\n    </testcase>\n";
       return out + ">\n      <system-out>" + xml_escape("SUSPECTED REGRESSION (passes: fail_on_suspect is off): " +
-                                                    verdict_reason(f) + "\n" + numbers) +
+                                                    explain::verdict_reason(f) + "\n" + numbers) +
              "</system-out>\n    </testcase>\n";
     case stats::Verdict::kInsufficientData:
-      return out + ">\n      <skipped" + attr("message", "insufficient data: " + verdict_reason(f)) + "/>\n" +
+      return out + ">\n      <skipped" + attr("message", "insufficient data: " + explain::verdict_reason(f)) + "/>\n" +
              "      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
     default:
       return out + ">\n      <system-out>" + xml_escape(numbers) + "</system-out>\n    </testcase>\n";
@@ -149,7 +150,7 @@ std::string render_junit(const stats::Comparison& c, const ReportInputs& in) {
   std::string log;
   if (const std::string heading = suspect_heading(c); !heading.empty()) {
     log += "SUSPECT " + heading + "\n";
-    for (const auto& line : suspect_lines(c)) log += "  " + line + "\n";
+    for (const auto& line : explain::suspect_lines(c)) log += "  " + line + "\n";
   }
   if (const std::string e = extension_line(c); !e.empty()) log += e + "\n";
   for (const auto& n : in.notices) log += "NOTE: " + n + "\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -69,7 +70,7 @@ std::string table(const std::vector<const stats::FunctionComparison*>& rows, con
     const size_t at = calls.find(" -> ");
     if (at != std::string::npos) calls.replace(at, 4, arrow);
     out += " " + md_escape(calls) + " |";
-    if (with_reason) out += " " + md_escape(verdict_reason(*f)) + " |";
+    if (with_reason) out += " " + md_escape(explain::verdict_reason(*f)) + " |";
     out += "\n";
   }
   return out;
@@ -113,7 +114,7 @@ std::string render_markdown(const stats::Comparison& c, const ReportInputs& in) 
   out += "\n\n";
   if (const std::string heading = suspect_heading(c); !heading.empty()) {
     out += "> **Suspected regression.** " + md_escape(heading) + "\n>\n";
-    for (const auto& line : suspect_lines(c)) out += "> - " + md_escape(line) + "\n";
+    for (const auto& line : explain::suspect_lines(c)) out += "> - " + md_escape(line) + "\n";
     out += "\n";
   }
   if (const std::string e = extension_line(c); !e.empty()) out += md_escape(e) + "\n\n";

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/text_report.hpp"
 
 namespace gate::report {
@@ -167,19 +168,6 @@ std::string suspect_heading(const stats::Comparison& c) {
                           : "passes the build (set fail_on_suspect: true, or --fail-on-suspect, to fail on it)");
 }
 
-std::vector<std::string> suspect_lines(const stats::Comparison& c) {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& what, const stats::QuantileComparison& q) {
-    if (q.verdict != stats::Verdict::kSuspect) return;
-    out.push_back(what + " " + q.name + " " + format_ratio(q) + " (threshold +" + percent(q.band.regression) +
-                  "): " + explain::reason(q));
-  };
-  for (const auto& f : c.functions)
-    for (const auto& q : f.quantiles) add(f.name, q);
-  if (c.common_shift_tested) add("all functions together", c.common_shift);
-  for (const auto& m : c.benchmarks.metrics) add(m.benchmark, m.test);
-  return out;
-}
 
 std::string extension_line(const stats::Comparison& c) {
   const auto& e = c.extension;
@@ -234,7 +222,7 @@ std::string closing_sections(const stats::Comparison& c, const ReportInputs& in,
     std::vector<std::string> items;
     for (const auto& f : c.functions)
       if (f.verdict == stats::Verdict::kRegression)
-        items.push_back(m.name(f.name) + " " + m.escape(verdict_reason(f, true)) + "." +
+        items.push_back(m.name(f.name) + " " + m.escape(explain::verdict_reason(f, true)) + "." +
                         next_step_text(in.next, m.command, m.escape));
     out += m.list("What to do next", "next", items);
   }
@@ -247,37 +235,6 @@ std::string closing_sections(const stats::Comparison& c, const ReportInputs& in,
   return out;
 }
 
-std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only) {
-  std::string out;
-  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
-  for (const auto& q : f.quantiles) {
-    if (regressions_only && q.verdict != stats::Verdict::kRegression) continue;
-    const std::string note = explain::note(q), reason = explain::reason(q);
-    switch (q.verdict) {
-      case stats::Verdict::kRegression:
-        add(q.name + " " + format_ratio(q) + " above +" + percent(q.band.regression) +
-            (note.empty() ? "" : " (" + note + ")"));
-        break;
-      case stats::Verdict::kImprovement:
-        add(q.name + " " + format_ratio(q) + " below -" + percent(q.band.improvement) +
-            (note.empty() ? "" : " (" + note + ")"));
-        break;
-      case stats::Verdict::kSuspect:
-      case stats::Verdict::kInconclusive:
-      case stats::Verdict::kInsufficientData:
-        add(q.name + " " + std::string(stats::to_string(q.verdict)) + (reason.empty() ? "" : ": " + reason));
-        break;
-      case stats::Verdict::kUnchanged:
-        break;
-    }
-  }
-  if (f.calls_changed && (f.calls_failed || !regressions_only)) {
-    add("calls per run " + fmt("%.0f", f.base_calls_per_run) + " -> " +
-        fmt("%.0f", f.head_calls_per_run) +
-        (f.calls_failed ? " (fails by the calls policy)" : " (reported only)"));
-  }
-  return out;
-}
 
 std::string go_package(std::string_view symbol) {
   // Type arguments of a generic ("pkg.Map[example.com/x.T]") hold slashes of their own.

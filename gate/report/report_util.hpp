@@ -1,6 +1,6 @@
 // Pieces every report format shares: escaping for XML/HTML, Markdown and the shell, the headline
-// counts, the quantile columns, the short "why" of a function's verdict, and the closing sections
-// the Markdown and HTML reports write alike.
+// counts, the quantile columns, and the closing sections the Markdown and HTML reports write alike
+// (the words of a verdict are explain/verdict_text's).
 #pragma once
 
 #include <functional>
@@ -33,10 +33,8 @@ std::string shell_join(const std::vector<std::string>& words);
 // data" when there are any.
 std::string headline_counts(const stats::Comparison& c);
 // The suspected regressions, for the top of every report: a heading ("1 suspected regression:
-// ... passes the build ...") and one line per suspect test ("pricing.Apply p50 1.13x [1.08,
-// 1.19]: ..."). Empty when there is none.
+// ... passes the build ..."); the lines under it are explain::suspect_lines. Empty when there is none.
 std::string suspect_heading(const stats::Comparison& c);
-std::vector<std::string> suspect_lines(const stats::Comparison& c);
 // When measure-until-decided went past max_runs for tests that read past their threshold: one
 // line saying so ("measured past max_runs (10) to 16 pairs of runs for ..."); "" when it did not.
 std::string extension_line(const stats::Comparison& c);
@@ -50,10 +48,6 @@ std::vector<std::string> quantile_names(const stats::Comparison& c);
 std::string next_step_text(const NextSteps& next, const std::function<std::string(const std::string&)>& code,
                            const std::function<std::string(const std::string&)>& escape);
 
-// Why a function got its verdict, one clause per quantile that is not unchanged:
-// "p50 1.42x [1.40, 1.45] above +3%; calls per run 1000 -> 2000". regressions_only: only what
-// fails (the regressed quantiles, a calls change that fails by the policy).
-std::string verdict_reason(const stats::FunctionComparison& f, bool regressions_only = false);
 // The comparison's warnings and the measuring layer's (in.notes), in the order every format lists them.
 std::vector<std::string> warnings_of(const stats::Comparison& c, const ReportInputs& in);
 // The functions measured on one side only: "only in base (not compared): NAME, NAME" (`lead`

@@ -9,7 +9,7 @@
 #include "report/junit_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/text_report.hpp"
-#include "report/true_time.hpp"
+#include "report/true_time_section.hpp"
 #include "results/result.hpp"
 
 namespace gate::report {

@@ -10,6 +10,7 @@
 
 #include "common/format.hpp"
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/benchmark_section.hpp"
 #include "report/report_util.hpp"
@@ -102,10 +103,6 @@ std::string format_duration(double ns) {
   return fmt("%.0f", ns / 1e9) + "s";
 }
 
-std::string format_ratio(const stats::QuantileComparison& q) {
-  if (!q.tested()) return "-";
-  return fmt("%.2f", q.ratio) + "x [" + fmt("%.2f", q.ci_low) + ", " + fmt("%.2f", q.ci_high) + "]";
-}
 
 std::string summary_line(const stats::Comparison& c) {
   // The last line of a CI log counts everything that set the exit code: a benchmark metric's
@@ -140,7 +137,7 @@ std::string summary_line(const stats::Comparison& c) {
 std::string common_shift_line(const stats::Comparison& c) {
   const auto& q = c.common_shift;
   if (!q.tested()) return "";
-  std::string s = std::string("all functions together (the runs' speed, head/base): ") + format_ratio(q) + " " +
+  std::string s = explain::common_shift_label() + " (the runs' speed, head/base): " + format_ratio(q) + " " +
                   std::string(stats::to_string(q.verdict));
   if (!c.common_shift_tested)
     s += " (shown, not tested: the base runs were not measured beside the head's)";
@@ -287,7 +284,7 @@ std::string render_text(const stats::Comparison& c, const ReportInputs& o) {
   if (!o.notices.empty()) out += "\n";
   if (const std::string heading = suspect_heading(c); !heading.empty()) {
     out += (o.color ? "\x1b[1;33mSUSPECT\x1b[0m " : "SUSPECT ") + heading + "\n";
-    for (const auto& line : suspect_lines(c)) out += "  " + line + "\n";
+    for (const auto& line : explain::suspect_lines(c)) out += "  " + line + "\n";
     out += "\n";
   }
   if (c.extension.units > 0) out += extension_line(c) + "\n\n";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "explain/verdict_text.hpp"
 #include "report/report_inputs.hpp"
 #include "stats/compare.hpp"
 
@@ -12,8 +13,8 @@ namespace gate::report {
 
 // "812ns", "12.3us", "4.56ms", "1.23s": three significant digits, ASCII units (CI logs).
 std::string format_duration(double ns);
-// "1.31x [1.24, 1.38]"; "-" when the quantile was not tested.
-std::string format_ratio(const stats::QuantileComparison& q);
+// "1.31x [1.24, 1.38]": explain's, which every format writes alike.
+using explain::format_ratio;
 // "gate: 1 regression, 0 improvements, 11 unchanged, 0 inconclusive (12 functions, 5 runs a
 // side; hierarchical bootstrap 95% CI, Holm)"; insufficient data is listed when there is any.
 // With benchmarks the counts hold the benchmark metrics' verdicts too (everything that sets the exit

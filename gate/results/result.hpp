@@ -187,7 +187,7 @@ struct RunResult {
   // over CPUs). JSON "cpu_periods", "throttled_periods", "throttled_s", written when throttled.
   uint64_t cpu_periods = 0, throttled_periods = 0;
   double throttled_s = 0;
-  // Executions of the workload this run is made of (results/units.hpp): a unit of k executions is
+  // Executions of the workload this run is made of (results/unit_merge.hpp): a unit of k executions is
   // one run in the statistics, its figures taken over all of them. JSON "executions", absent: 1.
   int executions = 1;
   // gate ab with several binaries per side (layout variants of one source): which one this run

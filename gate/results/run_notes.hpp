@@ -1,6 +1,6 @@
 // What a measurement notes about itself, as values: declared functions no run called, service
 // rounds whose calls are off their unit's other rounds, functions whose calls are long for a time
-// slice. runner/ finds them in a result (coverage.*, rounds.*, sliced.*); explain/run_notes.* words
+// slice. runner/ finds them in a result (coverage.*, rounds.*, sliced.*); explain/run_notes_text.* words
 // them when a report or a log shows them. Here because both read them and explain/ may not include runner/.
 #pragma once
 

@@ -17,6 +17,7 @@
 #include "analysis/functions.hpp"
 #include "common/files.hpp"
 #include "common/fnv.hpp"
+#include "common/numbers.hpp"
 
 namespace gate::runner {
 
@@ -129,16 +130,9 @@ double duration_s(const Ctx& c, const YAML::Node& n, const std::string& key) {
 // (calls_change: 50% = 1.5x more or fewer calls), up to 10.
 double threshold(const Ctx& c, const YAML::Node& n, const std::string& key, bool below_one = true) {
   std::string s = str(c, n, key);
-  double v;
-  try {
-    size_t used = 0;
-    v = std::stod(s, &used);
-    std::string rest = s.substr(used);
-    if (rest == "%") v /= 100;
-    else if (!rest.empty()) throw std::invalid_argument(s);
-  } catch (...) {
-    throw c.err(n, key, "is not a threshold: '" + s + "'", "write a fraction (0.1) or a percentage (10%)");
-  }
+  const std::optional<double> parsed = parse_fraction(s);
+  if (!parsed) throw c.err(n, key, "is not a threshold: '" + s + "'", "write a fraction (0.1) or a percentage (10%)");
+  const double v = *parsed;
   // A threshold bands both ways: improvements too, and nothing gets 100% faster, so 100% or more is
   // refused here, not by gate ab after it measured (the options' check would).
   if (!below_one && !(v > 0 && v < 10)) throw c.err(n, key, "must be above 0% and below 1000%", "write e.g. 50% (or 0.5)");

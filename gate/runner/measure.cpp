@@ -13,9 +13,9 @@
 #include "runner/coverage.hpp"
 #include "runner/benchmark_results.hpp"
 #include "runner/rounds.hpp"
-#include "results/units.hpp"
+#include "results/unit_merge.hpp"
 #include "runner/run_as.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "truetime/true_time.hpp"
 
 namespace gate::runner {

@@ -51,11 +51,11 @@ struct MeasureOptions {
   // measured. Recorded as context.probe_cost_ns (without a calibration): each function's window
   // probe share is read from it (stats::window_facts, issue 54).
   double probe_hit_ns = 0;
-  // Executions of the workload per measured unit (results/units.hpp): run() makes each run of
+  // Executions of the workload per measured unit (results/unit_merge.hpp): run() makes each run of
   // this many executions; execute()/close_unit() let a caller (gate ab) interleave them.
   int executions_per_unit = 1;
   // > 0: run() plans the executions per unit itself from its first execution's duration
-  // (runner/units.hpp), unless executions_per_unit is above 1 already (gate run/record with the
+  // (runner/unit_size.hpp), unless executions_per_unit is above 1 already (gate run/record with the
   // config's min_unit_seconds; gate ab plans both sides at once instead).
   double min_unit_seconds = 0;
   // gate ab with several binaries per side: which layout variant this Measurer measures (-1: the

@@ -12,7 +12,7 @@
 
 #include "common/clock.hpp"
 #include "common/numbers.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 namespace gate::runner {
 

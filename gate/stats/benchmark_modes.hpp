@@ -48,7 +48,7 @@ ModeLabels label_modes(const std::vector<std::vector<double>>& runs, const ModeS
 
 // One unit's executions folded per mode: each mode's best execution (the least time, or the most
 // throughput), weighted by the mode's share of the unit's executions, as a geometric mean. With one
-// mode that is the unit's best execution (results/units.cpp's fold); with two it keeps the fold's
+// mode that is the unit's best execution (results/unit_merge.cpp's fold); with two it keeps the fold's
 // immunity to a neighbour's burst inside each mode while the unit's mix of modes counts as the
 // processes' mix does in runs without gate. best_per_mode[m] receives mode m's best value (NaN when
 // the unit has none of it); `labels` as label_modes gives them (empty: all in the fast mode).

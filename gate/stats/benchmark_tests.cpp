@@ -147,7 +147,7 @@ RunSamples samples_of(const std::vector<std::optional<double>>& values, bool hig
 
 // The modes across executions of one time or throughput metric (stats/benchmark_modes.hpp) and
 // the fold each unit's executions are compared by. Without modes each unit's fastest execution
-// decides, as the runs hold it (results/units.cpp: immune to a neighbour's bursts, which only add
+// decides, as the runs hold it (results/unit_merge.cpp: immune to a neighbour's bursts, which only add
 // time). A benchmark whose processes run at one of two speeds breaks that fold: the fastest
 // execution of a unit sees only the fast mode, so it reported one mode's move as the benchmark's
 // (issue 54: 0.91x on the fast mode where paired runs without gate read 0.98x [0.94, 1.03] over

@@ -1,6 +1,6 @@
 // compare(): per function and quantile an interval (bootstrap.cpp), the family's verdicts
 // (family.cpp), calls per run, findings (findings.cpp) and the exit code. Values only: the
-// sentences are explain/'s. Options: options.cpp; what a Comparison says of itself: comparison.cpp.
+// sentences are explain/'s. Options: compare_options.cpp; what a Comparison says of itself: comparison.cpp.
 #include "stats/compare.hpp"
 
 #include <algorithm>
@@ -93,7 +93,7 @@ struct Side {
   double calls_per_run() const {
     std::vector<double> c;
     for (const auto* f : runs) c.push_back(f ? static_cast<double>(f->calls) : 0.0);
-    return median(c);
+    return c.empty() ? 0 : median(c);  // no runs: no calls
   }
   CallCounters counters() const {
     CallCounters c;

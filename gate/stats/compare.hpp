@@ -295,7 +295,7 @@ struct QuantileComparison {
   double window_probe_share = std::numeric_limits<double>::quiet_NaN();
   bool speaks = true;
   // gate ab over several layout variants per side: the interval widened for the variance between
-  // layouts (stats/layouts.hpp); factor 1: not widened. explain::note says so.
+  // layouts (stats/layout_variance.hpp); factor 1: not widened. explain::note says so.
   struct Layouts {
     int layouts = 0;      // layouts the units were spread over (0: one per side)
     double share = 0;     // share of the per-unit variance that is between layouts
@@ -387,7 +387,7 @@ struct BenchmarkMode {
 // Modes across a benchmark metric's executions, and which fold of a unit's executions decided.
 struct BenchmarkModes {
   enum class Fold : uint8_t {
-    kFastest,      // no modes: each unit's fastest execution (results/units.cpp)
+    kFastest,      // no modes: each unit's fastest execution (results/unit_merge.cpp)
     kFastestMode,  // modes, and the fastest executions (all in the fast mode) agree with every mode's fold
     kEveryMode,    // modes that moved apart, or whose mix moved: each unit's modes by their share in it
   };
@@ -452,7 +452,7 @@ struct BenchmarkSource {
   int clean_runs = 0;         // of those, runs with clean executions
   int clean_executions = 0;   // summed over clean_runs
   int probed_executions = 0;  // summed over clean_runs
-  // A unit's time per op is its fastest execution's (results/units.cpp; the result file says so,
+  // A unit's time per op is its fastest execution's (results/unit_merge.cpp; the result file says so,
   // kBenchmarkFoldKey); false: a result written before, whose units hold the executions' mean.
   bool fastest = false;
   bool operator==(const BenchmarkSource&) const = default;
@@ -579,8 +579,9 @@ struct Comparison {
 
   // The tests worth measuring past max_runs for: inconclusive (or suspect), the estimate past the
   // regression threshold, and predicted to decide within `within_units` units at the measured
-  // noise. As "function quantile". Empty once a regression decided a paired comparison.
-  std::vector<std::string> suspects_decidable_within(int within_units) const;
+  // noise. As "function quantile", the common shift as `common_shift_label` (explain's words: stats
+  // writes none). Empty once a regression decided a paired comparison.
+  std::vector<std::string> suspects_decidable_within(int within_units, const std::string& common_shift_label) const;
 };
 
 

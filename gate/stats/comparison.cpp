@@ -64,7 +64,8 @@ bool Comparison::need_more_runs(int max_units) const {
   return false;
 }
 
-std::vector<std::string> Comparison::suspects_decidable_within(int within_units) const {
+std::vector<std::string> Comparison::suspects_decidable_within(int within_units,
+                                                              const std::string& common_shift_label) const {
   std::vector<std::string> out;
   if (fails() && paired) return out;
   auto worth = [&](const QuantileComparison& q) {
@@ -74,7 +75,7 @@ std::vector<std::string> Comparison::suspects_decidable_within(int within_units)
   for (const auto& f : functions)
     for (const auto& q : f.quantiles)
       if (worth(q)) out.push_back(f.name + " " + q.name);
-  if (common_shift_tested && worth(common_shift)) out.push_back("all functions together");
+  if (common_shift_tested && worth(common_shift)) out.push_back(common_shift_label);
   for (const auto& m : benchmarks.metrics)
     if (worth(m.test)) out.push_back(m.benchmark + " " + m.unit);
   return out;

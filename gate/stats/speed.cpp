@@ -7,16 +7,12 @@
 #include <limits>
 #include <numeric>
 
+#include "common/numbers.hpp"
+
 namespace gate::stats {
 namespace {
 
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
-
-double median_sorted(const std::vector<double>& v) {
-  const size_t n = v.size();
-  if (n == 0) return 0;
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The median of sorted v without its element at index `skip`: index i of the shortened list is
 // v[i] below skip and v[i + 1] from it on, so no copy is needed.
@@ -33,7 +29,8 @@ double SpeedFactors::leave_out(int side, size_t run, size_t function) const {
   if (!usable) return 0;
   const auto& v = sorted[side][run];
   const size_t p = position[side][run][function];
-  return p == kNone ? median_sorted(v) : median_without(v, p);
+  if (p != kNone) return median_without(v, p);
+  return v.empty() ? 0 : median_of_sorted(v);
 }
 
 SpeedFactors estimate_speed(const std::vector<std::vector<double>> values[2]) {
@@ -49,7 +46,7 @@ SpeedFactors estimate_speed(const std::vector<std::vector<double>> values[2]) {
       for (const auto& run : values[side])
         if (f < run.size() && !std::isnan(run[f])) seen.push_back(run[f]);
     std::sort(seen.begin(), seen.end());
-    if (!seen.empty()) ref[f] = median_sorted(seen);
+    if (!seen.empty()) ref[f] = median_of_sorted(seen);
   }
   s.usable = true;
   for (int side = 0; side < 2; ++side) {
@@ -70,7 +67,7 @@ SpeedFactors estimate_speed(const std::vector<std::vector<double>> values[2]) {
         s.why_not = {SpeedNotUsed::Kind::kTooFewFunctions, side ? "head" : "base", r + 1, dev.size(),
                      SpeedFactors::kMinFunctions};
       }
-      s.all[side].push_back(median_sorted(sorted));
+      s.all[side].push_back(sorted.empty() ? 0 : median_of_sorted(sorted));  // 0: usable is false
       s.sorted[side].push_back(std::move(sorted));
       s.position[side].push_back(std::move(position));
     }

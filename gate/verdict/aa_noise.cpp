@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "stats/instrument.hpp"
 #include "stats/power.hpp"
 
@@ -93,8 +94,8 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
       cal.rows.push_back(r);
     }
   if (!needed.empty()) {
-    std::sort(needed.begin(), needed.end());
-    cal.suggested_runs = std::min(needed[needed.size() / 2], Calibration::kMaxPairs);
+    cal.suggested_runs = std::min(upper_median(needed), Calibration::kMaxPairs);
+    std::sort(needed.begin(), needed.end());  // for the 90th percentile below
     cal.suggested_max_runs = std::min(std::max(needed[std::min(needed.size() - 1, needed.size() * 9 / 10)],
                                                cal.suggested_runs),
                                       Calibration::kMaxPairs);

@@ -7,8 +7,9 @@
 
 #include "common/format.hpp"
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "runner/rounds.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/sequential.hpp"
 #include "verdict/aa_noise.hpp"
 
@@ -119,8 +120,8 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
           (cfg.service ? runner::round_advice(j.head.result, *cfg.service, unit_s)  // a service's rounds
                        : runner::unit_advice(j.head.result, unit_s)).c_str());
   if (c.common_shift.tested())
-    appendf(out, "run-to-run speed of the machine (all functions together): %.1f%% per pair\n",
-                100 * c.common_shift.noise);
+    appendf(out, "run-to-run speed of the machine (%s): %.1f%% per pair\n", explain::common_shift_label().c_str(),
+            100 * c.common_shift.noise);
   if (cal.false_regressions)
     appendf(out, "WARNING: %d test(s) read 'regression' in this A/A: the machine is noisier than the runs can "
                 "show; calibrate again with more runs (--runs)\n",

@@ -3,7 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/format.hpp"
-#include "explain/run_notes.hpp"
+#include "explain/run_notes_text.hpp"
 #include "runner/coverage.hpp"
 
 namespace gate::verdict {

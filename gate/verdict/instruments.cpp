@@ -7,7 +7,7 @@
 
 #include "common/format.hpp"
 #include "common/numbers.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/instrument.hpp"
 #include "verdict/benchmark_family.hpp"
@@ -22,9 +22,7 @@ double median_cpu_ns(const std::vector<RunResult>& runs, const std::string& func
       const double x = stats::sampled_ns_per_call(r, *f);
       if (std::isfinite(x)) v.push_back(x);
     }
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return v.empty() ? 0 : median(v);  // 0: no sample, the caller's "not measured"
 }
 
 stats::MeasureSetting setting_of(const stats::CompareOptions& o, const std::string& name) {
@@ -191,26 +189,6 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
   }
   if (want > (apart ? 0 : first)) out.executions = want;
   return out;
-}
-
-std::string describe_sizing(const SampleSizing& s) {
-  std::string out = (s.apart ? "from the second pair on, " + std::to_string(s.executions) +
-                                   " executions a unit without probes, whose CPU samples measure the functions whose "
-                                   "windows are mostly gate's probes"
-                             : "units of " + std::to_string(s.executions) + " executions from the second pair on") +
-                    ", so that their cpu/call counts ~" + fmt("%.0f", kTargetSamplesPerUnit) + " samples a unit:";
-  for (size_t i = 0; i < s.functions.size(); ++i)
-    out += (i ? ", " : " ") + s.functions[i].first + " " + fmt("%.1f", s.functions[i].second) +
-           " samples an execution";
-  return out;
-}
-
-std::string describe_sparse(const SampleSizing& s, const std::pair<std::string, double>& f) {
-  return f.first + ": ~" + fmt("%.0f", f.second) + " samples a unit at the cap of " + std::to_string(s.cap) +
-         " executions" +
-         (s.apart ? " (" + fmt("%g", kMaxSampledApartSeconds) + " s without probes)"
-                  : " (" + fmt("%g", kMaxSampledUnitSeconds) + " s of probed executions)") +
-         ": its cpu/call pools the sparse counts over the pairs";
 }
 
 std::map<std::string, uint64_t> fixed_calls_after_first_pair(const runner::Config& cfg,

@@ -66,11 +66,7 @@ SampleSizing sample_sized_executions(const runner::Config& cfg, const std::vecto
                                      double probe_cost_ns, double max_unit_seconds, bool apart = false,
                                      double bare_execution_s = 0);
 
-// Progress lines: "from the second pair on, 12 executions a unit without probes, whose CPU samples
-// measure ...: main.hot 17.6 samples an execution", and per sparse function "... ~40 samples a unit
-// at the cap: its cpu/call pools sparse counts".
-std::string describe_sizing(const SampleSizing& s);
-std::string describe_sparse(const SampleSizing& s, const std::pair<std::string, double>& f);
+// Its progress lines are explain/instruments_text's (sampled_units_sizing, sparse_at_cap).
 
 // The longest unit sample_sized_executions plans, in probed execution time (seconds).
 inline constexpr double kMaxSampledUnitSeconds = 10.0;

@@ -5,19 +5,20 @@
 #include <memory>
 #include <set>
 
-#include "baselines/store.hpp"
-#include "explain/run_notes.hpp"
+#include "baselines/baseline_file.hpp"
+#include "explain/instruments_text.hpp"
+#include "explain/run_notes_text.hpp"
 #include "runner/cgroup_cpu.hpp"
 #include "runner/coverage.hpp"
 #include "runner/rounds.hpp"
 #include "runner/run_as.hpp"
 #include "runner/sliced.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 #include "stats/instrument.hpp"
 #include "verdict/benchmark_family.hpp"
 #include "verdict/instruments.hpp"
 #include "verdict/layouts.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "verdict/until_decided.hpp"
 
 namespace gate::verdict {
@@ -213,8 +214,12 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
                                                         trial && bare_s > 0 ? kMaxSampledApartSeconds : kMaxSampledUnitSeconds,
                                                         trial && bare_s > 0, bare_s);
     if (opts.session.log) {
-      if (sizing.executions > 0) opts.session.log(describe_sizing(sizing));
-      for (const auto& f : sizing.sparse) opts.session.log(describe_sparse(sizing, f));
+      if (sizing.executions > 0)
+        opts.session.log(explain::sampled_units_sizing(sizing.apart, sizing.executions, kTargetSamplesPerUnit,
+                                                       sizing.functions));
+      for (const auto& f : sizing.sparse)
+        opts.session.log(explain::sparse_at_cap(f, sizing.cap, sizing.apart,
+                                                sizing.apart ? kMaxSampledApartSeconds : kMaxSampledUnitSeconds));
     }
     const auto names = entry_counted_after_first_pair(cfg, base_side.runs(), head_side.runs(), o, cost);
     if (sizing.apart && sizing.executions > 0) {
@@ -243,9 +248,7 @@ AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_bina
     base_side.mark_pilots();
     head_side.mark_pilots();
     if (opts.session.log)
-      opts.session.log("the first pair was the pilot: the instruments' figures are read in it (each function's "
-                       "window probe share, whether it waits), so it is in no test; the pairs are counted from the "
-                       "next one (unit 2 is pair 1/" + std::to_string(plan.runs) + ")");
+      opts.session.log(explain::pilot_pair(plan.runs));
     return true;
   });
   Schedule& schedule = slice_ms > 0 ? static_cast<Schedule&>(slices) : static_cast<Schedule&>(switching);

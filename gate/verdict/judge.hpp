@@ -43,7 +43,7 @@ struct AbJudged {
 // on a fixed address).
 // Several binaries a side are layout variants of one source (-ldflags=-randlayout=SEED builds):
 // unit u of a side runs variant u mod K, and each function's interval is widened for the
-// variance between layouts (stats/layouts.hpp). Units: a unit pair lasts at least the config's
+// variance between layouts (stats/layout_variance.hpp). Units: a unit pair lasts at least the config's
 // min_unit_seconds (default runner::kDefaultMinUnitSeconds), planned from the first pair.
 AbJudged ab(const runner::Config& cfg, const std::vector<std::string>& base_binaries,
             const std::vector<std::string>& head_binaries, const runner::MeasureOptions& opts, uint64_t seed,

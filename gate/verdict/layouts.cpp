@@ -1,7 +1,7 @@
 // The comparison widened for layout variance and re-decided (its sentences are written when it is rendered).
 #include "verdict/layouts.hpp"
 
-#include "stats/layouts.hpp"
+#include "stats/layout_variance.hpp"
 #include "verdict/benchmark_family.hpp"
 
 namespace gate::verdict {

@@ -1,6 +1,6 @@
 // gate ab over layout variants: the comparison of check/ab/compare (compare_with_benchmarks), then,
 // when the runs name the layout they ran, every interval widened for the variance between
-// layouts (stats/layouts.hpp), the family decided again and the sentences rewritten; the share of
+// layouts (stats/layout_variance.hpp), the family decided again and the sentences rewritten; the share of
 // each function's variance that comes from layout goes to the reports' annotations.
 #pragma once
 

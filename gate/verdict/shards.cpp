@@ -10,14 +10,14 @@
 #include "common/numbers.hpp"
 #include "runner/coverage.hpp"
 #include "explain/explain.hpp"
-#include "explain/run_notes.hpp"
+#include "explain/run_notes_text.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
-#include "stats/layouts.hpp"
+#include "stats/layout_variance.hpp"
 #include "verdict/benchmark_family.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/layouts.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 
 namespace gate::verdict {
 
@@ -111,19 +111,21 @@ void require_one_comparison(const std::vector<Partial>& parts, const std::vector
   if (parts.empty()) throw usage("gate merge", "was given no partial", "name every shard's --partial-out file");
   const Partial& ref = parts.front();
   const std::string& ref_path = paths.front();
-  const std::string rerun = "measure every shard of one comparison with the same config and binaries (the same "
-                            "build artifacts), then merge those partials";
+  const std::string fix_remeasure =
+      "measure every shard of one comparison with the same config and binaries (the same build artifacts), then merge "
+      "those partials";
   // Go stamps the checkout's state into a build (vcs.modified): a shard that builds for itself
   // beside one untracked file another shard's checkout lacks makes another build id.
-  const std::string rebuilt = rerun + "; build the binaries once and pass them to every shard (gate ab --no-build): "
-                                      "Go stamps the checkout's state (vcs.modified) into each build";
+  const std::string fix_rebuild = fix_remeasure +
+                                  "; build the binaries once and pass them to every shard (gate ab --no-build): Go "
+                                  "stamps the checkout's state (vcs.modified) into each build";
   std::map<int, std::string> seen;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Partial& p = parts[i];
     const std::string& path = paths[i];
-    require_same("config", ref.config_hash, ref_path, p.config_hash, path, rerun);
-    require_same("base binary (build id)", ref.base_build_id, ref_path, p.base_build_id, path, rebuilt);
-    require_same("head binary (build id)", ref.head_build_id, ref_path, p.head_build_id, path, rebuilt);
+    require_same("config", ref.config_hash, ref_path, p.config_hash, path, fix_remeasure);
+    require_same("base binary (build id)", ref.base_build_id, ref_path, p.base_build_id, path, fix_rebuild);
+    require_same("head binary (build id)", ref.head_build_id, ref_path, p.head_build_id, path, fix_rebuild);
     require_same("shard count", std::to_string(ref.shard.count), ref_path, std::to_string(p.shard.count), path,
                  "merge the partials of one matrix: every shard given --shard K/N with the same N");
     require_same("--seed", std::to_string(ref.seed), ref_path, std::to_string(p.seed), path,
@@ -175,9 +177,7 @@ double shard_noise(const Partial& p, stats::CompareOptions o) {
   for (const auto& f : c.functions)
     if (!f.quantiles.empty() && f.quantiles.front().tested() && f.quantiles.front().noise > 0)
       noise.push_back(f.quantiles.front().noise);
-  if (noise.empty()) return 0;
-  std::nth_element(noise.begin(), noise.begin() + noise.size() / 2, noise.end());
-  return noise[noise.size() / 2];
+  return noise.empty() ? 0 : upper_median(noise);
 }
 
 // A runner much noisier than the others: say so beside the verdicts, with what it weighed.
@@ -365,7 +365,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
         indexes.push_back(parts[i].shard.index);
       }
       for (size_t i : strata[k]) {
-        m.shards[i].weight = upper_median(shares[k]) * pairs[i] / stratum_pairs;
+        m.shards[i].weight = shares[k].empty() ? 0 : upper_median(shares[k]) * pairs[i] / stratum_pairs;
         m.shards[i].stratum = indexes;
       }
     }

@@ -9,7 +9,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "report/report_util.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 
 namespace gate::verdict {
 

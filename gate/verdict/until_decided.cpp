@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "explain/progress_text.hpp"
+#include "explain/verdict_text.hpp"
 #include "runner/measure.hpp"
 #include "runner/sliced.hpp"
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 namespace gate::verdict {
 
@@ -73,8 +75,7 @@ bool OneSide::add_rounds(int rounds) {
 }
 
 std::string OneSide::round_name() const {
-  const int k = side_.executions_per_unit();
-  return k > 1 ? "unit (" + std::to_string(k) + " executions)" : "run";
+  return explain::round_name(false, side_.executions_per_unit());
 }
 
 bool InterleavedPairs::both(bool base_first, bool (Side::*step)()) {
@@ -95,9 +96,8 @@ bool InterleavedPairs::add_unit_pair() {
     head_.set_executions_per_unit(k);
     planned_ = true;
     if (replan_log_) {
-      replan_log_("units planned again from the next executions: " +
-                  runner::describe_units(k, execution_s, min_unit_seconds_) +
-                  (k == min_executions_ && k > 1 ? ", sized by samples" : ""));
+      replan_log_(explain::units_replanned(runner::describe_units(k, execution_s, min_unit_seconds_),
+                                           k == min_executions_ && k > 1));
       replan_log_ = nullptr;
     }
     for (int e = 1; e < k; ++e)
@@ -134,8 +134,7 @@ bool InterleavedPairs::add_rounds(int rounds) {
 }
 
 std::string InterleavedPairs::round_name() const {
-  const int k = base_.executions_per_unit();
-  return k > 1 ? "pair of units (" + std::to_string(k) + " executions per side)" : "pair of runs";
+  return explain::round_name(true, base_.executions_per_unit());
 }
 
 bool SlicedPairs::add_rounds(int pairs) {
@@ -149,6 +148,7 @@ bool SlicedPairs::add_rounds(int pairs) {
 }
 
 int SlicedPairs::rounds_done() const { return head_.runs_done(); }
+std::string SlicedPairs::round_name() const { return explain::time_slices_round_name(); }
 bool SlicedPairs::failed() const { return base_.failed() || head_.failed(); }
 
 stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, const Budget& budget,
@@ -178,19 +178,17 @@ stats::Comparison measure_until_decided(Schedule& schedule, const Judge& judge, 
       // (tests/bench/sampled_lab.sh: hotloop's 8% head read 1.071x [0.804, 1.427] at 5 pairs and
       // was given up on, where 3 of 5 trials decided it by 8-12 pairs).
       if (!c.need_more_runs(2 * done < max_runs ? 0 : max_runs)) break;
-      why = "some verdicts are inconclusive";
+      why = explain::still_inconclusive();
     } else {
-      const std::vector<std::string> suspects = done < last ? c.suspects_decidable_within(last) : std::vector<std::string>{};
+      const std::vector<std::string> suspects =
+          done < last ? c.suspects_decidable_within(last, explain::common_shift_label()) : std::vector<std::string>{};
       if (suspects.empty()) break;
       for (const auto& s : suspects)
         if (std::find(extended_for.begin(), extended_for.end(), s) == extended_for.end()) extended_for.push_back(s);
-      why = "past max_runs (" + std::to_string(max_runs) + ") for " + suspects.front() +
-            (suspects.size() > 1 ? " and " + std::to_string(suspects.size() - 1) + " more" : "") +
-            ", which reads past its threshold and looks decidable by " + std::to_string(last);
+      why = explain::past_max_runs(max_runs, suspects, last);
     }
     if (log)
-      log(why + ": one more " + schedule.round_name() + " (" + std::to_string(done + 1) + "/" +
-          std::to_string(done < max_runs ? max_runs : last) + ")");
+      log(explain::one_more_round(why, schedule.round_name(), done + 1, done < max_runs ? max_runs : last));
     schedule.add_rounds(1);
   }
   if (!extended_for.empty()) c.extension = {max_runs, schedule.rounds_done(), extended_for};

@@ -168,7 +168,7 @@ class SlicedPairs : public Schedule {
   bool add_rounds(int pairs) override;
   int rounds_done() const override;
   bool failed() const override;
-  std::string round_name() const override { return "round of time slices"; }
+  std::string round_name() const override;
 
  private:
   runner::Measurer& base_;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gate doctor's host line (issues 39 item 5 and 41): as root, `gate doctor --host-line` prints the
 # kernel and the measured cost of a probe hit on an emulated and on a single-stepped instruction
-# (gate/doctor/probe_cost.*), both positive and the single-step the dearer (it takes a second trap);
+# (gate/doctor/uprobe_hit_cost.*), both positive and the single-step the dearer (it takes a second trap);
 # `gate doctor` prints it under its header and `--format json` carries the figures; without BPF
 # privileges the line says why nothing was measured and still exits 0.
 # Env: GATE_BIN, GATE_ROOT. Exit 77 (skipped) when not root.

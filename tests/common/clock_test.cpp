@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace gate {
 namespace {
 
@@ -12,6 +14,15 @@ TEST(Clock, SteadySecondsDoNotGoBack) {
   const double b = now_s();
   EXPECT_GT(a, 0);
   EXPECT_GE(b, a);
+}
+
+TEST(Clock, SecondsSinceCountsTheSteadyClock) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const double s = seconds_since(t0);
+  EXPECT_GE(s, 0.020);  // a sleep lasts at least its time; no upper bound (a loaded machine)
+  EXPECT_GE(seconds_since(t0), s);
+  EXPECT_LT(seconds_since(std::chrono::steady_clock::now()), s);
 }
 
 TEST(Clock, IsoNowIsUtcToTheSecond) {

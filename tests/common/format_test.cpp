@@ -19,6 +19,17 @@ TEST(Format, PaddingAndHex) {
   EXPECT_EQ(signed_hex(-8), "-0x8");
   EXPECT_EQ(signed_hex(std::numeric_limits<int64_t>::min()), "-0x8000000000000000");
   EXPECT_EQ(fmt("%.0f ns", 949.6), "950 ns");
+  // A 32-bit word keeps its 8 digits (Go's .gopclntab magics): hex() would drop the zeros.
+  EXPECT_EQ(hex32(0xfffffff1), "0xfffffff1");
+  EXPECT_EQ(hex32(0xf1), "0x000000f1");
+}
+
+TEST(Format, PercentOfAWhole) {
+  EXPECT_EQ(percent_of(1, 8), "12.5%");
+  EXPECT_EQ(percent_of(2, 3), "66.7%");
+  EXPECT_EQ(percent_of(0, 5), "0.0%");
+  EXPECT_EQ(percent_of(1, 0), "-");  // nothing measured: no share
+  EXPECT_EQ(percent_of(1, -1), "-");
 }
 
 // Three percentages, three roundings: each call site keeps its own output byte for byte.

@@ -16,7 +16,7 @@
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
 #include "results/result.hpp"
-#include "results/units.hpp"
+#include "results/unit_merge.hpp"
 #include "verdict/benchmark_family.hpp"
 
 namespace gate {

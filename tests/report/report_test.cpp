@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "explain/explain.hpp"
 #include "report/html_report.hpp"
+#include "report/json_number.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/markdown_report.hpp"
@@ -418,6 +419,16 @@ TEST(Report, NextStepTextSaysOnlyWhatIsSet) {
   n.rerun.clear();
   n.accept_note.clear();
   EXPECT_EQ(report::next_step_text(n, code, plain), "");
+}
+
+// One json_number for the report and its benchmark section: a NaN or an infinity is null (not a
+// JSON number), a finite value the number itself.
+TEST(ReportJsonNumber, NonFiniteIsNull) {
+  EXPECT_EQ(report::json_number(1.25).dump(), "1.25");
+  EXPECT_EQ(report::json_number(0).dump(), "0.0");
+  EXPECT_TRUE(report::json_number(std::nan("")).is_null());
+  EXPECT_TRUE(report::json_number(INFINITY).is_null());
+  EXPECT_TRUE(report::json_number(-INFINITY).is_null());
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "results/units.hpp"
+#include "results/unit_merge.hpp"
 #include "stats/benchmark_modes.hpp"
 #include "stats/benchmark_tests.hpp"
 
@@ -87,11 +87,11 @@ TEST(FoldPerMode, EachModesBestWeighedByItsShare) {
   EXPECT_DOUBLE_EQ(best[1], 350);
   EXPECT_NEAR(v, std::exp((2 * std::log(350.0) + 3 * std::log(640.0)) / 5), 1e-9);
   const double t = fold_per_mode(std::vector<double>{3.0, 1.0, 2.0}, {}, false, best);
-  EXPECT_DOUBLE_EQ(t, 1.0) << "one mode: the unit's fastest execution, as results/units.cpp folds it";
+  EXPECT_DOUBLE_EQ(t, 1.0) << "one mode: the unit's fastest execution, as results/unit_merge.cpp folds it";
 }
 
 // `pairs` units a side of `k` executions of a throughput benchmark, as gate ab measures them
-// (results/units.cpp folds each unit), the executions drawn by base(i) and head(i).
+// (results/unit_merge.cpp folds each unit), the executions drawn by base(i) and head(i).
 template <class Base, class Head>
 void units_of(int pairs, int k, Base base, Head head, std::vector<RunResult>& b, std::vector<RunResult>& h) {
   for (int p = 0; p < pairs; ++p)

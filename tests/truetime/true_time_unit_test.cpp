@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "report/true_time.hpp"
+#include "report/true_time_section.hpp"
 #include "truetime/probe_cost.hpp"
 #include "truetime/true_time.hpp"
 

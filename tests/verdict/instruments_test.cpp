@@ -7,6 +7,7 @@
 #include <random>
 
 #include "explain/explain.hpp"
+#include "explain/instruments_text.hpp"
 #include "profile/function_samples.hpp"
 #include "stats/benchmark_tests.hpp"
 #include "stats/distributions.hpp"
@@ -335,7 +336,9 @@ TEST(Instrument, SampleSizedExecutionsForWindowsMostlyProbes) {
   EXPECT_LE(sizing.executions, 50);
   ASSERT_EQ(sizing.functions.size(), 1u);
   EXPECT_EQ(sizing.functions[0].first, "main.hot");
-  EXPECT_NE(verdict::describe_sizing(sizing).find("main.hot"), std::string::npos) << verdict::describe_sizing(sizing);
+  const std::string line =
+      explain::sampled_units_sizing(sizing.apart, sizing.executions, verdict::kTargetSamplesPerUnit, sizing.functions);
+  EXPECT_NE(line.find("main.hot"), std::string::npos) << line;
   EXPECT_TRUE(verdict::entry_counted_after_first_pair(cfg, s.base, s.head, o, s.meta.context.probe_cost_ns).empty())
       << "measure: auto keeps every probe, whatever the window's share";
   auto samples = o;
@@ -352,7 +355,9 @@ TEST(Instrument, SampleSizedExecutionsForWindowsMostlyProbes) {
   sizing = verdict::sample_sized_executions(cfg, s.base, s.head, o, s.meta.context.probe_cost_ns, verdict::kMaxSampledUnitSeconds);
   EXPECT_EQ(sizing.executions, 10);
   ASSERT_EQ(sizing.sparse.size(), 1u);
-  EXPECT_NE(verdict::describe_sparse(sizing, sizing.sparse[0]).find("pools"), std::string::npos);
+  EXPECT_NE(explain::sparse_at_cap(sizing.sparse[0], sizing.cap, sizing.apart, verdict::kMaxSampledUnitSeconds)
+                .find("pools"),
+            std::string::npos);
   // No probe cost known: no window share, nothing sized.
   s = make_sides(1.0, 13, 5);
   EXPECT_EQ(verdict::sample_sized_executions(cfg, s.base, s.head, o, s.meta.context.probe_cost_ns, verdict::kMaxSampledUnitSeconds).executions, 0);

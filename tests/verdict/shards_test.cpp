@@ -13,7 +13,7 @@
 #include "stats/instrument.hpp"
 #include "verdict/exit_code.hpp"
 #include "verdict/layouts.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 
 namespace gate::verdict {
 namespace {

@@ -1,5 +1,5 @@
 // Merging the executions of one unit into one run, and a function's call moments in a run.
-#include "results/units.hpp"
+#include "results/unit_merge.hpp"
 
 #include <algorithm>
 #include <cmath>

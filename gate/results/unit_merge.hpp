@@ -14,7 +14,7 @@ namespace gate {
 // start and layout; durations and every counter summed; each function's histogram, calls and
 // times merged (its min and max over all); the first non-zero exit code; benchmark results of all
 // executions, one line per benchmark (a time per op its fastest execution's, a higher-is-better
-// metric its best, the others their iteration-weighted mean: add_benchmark in units.cpp says
+// metric its best, the others their iteration-weighted mean: add_benchmark in unit_merge.cpp says
 // why), with each execution's own value of the metrics folded to the fastest or best beside it
 // (BenchmarkRun::executions, for the modes across executions). A call's moment in the run (FunctionRun::sum_start_us) stays its moment in its own
 // execution. executions = the sum of the parts' executions. Empty input: an empty run.

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/config.hpp"
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 #include "verdict/threshold_diff.hpp"
 
 namespace gate::verdict {

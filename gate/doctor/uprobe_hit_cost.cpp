@@ -1,6 +1,6 @@
 // gate doctor's probe cost: a uprobe with a do-nothing BPF program on two functions of gate's own
 // text (first instruction emulated, first instruction single-stepped), timed against no probe.
-#include "doctor/probe_cost.hpp"
+#include "doctor/uprobe_hit_cost.hpp"
 
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -133,7 +133,8 @@ double time_calls(Fn fn, int calls) {
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / calls;
 }
 
-std::string us(double ns) {
+// Microseconds to two decimals below 10 us, whole above: "0.85 us", "12 us" (the host line).
+std::string micros_2dp(double ns) {
   char b[32];
   snprintf(b, sizeof b, ns < 10000 ? "%.2f us" : "%.0f us", ns / 1000);
   return b;
@@ -173,6 +174,10 @@ ProbeCost measure_probe_cost(int rounds, int calls) {
     }
   }
   close(prog);
+  if (kinds[0].diffs.empty() || kinds[1].diffs.empty()) {  // rounds <= 0: nothing timed
+    c.why_not = "no round measured (rounds " + std::to_string(rounds) + ")";
+    return c;
+  }
   c.emulated_ns = std::max(0.0, median(kinds[0].diffs));
   c.single_stepped_ns = std::max(0.0, median(kinds[1].diffs));
   c.measured = true;
@@ -186,7 +191,7 @@ std::string host_line(const std::string& kernel_release, const ProbeCost& c) {
   std::ostringstream s;
   s << "Linux " << kernel_release << " " << machine << ", " << std::thread::hardware_concurrency() << " CPUs; probe hit: ";
   if (c.measured)
-    s << "emulated " << us(c.emulated_ns) << ", single-stepped " << us(c.single_stepped_ns) << " (median of " << c.rounds
+    s << "emulated " << micros_2dp(c.emulated_ns) << ", single-stepped " << micros_2dp(c.single_stepped_ns) << " (median of " << c.rounds
       << " rounds x " << c.calls << " calls)";
   else
     s << "not measured (" << c.why_not << ")";

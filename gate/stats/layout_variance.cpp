@@ -1,5 +1,5 @@
 // Between-layout variance components (one-way random-effects ANOVA) and the widened intervals.
-#include "stats/layouts.hpp"
+#include "stats/layout_variance.hpp"
 
 #include <algorithm>
 #include <cmath>

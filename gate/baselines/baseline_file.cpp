@@ -1,5 +1,5 @@
 // Working-tree baselines: default path, validation, loading, overwrite protection.
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 
 #include <filesystem>
 

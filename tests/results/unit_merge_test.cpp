@@ -1,5 +1,5 @@
 // Merging a unit's executions into one run, and the run's executions and layout in the result JSON.
-#include "results/units.hpp"
+#include "results/unit_merge.hpp"
 
 #include <gtest/gtest.h>
 

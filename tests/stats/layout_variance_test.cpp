@@ -1,7 +1,7 @@
 // Layout variance components and the widened interval, on synthetic units with known components:
 // the estimate recovers them, and the widened 95% interval covers the true ratio about 95% of the
 // time where the plain one does not. No root.
-#include "stats/layouts.hpp"
+#include "stats/layout_variance.hpp"
 
 #include <gtest/gtest.h>
 

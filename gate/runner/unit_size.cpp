@@ -1,10 +1,11 @@
 // The unit planner: executions per unit from one execution's duration, and the defaults per command.
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "common/numbers.hpp"
 #include "runner/config.hpp"
 
 namespace gate::runner {
@@ -25,9 +26,7 @@ double min_unit_seconds(const runner::Config& cfg, UnitCommand command) {
 int baseline_executions_per_unit(const ResultFile& base) {
   std::vector<int> k;
   for (const auto& r : base.runs) k.push_back(std::max(r.executions, 1));
-  if (k.empty()) return 1;
-  std::nth_element(k.begin(), k.begin() + static_cast<long>(k.size() / 2), k.end());
-  return k[k.size() / 2];
+  return k.empty() ? 1 : upper_median(k);
 }
 
 std::string describe_units(int executions, double execution_seconds, double min_unit_seconds) {

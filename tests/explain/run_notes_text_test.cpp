@@ -1,6 +1,6 @@
-// The words of a measurement's own notes (explain/run_notes.*), from hand-built values: the lines
+// The words of a measurement's own notes (explain/run_notes_text.*), from hand-built values: the lines
 // reports, gate run, gate record and the Measurer's log print. No root.
-#include "explain/run_notes.hpp"
+#include "explain/run_notes_text.hpp"
 
 #include <gtest/gtest.h>
 

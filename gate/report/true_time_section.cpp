@@ -1,5 +1,5 @@
 // The calibration line and `gate run --summary`: pure renderings of a result's true-time fields.
-#include "report/true_time.hpp"
+#include "report/true_time_section.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,9 @@ namespace gate::report {
 
 namespace {
 
-std::string us(const CostFigure& f) {
+// A calibrated cost with its range over the rounds: "0.42 us [0.40-0.47]" (not micros(): a figure
+// and its range, to the hundredth).
+std::string cost_figure_text(const CostFigure& f) {
   char b[96];
   std::snprintf(b, sizeof b, "%.2f us [%.2f-%.2f]", f.median_ns / 1000, f.low_ns / 1000, f.high_ns / 1000);
   return b;
@@ -31,8 +33,6 @@ std::string ms(double ns) {
   std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
   return b;
 }
-
-std::string pct(double part, double whole) { return whole <= 0 ? "-" : fmt("%.1f%%", 100 * part / whole); }
 
 // One side's per-call figures of a function: total, self, and by traced callee.
 struct PerCall {
@@ -116,8 +116,8 @@ std::string calibration_line(const ProbeCalibration& c) {
     return "times are raw: each traced call carries its own probes' bias and its traced descendants' probe cost "
            "(--true-time subtracts them)";
   return "probe costs calibrated on this host (median [range] of " + std::to_string(c.rounds) + " rounds" +
-         (c.from_cache ? ", cached " + c.measured_at : ", " + c.measured_at) + "): entry " + us(c.entry_jcc_full) +
-         ", return " + us(c.return_full) + ", own bias " + us(c.bias_jcc) +
+         (c.from_cache ? ", cached " + c.measured_at : ", " + c.measured_at) + "): entry " + cost_figure_text(c.entry_jcc_full) +
+         ", return " + cost_figure_text(c.return_full) + ", own bias " + cost_figure_text(c.bias_jcc) +
          "; times are compensated (a call's own bias and its traced descendants' probe cost subtracted)";
 }
 
@@ -174,8 +174,8 @@ std::string render_summary(const ResultFile& r) {
   for (const auto& row : rows) {
     std::snprintf(line, sizeof line, "%12llu %14s %12s %14s %7s %7s  %s\n", static_cast<unsigned long long>(row.calls),
                   ms(row.total_ns).c_str(), format_duration(row.total_ns / row.calls).c_str(), ms(row.self_ns).c_str(),
-                  pct(row.self_ns, row.total_ns).c_str(),
-                  row.true_time && r.context.calibration.present ? pct(row.raw_ns - row.total_ns, row.raw_ns).c_str() : "-",
+                  percent_of(row.self_ns, row.total_ns).c_str(),
+                  row.true_time && r.context.calibration.present ? percent_of(row.raw_ns - row.total_ns, row.raw_ns).c_str() : "-",
                   row.name.c_str());
     out += line;
   }

@@ -1,5 +1,5 @@
-// The sentences of a measurement's own notes, from runner/'s values (see run_notes.hpp).
-#include "explain/run_notes.hpp"
+// The sentences of a measurement's own notes, from runner/'s values (see results/run_notes.hpp).
+#include "explain/run_notes_text.hpp"
 
 #include "common/format.hpp"
 

@@ -1,5 +1,5 @@
 // Config -> stats::CompareOptions.
-#include "verdict/options.hpp"
+#include "verdict/config_options.hpp"
 
 #include <cstdio>
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "baselines/git_ref.hpp"
-#include "baselines/store.hpp"
+#include "baselines/baseline_file.hpp"
 #include "common/error.hpp"
 
 namespace gate::baselines {

@@ -1,6 +1,6 @@
 // The unit planner (executions per unit from one execution's duration), the defaults per command,
 // the baseline's executions per unit, and the config keys min_unit_seconds and layouts. No root.
-#include "runner/units.hpp"
+#include "runner/unit_size.hpp"
 
 #include <gtest/gtest.h>
 
