@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -52,7 +53,15 @@ TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
                         "--report-dir", (dir / "report").string()});
   std::printf("--- ab, head 3x payload work for len(b) >= 16KiB (exit %d):\n%s\n", slow.code, slow.out.c_str());
   EXPECT_EQ(slow.code, 1) << slow.out << slow.err;
-  EXPECT_EQ(regressions(slow.out), std::vector<std::string>{"main.Encode{len(b)>=16KiB}"}) << slow.out;
+  // Of the buckets, the large one alone. The function as a whole may be flagged too, by its cpu/call
+  // (its mean CPU time per call over the same mix of payloads, which the large third's slowdown does
+  // raise: a clean-clone run read 2.18x [1.82, 2.68] against the buckets' mean p50 moving 1.94x), never
+  // by its p50 (the median call is a small payload's: 1.02x there).
+  const std::vector<std::string> flagged = regressions(slow.out);
+  EXPECT_NE(std::find(flagged.begin(), flagged.end(), "main.Encode{len(b)>=16KiB}"), flagged.end()) << slow.out;
+  for (const auto& name : flagged)
+    EXPECT_TRUE(name == "main.Encode{len(b)>=16KiB}" || name == "main.Encode") << name << " flagged:\n" << slow.out;
+
   // Every bucket kept its calls and has a verdict of its own (not "insufficient data").
   {
     std::ifstream js(dir / "report" / "report.json");
@@ -60,7 +69,11 @@ TEST(ArgsE2E, SlowdownOnlyForLargePayloadsIsFlaggedOnlyInTheLargeBucket) {
     int buckets = 0;
     for (const auto& f : report["functions"]) {
       const std::string name = f["name"];
-      if (name.find('{') == std::string::npos) continue;
+      if (name.find('{') == std::string::npos) {
+        for (const auto& q : f["quantiles"])  // the whole function's median call is a small payload's
+          if (q["name"] == "p50") EXPECT_NE(q["verdict"], "regression") << f.dump(1);
+        continue;
+      }
       ++buckets;
       EXPECT_GT(f["calls"]["base_per_run"].get<double>(), 100) << name;
       EXPECT_GT(f["calls"]["head_per_run"].get<double>(), 100) << name;
