@@ -128,18 +128,11 @@ void run_ab(const Options& a, int max_runs, int attempt, const std::string& base
                       "fix what it names, then run gate bisect again", ExitCode::kMeasure);
 }
 
-// BAD's regression of --function, as gate ab measured it against GOOD: the test that flagged it
-// (its name and ratio). A step that no verdict decides is placed by that test against the point
-// midway (geometrically) between GOOD and BAD: bisect asks on which side of the regression a
-// commit lies, not whether it is unchanged within the band, which a function whose window is
-// mostly gate's probes (its latency may not vouch for its code) or whose samples are sparse cannot
-// reach in a bisect's runs.
-struct Reference {
-  std::string test;
-  double ratio = 0;
-  double midway() const { return std::sqrt(ratio); }
-};
-
+// BAD's regression of --function: gate ab of BAD against GOOD (a second time with more runs when
+// the first does not flag it). A step that no verdict decides is placed against it: bisect asks on
+// which side of the regression a commit lies, not whether it is unchanged within the band, which a
+// function whose window is mostly gate's probes (its latency may not vouch for its code) or whose
+// samples are sparse cannot reach in a bisect's runs.
 Reference measure_reference(const Options& a, int max_runs, const std::string& good_bin, const std::string& bad_bin,
                             const std::string& json, const std::function<void(const std::string&)>& log) {
   log("  placing the step: measuring BAD against GOOD once, for the size of its regression");
@@ -148,16 +141,13 @@ Reference measure_reference(const Options& a, int max_runs, const std::string& g
     run_ab(a, max_runs, attempt, good_bin, bad_bin, json);
     nlohmann::json fn;
     read_step(a, json, [](const std::string&) {}, undecided, &fn);
-    if (fn.value("verdict", "") == "regression")
-      for (const auto& q : fn.value("quantiles", nlohmann::json::array()))
-        if (q.value("verdict", "") == "regression" && q.value("ratio", 0.0) > 1) {
-          Reference r{q.value("name", ""), q.value("ratio", 0.0)};
-          char b[160];
-          std::snprintf(b, sizeof b, "  BAD against GOOD: %s %.3fx (regression); a step is placed by its %s against %.3fx",
-                        r.test.c_str(), r.ratio, r.test.c_str(), r.midway());
-          log(b);
-          return r;
-        }
+    if (const auto r = reference_of(fn)) {
+      char b[160];
+      std::snprintf(b, sizeof b, "  BAD against GOOD: %s %.3fx (regression); a step is placed by its %s against %.3fx",
+                    r->test.c_str(), r->ratio, r->test.c_str(), r->midway());
+      log(b);
+      return *r;
+    }
   }
   throw Error::make("gate bisect", "BAD is not measured slower than GOOD for " + a.function +
                                        " (gate ab found no regression of it, twice), so an undecided step cannot be placed",
@@ -165,29 +155,25 @@ Reference measure_reference(const Options& a, int max_runs, const std::string& g
                     ExitCode::kMeasure);
 }
 
-// The step placed by the reference's test: kGood when its interval lies below the midway point,
-// kBad above it, else kUndecided. The interval is the test's own (not the family's Holm-corrected
-// one): with --function the question is one function's, and the answer is a side, not a verdict.
-Step place(const Reference& ref, const nlohmann::json& fn, const std::function<void(const std::string&)>& log) {
-  for (const auto& q : fn.value("quantiles", nlohmann::json::array())) {
-    if (q.value("name", "") != ref.test || !q.contains("ci_unadjusted_low")) continue;
-    const double lo = q.value("ci_unadjusted_low", 0.0), hi = q.value("ci_unadjusted_high", 0.0);
-    const Step s = hi < ref.midway() ? Step::kGood : lo > ref.midway() ? Step::kBad : Step::kUndecided;
-    char b[200];
-    std::snprintf(b, sizeof b, "  its %s %.3fx [%.3f, %.3f] lies %s %.3fx, midway to BAD's %.3fx", ref.test.c_str(),
-                  q.value("ratio", 0.0), lo, hi, s == Step::kGood ? "below" : s == Step::kBad ? "above" : "across",
-                  ref.midway(), ref.ratio);
-    log(b);
-    return s;
-  }
-  return Step::kUndecided;
+Step placed(const Reference& ref, const nlohmann::json& fn, const std::function<void(const std::string&)>& log) {
+  const Side side = place(ref, fn);
+  for (const auto& q : fn.value("quantiles", nlohmann::json::array()))
+    if (q.value("name", "") == ref.test && q.contains("ci_unadjusted_low")) {
+      char b[200];
+      std::snprintf(b, sizeof b, "  its %s %.3fx [%.3f, %.3f] lies %s %.3fx, midway to BAD's %.3fx", ref.test.c_str(),
+                    q.value("ratio", 0.0), q.value("ci_unadjusted_low", 0.0), q.value("ci_unadjusted_high", 0.0),
+                    side == Side::kGood ? "below" : side == Side::kBad ? "above" : "across", ref.midway(), ref.ratio);
+      log(b);
+    }
+  return side == Side::kGood ? Step::kGood : side == Side::kBad ? Step::kBad : Step::kUndecided;
 }
 
-// true: the head is slower. An undecided step is measured again, once, with twice the runs at
-// most (and another run order), since one inconclusive verdict on a noisy machine is common and a
-// bisect that stops there wastes its builds; with --function, a step no verdict decides is placed
-// against BAD's regression (measured once, `ref`); still undecided, the bisect stops and says what
-// would decide it instead of guessing. `max_runs`: the runs at most the first time (the config's).
+// true: the head is slower. With --function, a step no verdict decides is placed at once against
+// BAD's regression (measured once, `ref`, when a step first needs it). Still undecided (or without
+// --function), it is measured again, once, with twice the runs at most (and another run order),
+// since one inconclusive verdict on a noisy machine is common and a bisect that stops there wastes
+// its builds; still undecided, the bisect stops and says what would decide it instead of guessing.
+// `max_runs`: the runs at most the first time (the config's).
 bool is_bad(const Options& a, int max_runs, const std::string& good_bin,
             const std::function<std::string()>& bad_bin, const std::string& bin, const std::string& json, std::optional<Reference>& ref,
             const std::function<void(const std::string&)>& log) {
@@ -198,7 +184,7 @@ bool is_bad(const Options& a, int max_runs, const std::string& good_bin,
     Step step = read_step(a, json, log, undecided, &fn);
     if (step == Step::kUndecided && !a.function.empty()) {
       if (!ref) ref = measure_reference(a, max_runs, good_bin, bad_bin(), json + ".bad.json", log);
-      step = place(*ref, fn, log);
+      step = placed(*ref, fn, log);
     }
     if (step != Step::kUndecided) return step == Step::kBad;
     if (attempt == 0)
@@ -212,6 +198,28 @@ bool is_bad(const Options& a, int max_runs, const std::string& good_bin,
 }
 
 }  // namespace
+
+double Reference::midway() const { return std::sqrt(ratio); }
+
+std::optional<Reference> reference_of(const nlohmann::json& fn) {
+  if (!fn.is_object() || fn.value("verdict", "") != "regression") return std::nullopt;
+  for (const auto& q : fn.value("quantiles", nlohmann::json::array()))
+    if (q.value("verdict", "") == "regression" && q.value("ratio", 0.0) > 1)
+      return Reference{q.value("name", ""), q.value("ratio", 0.0)};
+  return std::nullopt;
+}
+
+// The test's own interval, not the family's Holm-corrected one: with --function the question is one
+// function's, and the answer is a side of a measured change, not a verdict.
+Side place(const Reference& ref, const nlohmann::json& fn) {
+  for (const auto& q : fn.value("quantiles", nlohmann::json::array())) {
+    if (q.value("name", "") != ref.test || !q.contains("ci_unadjusted_low") || !q.contains("ci_unadjusted_high"))
+      continue;
+    const double lo = q.value("ci_unadjusted_low", 0.0), hi = q.value("ci_unadjusted_high", 0.0);
+    return hi < ref.midway() ? Side::kGood : lo > ref.midway() ? Side::kBad : Side::kAcross;
+  }
+  return Side::kAcross;
+}
 
 Result run(const Options& opts, const std::function<void(const std::string&)>& log,
            const std::function<void(const std::string&)>& out) {

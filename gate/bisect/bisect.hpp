@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace gate::bisect {
@@ -27,6 +29,23 @@ struct Result {
   int steps = 0;
   size_t commits = 0;  // commits after GOOD up to BAD
 };
+
+// Placing a step that no verdict decided (with --function): BAD's regression of the function as
+// gate ab measured it against GOOD (the test that flagged it, and its ratio), and the side of the
+// point midway between them, sqrt(ratio), on which the step's own interval of that test lies.
+// Pure: from gate ab's JSON report entries of the function (tests/history/bisect_place_test.cpp).
+struct Reference {
+  std::string test;  // "cpu/call", "p50", ...
+  double ratio = 0;  // BAD/GOOD, > 1
+  double midway() const;
+};
+enum class Side { kGood, kBad, kAcross };
+// The reference from BAD-against-GOOD's entry of the function: its first test whose verdict is
+// regression, when the function's verdict is; nullopt otherwise.
+std::optional<Reference> reference_of(const nlohmann::json& function_entry);
+// The step's side: below midway (its interval's high end) good, above (its low end) bad; across, or
+// without that test or its uncorrected interval, kAcross.
+Side place(const Reference& ref, const nlohmann::json& function_entry);
 
 // `log`: progress to stderr (builds, verdicts); `out`: the lines a user reads on stdout (the plan,
 // each step's outcome). Throws gate::Error: bad input (exit 2), a build or measurement that failed
