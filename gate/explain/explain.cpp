@@ -80,8 +80,13 @@ std::string why_text(const stats::QuantileComparison& qc) {
              "holds for all its executions";
     case Why::Kind::kWindowMostlyProbes: {
       const double code = 1 - w.window_share;
-      return "gate's probes are ~" + fmt("%.0f%%", 100 * w.window_share) +
-             " of its window, so a change of the band in its code moves the window by only " +
+      // The samples found less code in the window than the probe estimate leaves (a probe costs
+      // more inside the window than estimated): the code's share, as measured, is said.
+      const bool by_samples = w.window_share > w.probe_share + 0.005;
+      return (by_samples ? "its code is ~" + fmt("%.0f%%", 100 * code) + " of its window by its CPU samples (gate's probes ~" +
+                               fmt("%.0f%%", 100 * w.probe_share) + " by their measured cost, the rest unexplained)"
+                         : "gate's probes are ~" + fmt("%.0f%%", 100 * w.window_share) + " of its window") +
+             ", so a change of the band in its code moves the window by only " +
              fmt("%.0f%%", 100 * code) + " of it: its latency can call it unchanged only within +-" +
              percent_to_tenth(qc.band.regression * code) + (w.window_share > 0.5 ? ", and never faster" : "") +
              " (its " + percent_to_tenth(1 - 2 * w.equivalence_alpha) + " interval " +

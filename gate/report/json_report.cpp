@@ -152,6 +152,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
       out["pooled_samples"] = Json{{"base", q.pooled.base_samples}, {"head", q.pooled.head_samples}};
     if (q.exact.used) out["exact_counts"] = true;  // a side counted none: the exact test of the two counts
     if (std::isfinite(q.window_probe_share)) out["window_probe_share"] = json_number(q.window_probe_share);
+    if (std::isfinite(q.window_code_share)) out["window_code_share"] = json_number(q.window_code_share);
     if (!q.speaks) out["speaks"] = false;  // measure: auto: may flag, never speaks for the function (issue 54)
     return out;
   };
@@ -185,6 +186,7 @@ std::string render_json(const stats::Comparison& c, const ReportInputs& in) {
     if (std::isfinite(f.window_probe_share))
       fn["window"] = Json{{"probe_share", json_number(f.window_probe_share)},
                           {"on_cpu", std::isfinite(f.on_cpu) ? json_number(f.on_cpu) : Json(nullptr)},
+                          {"code_share", std::isfinite(f.window_code_share) ? json_number(f.window_code_share) : Json(nullptr)},
                           {"waits", f.waits}};
     annotation_json(fn, f.name, in.notes);  // code, profile, layout_share: added only when known
     fns.push_back(std::move(fn));

@@ -201,7 +201,8 @@ struct Why {
   double alpha = 0;                  // the one-sided level of the family
   int tests = 0;                     // how many tests the correction was over
   bool eq_past_regression = false, eq_past_improvement = false;
-  double window_share = 0;  // kWindowMostlyProbes: the window's probe share
+  double window_share = 0;  // kWindowMostlyProbes: the share of its window that is not its code
+  double probe_share = 0;   // kWindowMostlyProbes: of it, gate's probes by the estimate
   double on_cpu = 0;        // kCpuBlindToWaits: the share of its window without probes on CPU
   // The family's settings the decision was taken with (set with the four undecided kinds above),
   // so that the sentence needs no CompareOptions: looks counted (0: one look), the correction,
@@ -293,6 +294,14 @@ struct QuantileComparison {
   // suspect) but its unchanged or improvement says nothing for the function (function_verdict): the
   // sampled test of a function that waits, or whose sampled figure its windows rule out.
   double window_probe_share = std::numeric_limits<double>::quiet_NaN();
+  // The share of the window that is the function's code (callees included) by its CPU samples:
+  // its cpu per call over its median window, known only for a function sampled that does not wait
+  // (NaN otherwise). Where the probe estimate leaves more of the window than the samples find
+  // code in it (a single-stepped probe costs more inside the window than half its hit: hotloop's
+  // main.hot, window 7.1 us, probes estimated 45%, code 2.1 us = 30%), the smaller share narrows
+  // the band: an 8% change in the code moved that window ~2.4%, which a band of 5% x 55% = 2.75%
+  // called "unchanged" (CI, 2026-12-02). The code share is used only to narrow, never to widen.
+  double window_code_share = std::numeric_limits<double>::quiet_NaN();
   bool speaks = true;
   // gate ab over several layout variants per side: the interval widened for the variance between
   // layouts (stats/layout_variance.hpp); factor 1: not widened. explain::note says so.
@@ -344,6 +353,7 @@ struct FunctionComparison {
   // the share of its window that is gate's probes (NaN: not known), the share of the rest on CPU
   // (NaN: not known), and whether it waits (then CPU samples cannot call it unchanged).
   double window_probe_share = std::numeric_limits<double>::quiet_NaN();
+  double window_code_share = std::numeric_limits<double>::quiet_NaN();  // QuantileComparison's, by samples
   double on_cpu = std::numeric_limits<double>::quiet_NaN();
   bool waits = false;
   const QuantileComparison* find(std::string_view quantile) const;

@@ -38,7 +38,14 @@ void estimate_power(QuantileComparison& qc, const CompareOptions& o, int tests) 
   if (qc.verdict != Verdict::kInconclusive && qc.verdict != Verdict::kSuspect) return;
   const double c = std::log(qc.ratio), up = std::log(1 + qc.band.regression), down = std::log(1 - qc.band.improvement);
   double se_needed;
-  if (c > up)
+  if (qc.why.kind == Why::Kind::kWindowMostlyProbes && c <= up) {
+    // Unchanged only within the band narrowed to the code's share (decide_test): a window past that
+    // narrowed band but inside the whole one is decided by no number of runs here.
+    const double code = 1 - qc.why.window_share;
+    const double up_n = std::log(1 + qc.band.regression * code), down_n = std::log(1 - qc.band.improvement * code);
+    if (!(c < up_n && c > down_n)) return;
+    se_needed = std::min(up_n - c, c - down_n) / student_t_quantile(1 - o.equivalence_alpha, qc.df);
+  } else if (c > up)
     se_needed = (c - up) / crit;
   else if (c < down)
     se_needed = (down - c) / crit;
@@ -125,7 +132,11 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
   qc.why.equivalence_alpha = o.equivalence_alpha;
   // A latency test whose window is partly gate's probes (issue 54): its unchanged band narrowed to
   // the code's share of the window; no improvement from a window mostly probes.
-  const double window_share = std::isfinite(qc.window_probe_share) ? std::clamp(qc.window_probe_share, 0.0, 1.0) : 0.0;
+  const double probe_share = std::isfinite(qc.window_probe_share) ? std::clamp(qc.window_probe_share, 0.0, 1.0) : 0.0;
+  // The window's share that is not the code: the probes', or more where the samples find less code.
+  const double window_share =
+      std::isfinite(qc.window_code_share) ? std::max(probe_share, 1 - std::clamp(qc.window_code_share, 0.0, 1.0))
+                                          : probe_share;
   if (qc.p_regression_adjusted < alpha) {
     qc.verdict = Verdict::kRegression;
   } else if (qc.p_improvement_adjusted < alpha && !(window_share > 0.5)) {
@@ -141,6 +152,7 @@ void decide_test(QuantileComparison& qc, const CompareOptions& o, int tests) {
     qc.more_runs_would_help = window_share < 0.8;
     qc.why.kind = Why::Kind::kWindowMostlyProbes;
     qc.why.window_share = window_share;
+    qc.why.probe_share = probe_share;
     qc.why.eq_past_regression = qc.eq_high > 1 + qc.band.regression * (1 - window_share);
     qc.why.eq_past_improvement = qc.eq_low < 1 - qc.band.improvement * (1 - window_share);
   } else {

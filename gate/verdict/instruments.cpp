@@ -78,9 +78,17 @@ void judge_instruments(stats::Comparison& c, const std::vector<RunResult>& base_
       f.base_cpu_ns = median_cpu_ns(tb, f.name);
       f.head_cpu_ns = median_cpu_ns(th, f.name);
     }
+    // The code's share of its window by samples: for a function on CPU (not waiting, its figure
+    // not ruled out), its CPU a call over its median window (QuantileComparison::window_code_share).
+    double code_share = kNaN;
+    if (facts.sampled && facts.timed && facts.window_ns > 0 && facts.cpu_ns > 0 && !f.waits &&
+        !stats::sampled_figure_ruled_out(facts, rule))
+      code_share = facts.cpu_ns / facts.window_ns;
+    f.window_code_share = code_share;
     if (setting != stats::MeasureSetting::kSamples && std::isfinite(facts.probe_share))
       for (auto& q : f.quantiles) {
         q.window_probe_share = facts.probe_share;
+        q.window_code_share = code_share;
         changed = true;
       }
     if (setting == stats::MeasureSetting::kProbes || !facts.sampled) continue;
