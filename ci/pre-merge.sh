@@ -11,8 +11,9 @@
 #   --gate PATH          the gate binary (default: $GATE, gate on PATH, build/gate/cli/gate)
 #   after --             passed to `gate ab`, e.g. -- --runs 10 --report-dir gate-report
 #   --build-only DIR     build both sides (and their layouts), copy the binaries into DIR with the
-#                        gate ab arguments naming them (DIR/binaries.args), and stop: a CI matrix's
-#                        build job, whose DIR its shard jobs download (docs/sharding.md)
+#                        gate ab arguments naming them (DIR/binaries.args) and the merge-base whose
+#                        thresholds judge (DIR/thresholds-ref, for gate merge --thresholds-ref), and
+#                        stop: a CI matrix's build job, whose DIR its shard jobs download (docs/sharding.md)
 #   --binaries DIR       measure the binaries a --build-only wrote into DIR instead of building
 #   --shard K/N --partial-out FILE   one shard of a CI matrix: gate ab --shard K/N writes its pairs
 #                        to FILE and decides nothing; gate merge judges every shard's FILE
@@ -281,6 +282,10 @@ if [[ -n "$build_only" ]]; then
     if [[ "$arg" == --* ]]; then echo "$arg" >> "$build_only/binaries.args"
     else cp "$arg" "$build_only/" && basename "$arg" >> "$build_only/binaries.args"; fi
   done
+  # The merge-base whose config's verdict settings judge (issue 56): gate merge --thresholds-ref
+  # "$(cat DIR/thresholds-ref)" in the matrix's merge job. None when this change adds the config.
+  rm -f "$build_only/thresholds-ref"
+  if [[ $config_from_head -eq 0 ]]; then echo "$merge_base" > "$build_only/thresholds-ref"; fi
   say "built: $(grep -c -- '-binary' "$build_only/binaries.args") binaries in $build_only (measure them with --binaries $build_only)"
   exit 0
 fi
@@ -289,6 +294,7 @@ fi
 # loosen its own gate; gate ab says so when the head's differ. (The first pull request: the head's.)
 thresholds=()
 if [[ -z "$binaries_dir" && $config_from_head -eq 0 ]]; then thresholds=(--thresholds-ref "$merge_base"); fi
+if [[ -n "$binaries_dir" && -s "$binaries_dir/thresholds-ref" ]]; then thresholds=(--thresholds-ref "$(cat "$binaries_dir/thresholds-ref")"); fi
 run=("$gate" ab -c "$config_abs" "${side_args[@]}" "${thresholds[@]}" "${ab_args[@]}")
 if [[ $(id -u) -ne 0 ]]; then
   sudo_cmd="${GATE_SUDO-sudo}"

@@ -15,7 +15,6 @@
 #include "profile/profile_files.hpp"
 #include "verdict/change_notes.hpp"
 #include "verdict/judge.hpp"
-#include "verdict/threshold_diff.hpp"
 
 namespace gate::cli {
 
@@ -54,11 +53,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                  "0 (default): whole runs");
   app.add_option("--out-base", a->out_base, "Write the base result JSON here");
   app.add_option("--out-head", a->out_head, "Write the head result JSON here");
-  app.add_option("--thresholds-ref", a->thresholds_ref,
-                 "Judge with the verdict settings (thresholds, quantiles, policies) of the config as committed at "
-                 "REF, the base commit, when it has one, so that a change cannot loosen its own gate; a notice "
-                 "says when this change's config differs (ci/pre-merge.sh passes the merge-base)")
-      ->type_name("REF");
+  add_thresholds_ref_flag(app, a->thresholds_ref, "ci/pre-merge.sh passes the merge-base");
   add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
   add_profile_flag(app, a->profile);
@@ -82,13 +77,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   return [a, &g, &app]() -> int {
     runner::SignalWatch signals;
     runner::Config cfg = runner::load_config(a->m.config);
-    const runner::Config head_cfg = cfg;  // this change's own settings, for the notice
-    verdict::ConfigAtRef base_cfg;
-    if (!a->thresholds_ref.empty()) {
-      base_cfg = verdict::config_at_ref(a->thresholds_ref, cfg);
-      if (base_cfg.cfg) cfg = verdict::with_verdict_settings_of(cfg, *base_cfg.cfg);
-      else a->report.notices.push_back(base_cfg.notice);
-    }
+    const ThresholdsRef thresholds = apply_thresholds_ref(a->thresholds_ref, cfg, a->report.notices);
     apply_suspect_flags(a->suspect, cfg, a->m.runs, a->max_runs);
     apply_run_as(a->m, cfg);
     validate_report_flags(a->report, &cfg);  // usage errors before measuring
@@ -133,11 +122,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
-    if (base_cfg.cfg) {
-      const std::string notice = verdict::ab_threshold_notice(a->thresholds_ref, base_cfg.repo_path, *base_cfg.cfg,
-                                                              head_cfg, j.head.result.functions);
-      if (!notice.empty()) a->report.notices.push_back(notice);
-    }
+    note_thresholds_ref(thresholds, j.head.result.functions, a->report.notices);
     const stats::Comparison& c = j.comparison;
     ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
     rc.notes = &j.notes;

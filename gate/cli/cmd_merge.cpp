@@ -44,6 +44,7 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
   struct Args {
     std::vector<std::string> partials;
     std::string config;
+    std::string thresholds_ref;
     ReportFlags report;
     SuspectFlags suspect;
   };
@@ -53,6 +54,8 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
       ->required();
   app.add_option("partials", a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
       ->required();
+  add_thresholds_ref_flag(app, a->thresholds_ref,
+                          "ci/pre-merge.sh --build-only writes the merge-base to thresholds-ref in its binaries folder");
   add_suspect_flags(app, a->suspect, false);
   add_report_flags(app, a->report);
   app.footer(
@@ -61,19 +64,23 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
       "inverse-variance weights (a noisy runner weighs less), then judged as one gate ab would, with the\n"
       "same correction for the family of tests. A shard of fewer than 3 pairs is pooled with others.\n"
       "Partials of another config, other binaries, another shard count or seed, a shard twice or missing are\n"
-      "refused, naming the file and the difference. --baseline-ref REF does what it does for gate ab: a\n"
-      "notice when this branch changed the config's thresholds against REF (a merge reads no stored baseline).\n"
+      "refused, naming the file and the difference. --thresholds-ref REF does what it does for gate ab: the\n"
+      "config's verdict settings as committed at REF (the base commit) judge, with a notice when this branch\n"
+      "changed them; --baseline-ref REF only says whether it did (a merge reads no stored baseline).\n"
       "Examples:\n"
       "  gate merge -c gate.yaml shard1.json shard2.json shard3.json\n"
+      "  gate merge -c gate.yaml --thresholds-ref \"$(cat gate-binaries/thresholds-ref)\" partials/*.json\n"
       "  gate merge -c gate.yaml partials/*.json --format markdown --output report.md");
   return [a, &g, &app]() -> int {
     runner::Config cfg = runner::load_config(a->config);
+    const ThresholdsRef thresholds = apply_thresholds_ref(a->thresholds_ref, cfg, a->report.notices);
     apply_suspect_flags(a->suspect, cfg, cfg.runs, cfg.max_runs);
     validate_report_flags(a->report, &cfg);
     std::vector<Partial> parts;
     for (const auto& path : a->partials) parts.push_back(load_partial(path));
     const verdict::Merged m = verdict::merge_shards(cfg, std::move(parts), a->partials);
     print_shards(m);
+    note_thresholds_ref(thresholds, m.head.functions, a->report.notices);
     ReportContext rc{"ab", &cfg, &m.base, &m.head};
     rc.notes = &m.notes;
     rc.rerun = rerun_args(app);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "verdict/threshold_diff.hpp"
 
 namespace gate::cli {
 
@@ -29,6 +30,37 @@ void apply_suspect_flags(const SuspectFlags& f, runner::Config& cfg, int runs, i
                       "is below the runs the command makes anyway (" + std::to_string(floor) + ")",
                       "give at least " + std::to_string(floor) + ", or drop it", ExitCode::kUsage);
   cfg.suspect_max_runs = f.suspect_max_runs;
+}
+
+void add_thresholds_ref_flag(CLI::App& app, std::string& ref, const std::string& what) {
+  app.add_option("--thresholds-ref", ref,
+                 "Judge with the verdict settings (thresholds, quantiles, policies) of the config as committed at "
+                 "REF, the base commit, when it has one, so that a change cannot loosen its own gate; a notice "
+                 "says when this change's config differs (" + what + ")")
+      ->type_name("REF");
+}
+
+ThresholdsRef apply_thresholds_ref(const std::string& ref, runner::Config& cfg, std::vector<std::string>& notices) {
+  ThresholdsRef t;
+  t.ref = ref;
+  t.head = cfg;
+  if (ref.empty()) return t;
+  verdict::ConfigAtRef at = verdict::config_at_ref(ref, cfg);
+  t.repo_path = at.repo_path;
+  if (at.cfg) {
+    cfg = verdict::with_verdict_settings_of(cfg, *at.cfg);
+    t.base = std::move(at.cfg);
+  } else {
+    notices.push_back(at.notice);
+  }
+  return t;
+}
+
+void note_thresholds_ref(const ThresholdsRef& t, const std::vector<FunctionInfo>& functions,
+                         std::vector<std::string>& notices) {
+  if (!t.base) return;
+  const std::string notice = verdict::ab_threshold_notice(t.ref, t.repo_path, *t.base, t.head, functions);
+  if (!notice.empty()) notices.push_back(notice);
 }
 
 }  // namespace gate::cli

@@ -121,6 +121,9 @@ bdir="$tmp/artifact"
 out="$(GATE_LAYOUTS=1 "$script" -c shop/gate.yaml --base main --build-only "$bdir" 2>&1)" || fail "--build-only failed: $out"
 [[ -f "$bdir/binaries.args" && -f "$bdir/base" && -f "$bdir/head" ]] || fail "--build-only wrote no binaries: $(ls "$bdir") $out"
 grep -q zz_slow.go "$bdir/head" || fail "--build-only: the head binary was not built from the working tree"
+# The merge-base whose thresholds judge in the merge job (issue 56: gate merge --thresholds-ref).
+[[ "$(cat "$bdir/thresholds-ref" 2>/dev/null)" == "$(git merge-base HEAD main)" ]] ||
+  fail "--build-only wrote no thresholds-ref with the merge-base: $(ls "$bdir")"
 chmod -x "$bdir/base" "$bdir/head"   # as an artifact store leaves them
 rm -f "$STUB_ARGS"
 out="$("$script" -c shop/gate.yaml --binaries "$bdir" --gate "$stub" --shard 2/3 --partial-out "$tmp/p2.json" -- --runs 9 2>&1)" ||
@@ -128,6 +131,7 @@ out="$("$script" -c shop/gate.yaml --binaries "$bdir" --gate "$stub" --shard 2/3
 mapfile -t args < "$STUB_ARGS"
 [[ " ${args[*]} " == *" --base-binary $bdir/base --head-binary $bdir/head "* ]] || fail "the artifact's binaries not passed: ${args[*]}"
 [[ " ${args[*]} " == *" --runs 9 --shard 2/3 --partial-out $tmp/p2.json "* ]] || fail "--shard not passed on: ${args[*]}"
+[[ " ${args[*]} " == *" --thresholds-ref $(cat "$bdir/thresholds-ref") "* ]] || fail "the artifact's thresholds-ref not passed: ${args[*]}"
 [[ -x "$bdir/base" && -x "$bdir/head" ]] || fail "the artifact's binaries were not made executable"
 [[ "$out" == *"shard 2/3 measured"* ]] || fail "no line for the shard: $out"
 if out="$("$script" -c shop/gate.yaml --binaries "$bdir" --gate "$stub" --shard 2/3 2>&1)"; then fail "--shard without --partial-out was accepted"; fi

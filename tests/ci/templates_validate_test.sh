@@ -45,7 +45,7 @@ perf-gate:
     GATE_RELEASE_URL: https://gitlab.invalid/team/gate/releases/download/v0.2.0
 perf-build: {extends: .gate-build, variables: {GATE_CONFIG: gate.yaml}}
 perf-shard: {extends: .gate-shard, parallel: 3, needs: [perf-build], variables: {GATE_CONFIG: gate.yaml, GATE_RUNS: "30"}}
-perf-merge: {extends: .gate-merge, needs: [perf-shard], variables: {GATE_CONFIG: gate.yaml}}
+perf-merge: {extends: .gate-merge, needs: [perf-build, perf-shard], variables: {GATE_CONFIG: gate.yaml}}
 YML
 # validate TEMPLATE PIPELINE: the template copied in as gate.gitlab-ci.yml, PIPELINE as .gitlab-ci.yml;
 # gitlab-ci-local's exit code, its output in $tmp/gitlab.out.

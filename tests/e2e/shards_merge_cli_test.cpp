@@ -1,6 +1,6 @@
 // gate merge's flags on synthetic partials (no root, no kernel): --baseline-ref does for a merge what
-// it does for gate ab (a notice when the branch changed the config's thresholds against REF), and a
-// REF that names no commit is refused before any work.
+// it does for gate ab (a notice when the branch changed the config's thresholds against REF),
+// --thresholds-ref judges with REF's thresholds, and a REF that names no commit is refused before any work.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -76,6 +76,19 @@ TEST(ShardsMergeCli, BaselineRefReportsTheBranchsThresholdChange) {
   const auto without = testing::run_gate(merge_args(r, {}), {.cwd = r.dir.string()});
   EXPECT_EQ(without.code, 0) << without.err;
   EXPECT_EQ(without.out.find("this branch changes the thresholds"), std::string::npos) << without.out;
+  fs::remove_all(r.dir);
+}
+
+// Issue 56: --thresholds-ref judges with the base's verdict settings (origin/main's 10%, not the
+// branch's 25%), and says the branch changed them. Without it the branch's own 25% judges.
+TEST(ShardsMergeCli, ThresholdsRefJudgesWithTheBasesThresholds) {
+  const Repo r = make_repo();
+  const auto with = testing::run_gate(merge_args(r, {"--thresholds-ref", "origin/main"}), {.cwd = r.dir.string()});
+  EXPECT_NE(with.out.find("thresholds: +10% / -10%"), std::string::npos) << with.out << with.err;
+  EXPECT_NE(with.out.find("origin/main"), std::string::npos) << "the notice names the ref: " << with.out;
+  const auto without = testing::run_gate(merge_args(r, {}), {.cwd = r.dir.string()});
+  EXPECT_NE(without.out.find("thresholds: +25% / -25%"), std::string::npos) << without.out << without.err;
+  EXPECT_EQ(without.out.find("origin/main"), std::string::npos) << without.out;
   fs::remove_all(r.dir);
 }
 
