@@ -85,6 +85,11 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
     }
   };
   bool flagged = false;
+  // A tested test whose estimate lies past the regression band, undecided only for its width: no
+  // other instrument's "unchanged" (or "faster") speaks over it. A wait doubled reads 1.4x
+  // [0.9, 2.0] on a noisy window while its CPU, unchanged, reads 1.00x [0.98, 1.02]: the function is
+  // inconclusive, never unchanged (a wait is latency, never judged by CPU alone).
+  bool above_but_wide = false;
   Verdict worst_flag = Verdict::kImprovement;
   // Per instrument (0 latency, 1 sampled): the worst of its speaking tests; -1 none speak.
   int group[2] = {-1, -1};
@@ -96,6 +101,7 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
       worst_flag = worst(worst_flag, q.verdict);
     }
     any_tested = any_tested || q.tested();
+    above_but_wide = above_but_wide || (q.verdict == Verdict::kInconclusive && q.why.kind == Why::Kind::kAboveButWide);
     if (!q.speaks) continue;
     const int g = q.name == kSampledTestName ? 1 : 0;
     group[g] = 1;
@@ -112,6 +118,7 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
   // No test speaks (a sampled test that may only flag, and no latency test): undecided, never
   // unchanged on its word.
   if (!any_group) return any_tested ? Verdict::kInconclusive : Verdict::kInsufficientData;
+  if (above_but_wide && (best == Verdict::kUnchanged || best == Verdict::kImprovement)) return Verdict::kInconclusive;
   return best;
 }
 

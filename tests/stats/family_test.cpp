@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "stats/compare.hpp"
+#include "stats/instrument.hpp"
 #include "stats/distributions.hpp"
 #include "stats/sequential.hpp"
 #include "synthetic.hpp"
@@ -144,6 +145,27 @@ TEST(Family, AnEstimatePastTheThresholdAloneIsNotASuspect) {
   EXPECT_EQ(v[0].verdict, Verdict::kInconclusive);
   EXPECT_EQ(v[0].why.kind, Why::Kind::kAboveButWide);
   EXPECT_NE(explain::reason(v[0]).find("estimate 1.120 is above +10%"), std::string::npos) << explain::reason(v[0]);
+}
+
+// One function, two instruments: a latency test past the band by its estimate but wide (a wait
+// doubled on a noisy window) beside a cpu/call test that says unchanged. The function is
+// inconclusive, never unchanged; the same cpu/call beside a latency test near 1 is unchanged.
+TEST(Family, AnUnchangedInstrumentDoesNotSpeakOverAnotherPastTheBand) {
+  auto judge = [](double p50_ratio) {
+    std::vector<QuantileComparison> v = {test_at(p50_ratio, 0.15, 0.05), test_at(1.0, 0.005, 0.05)};
+    v[1].name = kSampledTestName;
+    CompareOptions o;
+    decide_family(pointers(v), o);
+    EXPECT_EQ(v[1].verdict, Verdict::kUnchanged) << explain::reason(v[1]);
+    return std::make_pair(v[0], function_verdict(v));
+  };
+  const auto [wide, verdict] = judge(1.4);
+  EXPECT_EQ(wide.verdict, Verdict::kInconclusive) << explain::reason(wide);
+  EXPECT_EQ(wide.why.kind, Why::Kind::kAboveButWide);
+  EXPECT_EQ(verdict, Verdict::kInconclusive) << "a 1.4x latency estimate is not overruled by the CPU's unchanged";
+  const auto [near, near_verdict] = judge(1.01);
+  EXPECT_NE(near.why.kind, Why::Kind::kAboveButWide);
+  EXPECT_EQ(near_verdict, Verdict::kUnchanged) << "the better instrument speaks when the other is merely undecided";
 }
 
 // Whole comparisons of synthetic runs, paired and not, with and without looks, over a range of
