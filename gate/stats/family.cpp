@@ -85,8 +85,9 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
     }
   };
   bool flagged = false;
-  // A tested test whose estimate lies past the regression band, undecided only for its width: no
-  // other instrument's "unchanged" (or "faster") speaks over it. A wait doubled reads 1.4x
+  // A speaking test whose estimate lies past the regression band, undecided only for its width: no
+  // other instrument's "unchanged" (or "faster") speaks over it (a test that may only flag, the
+  // cpu/call of a function that waits, does not hold its latency's "unchanged" back). A wait doubled reads 1.4x
   // [0.9, 2.0] on a noisy window while its CPU, unchanged, reads 1.00x [0.98, 1.02]: the function is
   // inconclusive, never unchanged (a wait is latency, never judged by CPU alone).
   bool above_but_wide = false;
@@ -101,8 +102,8 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
       worst_flag = worst(worst_flag, q.verdict);
     }
     any_tested = any_tested || q.tested();
-    above_but_wide = above_but_wide || (q.verdict == Verdict::kInconclusive && q.why.kind == Why::Kind::kAboveButWide);
     if (!q.speaks) continue;
+    above_but_wide = above_but_wide || (q.verdict == Verdict::kInconclusive && q.why.kind == Why::Kind::kAboveButWide);
     const int g = q.name == kSampledTestName ? 1 : 0;
     group[g] = 1;
     group_verdict[g] = worst(group_verdict[g], q.verdict);
