@@ -86,10 +86,10 @@ Verdict function_verdict(const std::vector<QuantileComparison>& tests) {
   };
   bool flagged = false;
   // A speaking test whose estimate lies past the regression band, undecided only for its width: no
-  // other instrument's "unchanged" (or "faster") speaks over it (a test that may only flag, the
-  // cpu/call of a function that waits, does not hold its latency's "unchanged" back). A wait doubled reads 1.4x
-  // [0.9, 2.0] on a noisy window while its CPU, unchanged, reads 1.00x [0.98, 1.02]: the function is
-  // inconclusive, never unchanged (a wait is latency, never judged by CPU alone).
+  // other instrument's "unchanged" (or "faster") speaks over it. A wait doubled reads 1.4x [0.9, 2.0]
+  // on a noisy window while its CPU, unchanged, reads 1.00x [0.98, 1.02]: the function is
+  // inconclusive, never unchanged (a wait is latency, never judged by CPU alone). A test that may
+  // only flag (the cpu/call of a function that waits) does not hold its latency's "unchanged" back.
   bool above_but_wide = false;
   Verdict worst_flag = Verdict::kImprovement;
   // Per instrument (0 latency, 1 sampled): the worst of its speaking tests; -1 none speak.

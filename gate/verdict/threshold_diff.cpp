@@ -152,7 +152,7 @@ ConfigAtRef config_at_ref(const std::string& ref, const runner::Config& cfg) {
     f = baselines::read_at_ref(ref, cfg.path);
   } catch (const Error& e) {
     out.notice = "the base's thresholds could not be read from " + short_ref(ref) + " (" + e.summary() +
-                 "): this change's apply";
+                 "): this change's apply; fetch that commit (a shallow clone lacks it: fetch-depth 0, GIT_DEPTH 0)";
     return out;
   }
   out.repo_path = f.repo_path;

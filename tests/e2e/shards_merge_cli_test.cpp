@@ -92,6 +92,17 @@ TEST(ShardsMergeCli, ThresholdsRefJudgesWithTheBasesThresholds) {
   fs::remove_all(r.dir);
 }
 
+// A --thresholds-ref the clone lacks (a shallow CI checkout): the branch's thresholds judge, and the
+// notice names the ref, the cause and the fix.
+TEST(ShardsMergeCli, ThresholdsRefTheCloneLacksSaysHowToFetchIt) {
+  const Repo r = make_repo();
+  const auto out = testing::run_gate(merge_args(r, {"--thresholds-ref", "no-such-ref"}), {.cwd = r.dir.string()});
+  EXPECT_NE(out.out.find("thresholds: +25% / -25%"), std::string::npos) << out.out << out.err;
+  EXPECT_NE(out.out.find("could not be read from no-such-ref"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("fetch-depth 0"), std::string::npos) << "the notice gives the fix: " << out.out;
+  fs::remove_all(r.dir);
+}
+
 TEST(ShardsMergeCli, BaselineRefThatNamesNoCommitIsRefused) {
   const Repo r = make_repo();
   const auto out = testing::run_gate(merge_args(r, {"--baseline-ref", "no-such-ref"}), {.cwd = r.dir.string()});

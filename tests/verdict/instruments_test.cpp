@@ -164,6 +164,19 @@ TEST(Instrument, ProbeCostFromTheResultFiles) {
   EXPECT_NEAR(stats::probe_cost_per_call(base, head), 7000, 1e-9);
 }
 
+// Marks `name`'s calls timed with `descendants` traced calls inside each (what --true-time records),
+// so that window_facts reads its probe share.
+void set_descendants(Sides& s, const std::string& name, uint64_t descendants) {
+  for (auto* side : {&s.base, &s.head})
+    for (auto& r : *side)
+      for (auto& f : r.functions)
+        if (f.name == name) {
+          f.true_time.present = true;
+          f.true_time.raw_sum_ns = f.sum_ns;
+          f.true_time.descendants = descendants * f.calls;
+        }
+}
+
 // Issue 54's constructed case: a caller of 1 us of its own with 10 traced callees (6 us of probes
 // each), its own time made 3x. Its window moves 61 -> 63 us (+3%, inside a 10% band), all but ~1 us
 // of it probes: the latency may not call it unchanged; its samples catch the change; without
@@ -178,14 +191,7 @@ Sides caller_sides(double own_scale, uint64_t seed, bool sampled) {
   s.base = testing::synthetic_runs(fns, 10, noise, seed, "base");
   fns.back().scale = (61'000 + 2'000 * (own_scale - 1) / 2) / 61'000.0;  // +2 us of the 3x own work, half seen
   s.head = testing::synthetic_runs(fns, 10, noise, seed + 100, "head");
-  for (auto* side : {&s.base, &s.head})
-    for (auto& r : *side)
-      for (auto& f : r.functions)
-        if (f.name == "main.caller") {
-          f.true_time.present = true;
-          f.true_time.raw_sum_ns = f.sum_ns;
-          f.true_time.descendants = 10 * f.calls;
-        }
+  set_descendants(s, "main.caller", 10);
   if (sampled) {
     std::vector<double> speed(10, 1.0);
     add_samples(s.base, "main.caller", 1000, 1.0, 0.5, speed, seed + 1);
@@ -252,14 +258,7 @@ Sides leaf_sides(double own_scale, uint64_t seed, bool sampled) {
   s.base = testing::synthetic_runs(fns, 20, noise, seed, "base");
   fns.back().scale = (7'100 + 2'130 * (own_scale - 1)) / 7'100.0;
   s.head = testing::synthetic_runs(fns, 20, noise, seed + 100, "head");
-  for (auto* side : {&s.base, &s.head})
-    for (auto& r : *side)
-      for (auto& f : r.functions)
-        if (f.name == "main.leaf") {
-          f.true_time.present = true;
-          f.true_time.raw_sum_ns = f.sum_ns;
-          f.true_time.descendants = 0;
-        }
+  set_descendants(s, "main.leaf", 0);
   if (sampled) {
     std::vector<double> speed(20, 1.0);
     add_samples(s.base, "main.leaf", 2'130, 1.0, 0.8, speed, seed + 1);
