@@ -13,7 +13,8 @@
 // runs, at 9973 Hz (twice the default rate, for half the test's time: the sampler's interrupts land in
 // the twin's clock as in the samples, so its cost is in both). The accuracy check pools the base's runs and the head's: it asserts that 3
 // Poisson sd of the count leave room inside 10% and that 3 standard errors of the per-run ratios
-// (sampling, the machine, everything) fit inside it, so that a pass is not luck. The slowdown's
+// (sampling, the machine, everything) fit inside it, so that a pass is not luck; while they do not,
+// it runs another gate run a side and pools it in (up to kMorePairs), as its count was sized. The slowdown's
 // tolerance is the two counts' Poisson error at 4 sd (10% at least), and must be under half the
 // change, so that it tells the change from none (and from issue 54's 47.88x).
 #include <gtest/gtest.h>
@@ -42,6 +43,7 @@ constexpr int kRuns = 3;
 constexpr double kHz = 9973;         // sampling.hz: a prime (the default is 4999)
 constexpr double kSamples = 1100;    // per function over a side's runs (base and head: 2,200+ for accuracy)
 constexpr double kTolerance = 0.10;  // the issue's: cpu/call within 10% of the function's own CPU time
+constexpr int kMorePairs = 3;        // gate runs a side added while the runs scatter (below)
 constexpr int kPer = 16;             // calls per payload size per round (asmcpu -per)
 constexpr int kSizes = 7;            // 512 B .. 32 KiB
 const char* const kFunctions[] = {"main.Encode", "main.Sum512"};
@@ -64,7 +66,32 @@ struct Reading {
   SamplerCounts sampler;
   double seen_s = 0, cpu_s = 0;
   std::string table;
+  int pooled = 1;  // gate runs of kRuns runs each behind the figures
 };
+
+// Another gate run of the same side pooled in: the per-call figures are means over kRuns runs, so
+// they average, one gate run weighing as much as another; counts and the twin's sums add up.
+void pool(Reading& into, const Reading& more) {
+  const double k = into.pooled;
+  for (auto& [f, x] : into.fns) {
+    const auto it = more.fns.find(f);
+    if (it == more.fns.end()) continue;
+    const FunctionReading& y = it->second;
+    x.gate_ns = (x.gate_ns * k + y.gate_ns) / (k + 1);
+    x.twin_ns = (x.twin_ns * k + y.twin_ns) / (k + 1);
+    x.samples += y.samples;
+    x.lost += y.lost;
+    x.run_ratios.insert(x.run_ratios.end(), y.run_ratios.begin(), y.run_ratios.end());
+    x.large_ns += y.large_ns;
+    x.small_ns += y.small_ns;
+    x.large_cpu_ns += y.large_cpu_ns;
+    x.cpu_ns += y.cpu_ns;
+  }
+  into.sampler += more.sampler;
+  into.seen_s += more.seen_s;
+  into.cpu_s += more.cpu_s;
+  into.pooled += 1;
+}
 
 nlohmann::json read_lines(const std::string& path) {
   nlohmann::json lines = nlohmann::json::array();
@@ -162,8 +189,27 @@ TEST_P(AsmCpu, CpuPerCallAgreesWithItsOwnClockAndA15xSlowdownReadsItsTrueRatio) 
   std::printf("GATE_FIGURE go%s bare twins: Encode %.2fus, Sum512 %.2fus a call; %d rounds an execution\n",
               GetParam().version.c_str(), bare.at("main.Encode") / 1e3, bare.at("main.Sum512") / 1e3, rounds);
 
-  const Reading base = gate_run(bin, rounds, "1", dir), head = gate_run(bin, rounds, "1.5", dir);
+  Reading base = gate_run(bin, rounds, "1", dir), head = gate_run(bin, rounds, "1.5", dir);
   std::printf("%s", base.table.c_str());
+  // Sized from the runs' own scatter as well: while 3 standard errors of a function's per-run ratios
+  // exceed the tolerance (the machine's speed swings reach into a run's ratio through its sampling:
+  // one clean-clone run read 3.6% over 6 runs, 3 se 10.8%), another gate run a side is pooled in,
+  // up to kMorePairs (se falls as 1/sqrt(runs)); past that the check below fails, saying so.
+  auto worst_se = [&] {
+    double worst = 0;
+    for (const char* f : kFunctions) {
+      std::vector<double> v = base.fns[f].run_ratios;
+      v.insert(v.end(), head.fns[f].run_ratios.begin(), head.fns[f].run_ratios.end());
+      worst = std::max(worst, relative_se(v));
+    }
+    return worst;
+  };
+  for (int more = 1; more <= kMorePairs && 3 * worst_se() > kTolerance; ++more) {
+    std::printf("GATE_FIGURE go%s 3 se of the per-run ratios %.1f%% > %.0f%%: gate run pair %d of at most %d more\n",
+                GetParam().version.c_str(), 300 * worst_se(), 100 * kTolerance, more, kMorePairs);
+    pool(base, gate_run(bin, rounds, "1", dir));
+    pool(head, gate_run(bin, rounds, "1.5", dir));
+  }
   for (const Reading* r : {&base, &head}) {
     // The sampler saw the workload's CPU time (its samples x period against wait4's rusage).
     EXPECT_NEAR(r->seen_s / r->cpu_s, 1.0, 0.1) << "samples x period against the workload's own CPU time";
