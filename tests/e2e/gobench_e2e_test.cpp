@@ -83,10 +83,23 @@ TEST(GoBenchmarks, AbFlagsTheSlowedBenchmarkAndItsFunction) {
                      << "  - example.com/shop.(*Store).Get\n"
                      << "  - example.com/shop.Order.Invoice\n"
                      << "  - example.com/shop/pricing.*\n";
-  const std::string json = (dir / "report.json").string(), head = (dir / "head.json").string();
+  const std::string json = (dir / "report.json").string(), head = (dir / "head.json").string(),
+                    base = (dir / "base.json").string();
   auto r = run_gate({"ab", "-c", cfg, "--base-binary", (dir / "base" / "shop.test").string(), "--head-binary",
-                     (dir / "head" / "shop.test").string(), "--out-head", head, "--format", "text", "--output", "-", "--format", "json",
-                     "--output", json});
+                     (dir / "head" / "shop.test").string(), "--out-head", head, "--out-base", base, "--format", "text",
+                     "--output", "-", "--format", "json", "--output", json});
+  // Each side's ns/op per run, in the order run: what the benchmark's verdict was made of (on a
+  // clean-clone run its estimate once read 1.74x [0.52, 6.17] with medians 4x apart; these show why).
+  for (const auto& [side, path] : {std::pair{"base", base}, std::pair{"head", head}}) {
+    if (!fs::exists(path)) continue;
+    std::string line;
+    for (const auto& run : load_result_file(path).runs)
+      for (const auto& b : run.benchmarks)
+        if (b.name.rfind("BenchmarkCartCheckout", 0) == 0)
+          for (const auto& [unit, v] : b.metrics)
+            if (unit == "ns/op") line += " " + std::to_string(static_cast<long>(v / 1e3));
+    std::printf("GATE_FIGURE %s BenchmarkCartCheckout us/op by run:%s\n", side, line.c_str());
+  }
   std::printf("--- ab, head's (*Cart).Checkout 4x slower (exit %d):\n%s\n", r.code, r.out.c_str());
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   const auto functions = regressions(r.out, false), benchmarks = regressions(r.out, true);
