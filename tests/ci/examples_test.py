@@ -63,13 +63,15 @@ STATEFUL = re.compile(r"^gate (record|check|bisect|history add)\b|--force|\bgit\
 
 
 def smallest(cmd):
-    """cmd with --runs N (N > MIN_RUNS) as --runs MIN_RUNS, and a shard's partial written beside the
+    """cmd with --runs N and --max-runs N (N > MIN_RUNS) as MIN_RUNS (an example is run, not
+    decided: `gate check --max-runs 30` ran 25 s at 30), and a shard's partial written beside the
     set-up's (example-shard2.json for shard2.json): the merge examples read the set-up's partials,
     which hold the same binaries, where an example's shard, run after bin/shop was rebuilt (gate
     run's build step, a bisect), would hold another build id and make gate merge refuse them (as
     it must: a fresh machine's run failed so)."""
     cmd = re.sub(r"--partial-out[ =](\S+)", lambda m: "--partial-out " + os.path.join(
         os.path.dirname(m.group(1)), "example-" + os.path.basename(m.group(1))), cmd)
+    cmd = re.sub(r"--max-runs[ =](\d+)", lambda m: f"--max-runs {min(int(m.group(1)), MIN_RUNS)}", cmd)
     return re.sub(r"--runs[ =](\d+)", lambda m: f"--runs {min(int(m.group(1)), MIN_RUNS)}", cmd)
 
 
