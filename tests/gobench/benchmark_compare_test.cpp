@@ -22,13 +22,10 @@
 namespace gate {
 namespace {
 
-// A run with one function (`calls` calls of `ns` each, +-`jitter`) and the given benchmark lines.
-RunResult run_with(int index, const std::string& variant, double fn_ns, std::vector<BenchmarkRun> benchmarks) {
-  RunResult r;
-  r.index = index;
-  r.variant = variant;
+// A function's run: 200 calls of `fn_ns` each, +0-4%.
+FunctionRun function_run(const std::string& name, double fn_ns) {
   FunctionRun f;
-  f.name = "example.com/x.F";
+  f.name = name;
   for (int i = 0; i < 200; ++i) {
     const uint64_t ns = static_cast<uint64_t>(fn_ns * (1 + 0.01 * (i % 5)));
     f.histogram.add(ns);
@@ -37,7 +34,15 @@ RunResult run_with(int index, const std::string& variant, double fn_ns, std::vec
     f.max_ns = std::max(f.max_ns, ns);
   }
   f.calls = 200;
-  r.functions.push_back(std::move(f));
+  return f;
+}
+
+// A run of one function (function_run: 200 calls of `fn_ns`) and the given benchmark lines.
+RunResult run_with(int index, const std::string& variant, double fn_ns, std::vector<BenchmarkRun> benchmarks) {
+  RunResult r;
+  r.index = index;
+  r.variant = variant;
+  r.functions.push_back(function_run("example.com/x.F", fn_ns));
   r.benchmarks = std::move(benchmarks);
   r.benchmark_higher_better = {"MB/s"};
   return r;
@@ -433,20 +438,9 @@ stats::Comparison common_slowdown(bool clean_executions) {
       RunResult r = run_with(i + 1, side ? "head" : "base", 1000 * w,
                              {bench("BenchmarkCheckout-2", {{"ns/op", side ? 700e3 * 4 * c / 1.3 * wobble(i + 2) : 700e3 * w}})});
       r.functions.clear();
-      for (int f = 0; f < kFns; ++f) {
-        FunctionRun fr;
-        fr.name = meta.functions[static_cast<size_t>(f)].name;
-        const double ns = (1000 + 300 * f) * (side ? c * wobble(i + f) : wobble(i + 2 * f));
-        for (int k = 0; k < 200; ++k) {
-          const uint64_t v = static_cast<uint64_t>(ns * (1 + 0.01 * (k % 5)));
-          fr.histogram.add(v);
-          fr.sum_ns += v;
-          fr.min_ns = fr.min_ns ? std::min(fr.min_ns, v) : v;
-          fr.max_ns = std::max(fr.max_ns, v);
-        }
-        fr.calls = 200;
-        r.functions.push_back(std::move(fr));
-      }
+      for (int f = 0; f < kFns; ++f)
+        r.functions.push_back(function_run(meta.functions[static_cast<size_t>(f)].name,
+                                           (1000 + 300 * f) * (side ? c * wobble(i + f) : wobble(i + 2 * f))));
       if (clean_executions) r.clean_executions = r.probed_executions = 1;
       (side ? head : base).push_back(std::move(r));
     }
