@@ -2,6 +2,10 @@
 // run-to-run noise.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +14,7 @@
 #include "common/error.hpp"
 #include "synthetic.hpp"
 #include "verdict/aa_noise.hpp"
+#include "verdict/aa_noise_text.hpp"
 
 namespace gate::verdict {
 namespace {
@@ -152,6 +157,73 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
     EXPECT_EQ(r.sources.sampling, 0) << r.function;
     EXPECT_EQ(r.advice, CalibrationRow::Advice::kNone) << r.function;
   }
+}
+
+// gate calibrate's printout, whole, on synthetic A/As that reach every part of it (each advice group,
+// a false regression's warning, the suggested runs and the Bonferroni note, the units' line), against
+// its golden file (GATE_UPDATE_GOLDEN=1 rewrites it): the words may move between folders, the text
+// may not change unseen.
+std::string calibration_printout() {
+  std::string out;
+  auto render = [&out](const std::string& title, AA a, int runs, int max_runs, double slowdown, int executions) {
+    verdict::AbJudged j;
+    for (RunResult& r : a.head) {
+      r.executions = executions;
+      r.duration_s = 0.25 * executions;
+    }
+    j.base.result.runs = a.base;
+    j.head.result.runs = a.head;
+    j.comparison = a.comparison;
+    runner::Config cfg;
+    cfg.runs = runs;
+    cfg.max_runs = max_runs;
+    stats::CompareOptions o;
+    o.confidence = 0.95;
+    out += "=== " + title + "\n" + calibration_text(a.comparison, cfg, o, slowdown, runs, j);
+  };
+  auto timed = [](AA a, const std::string& when) {
+    for (auto* side : {&a.base, &a.head})
+      for (RunResult& run : *side) {
+        run.duration_s = 1.0;
+        for (FunctionRun& f : run.functions)
+          for (uint64_t k = 0; k < f.calls; ++k) {
+            const auto ns = when == "burst" ? uint64_t{5'000'000} : (k * 1'000'000'000ull) / f.calls;
+            f.sum_start_us += ns >> 10;
+            f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
+          }
+      }
+    return a;
+  };
+  render("quiet, 2% a run", make_aa(0.02, 2000, 31), 10, 30, 0, 4);
+  render("few calls: longer runs", make_aa(0.001, 40, 41), 10, 30, 0, 1);
+  render("calls in a burst: more runs", timed(make_aa(0.15, 4000, 41), "burst"), 10, 30, 0, 2);
+  render("calls spread: longer or more runs", timed(make_aa(0.15, 4000, 41), "spread"), 10, 30, 0, 16);
+  render("a 4% slowdown within the band", make_aa(0.03, 2000, 31), 10, 30, 0.04, 4);
+  render("noisy, past the integrated looks", make_aa(0.25, 2000, 31), 10, 120, 0.02, 4);
+  return out;
+}
+
+TEST(CalibrationText, MatchesItsGoldenFile) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::path(GATE_SOURCE_DIR) / "tests/explain/golden/calibration.txt";
+  const std::string got = calibration_printout();
+  const char* update = std::getenv("GATE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << got;
+    std::printf("updated golden file %s\n", file.c_str());
+    return;
+  }
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file << " is missing: run this test with GATE_UPDATE_GOLDEN=1 to create it";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(want.str(), got);
+  // Reached every part (else the golden file proves less than it seems to).
+  for (const char* part : {"longer runs: most of the noise", "longer runs or more runs:", "more runs (max_runs):",
+                           "suggested: runs:", "note: with max_runs past", "units: 4 executions per unit",
+                           "units: one execution per unit"})
+    EXPECT_NE(got.find(part), std::string::npos) << part;
 }
 
 // gate calibrate's pairs: --runs, else at least 10 (or the config's runs); too few is a usage error.
