@@ -8,8 +8,9 @@
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
-#include "verdict/aa_noise.hpp"
-#include "verdict/aa_noise_text.hpp"
+#include "explain/aa_noise_text.hpp"
+#include "stats/aa_noise.hpp"
+#include "verdict/calibration.hpp"
 #include "verdict/judge.hpp"
 #include "verdict/config_options.hpp"
 #include "profile/profile_files.hpp"
@@ -50,7 +51,7 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     runner::Config cfg = load_measured_config(a->m);
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
-    const int pairs = verdict::aa_pairs(a->m.runs, cfg.runs);
+    const int pairs = stats::aa_pairs(a->m.runs, cfg.runs);
     mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
     const Sampling sampling = start_sampling(profile_hz(a->profile, cfg), cfg, {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
     const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
@@ -61,7 +62,8 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
       verdict::note_aa_profiles(j, *rec, [&g](const std::string& l) { g.log(l); });
     }
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
-    std::fputs(verdict::calibration_text(j.comparison, cfg, opts, a->slowdown, pairs, j).c_str(), stdout);
+    const verdict::CalibrationFigures f = verdict::calibration_figures(j, cfg, opts, a->slowdown, pairs);
+    std::fputs(explain::calibration_text(j.comparison, f.calibration, f.setting).c_str(), stdout);
     return 0;
   };
 }

@@ -42,7 +42,6 @@ NAMES = {
 
 # File -> sentences still to move to explain/ (TODO, issue 57 phase 2b with verdict/'s split).
 TODO = {
-    "gate/verdict/aa_noise_text.cpp": 24,   # -> explain/aa_noise_text.*, once Calibration is stats/'s
     "gate/verdict/change_notes.cpp": 16,    # its log lines -> explain/change_notes_text.* (annotate/)
     "gate/verdict/threshold_diff.cpp": 22,  # the threshold diff's notes
 }

@@ -136,4 +136,30 @@ std::vector<SyntheticFunction> synthetic_functions(int n, double calls_per_run) 
   return fs;
 }
 
+SyntheticAA synthetic_aa(double run_sigma, double calls_per_run, uint64_t seed) {
+  const auto fns = synthetic_functions(8, calls_per_run);
+  SyntheticNoise noise;
+  noise.run_sigma = run_sigma;
+  const auto meta = synthetic_meta(fns);
+  stats::CompareOptions o;
+  o.quantiles = {stats::QuantileSpec::parse("p50")};
+  o.thresholds.defaults = {0.05, 0.05};
+  SyntheticAA out{synthetic_runs(fns, 12, noise, seed, "base"), synthetic_runs(fns, 12, noise, seed + 1, "head"), {}};
+  out.comparison = stats::compare(out.base, out.head, meta, meta, o);
+  return out;
+}
+
+void time_calls(SyntheticAA& a, const std::string& when) {
+  for (auto* side : {&a.base, &a.head})
+    for (RunResult& run : *side) {
+      run.duration_s = 1.0;
+      for (FunctionRun& f : run.functions)
+        for (uint64_t k = 0; k < f.calls; ++k) {
+          const auto ns = when == "burst" ? uint64_t{5'000'000} : (k * 1'000'000'000ull) / f.calls;
+          f.sum_start_us += ns >> 10;
+          f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
+        }
+    }
+}
+
 }  // namespace gate::testing

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "results/result.hpp"
+#include "stats/compare.hpp"
 
 namespace gate::testing {
 
@@ -44,5 +45,16 @@ std::vector<RunResult> synthetic_runs(const std::vector<SyntheticFunction>& func
 ResultFile synthetic_meta(const std::vector<SyntheticFunction>& functions);
 // n functions "main.f00".. with medians spread over 1 us .. 1 ms.
 std::vector<SyntheticFunction> synthetic_functions(int n, double calls_per_run = 2000);
+
+// A synthetic A/A of 8 functions (synthetic_functions), 12 runs a side, each run's latencies moved by
+// `run_sigma`, compared at p50 with a 5% band: what gate calibrate's figures and text are tested on.
+struct SyntheticAA {
+  std::vector<RunResult> base, head;
+  stats::Comparison comparison;
+};
+SyntheticAA synthetic_aa(double run_sigma, double calls_per_run, uint64_t seed);
+// Every run of `a` made 1 s long and its calls' moments recorded: "burst" puts every call at 5 ms
+// (as start-up work is), "spread" spreads them evenly over the run.
+void time_calls(SyntheticAA& a, const std::string& when);
 
 }  // namespace gate::testing

@@ -1,11 +1,7 @@
-// Tests of verdict/aa_noise: the numbers gate calibrate prints, from a synthetic A/A with known
+// Tests of stats/aa_noise: the numbers gate calibrate prints, from a synthetic A/A with known
 // run-to-run noise.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,31 +9,13 @@
 
 #include "common/error.hpp"
 #include "synthetic.hpp"
-#include "verdict/aa_noise.hpp"
-#include "verdict/aa_noise_text.hpp"
+#include "stats/aa_noise.hpp"
 
-namespace gate::verdict {
+namespace gate::stats {
 namespace {
 
-// A synthetic A/A of 8 functions, 12 runs a side, compared at p50 with a 5% band.
-struct AA {
-  std::vector<RunResult> base, head;
-  stats::Comparison comparison;
-};
-AA make_aa(double run_sigma, double calls_per_run, uint64_t seed) {
-  const auto fns = testing::synthetic_functions(8, calls_per_run);
-  testing::SyntheticNoise noise;
-  noise.run_sigma = run_sigma;
-  const auto meta = testing::synthetic_meta(fns);
-  stats::CompareOptions o;
-  o.quantiles = {stats::QuantileSpec::parse("p50")};
-  o.thresholds.defaults = {0.05, 0.05};
-  AA out{testing::synthetic_runs(fns, 12, noise, seed, "base"), testing::synthetic_runs(fns, 12, noise, seed + 1, "head"),
-         {}};
-  out.comparison = stats::compare(out.base, out.head, meta, meta, o);
-  return out;
-}
-stats::Comparison aa(double run_sigma) { return make_aa(run_sigma, 2000, 31).comparison; }
+using testing::synthetic_aa;
+stats::Comparison aa(double run_sigma) { return synthetic_aa(run_sigma, 2000, 31).comparison; }
 
 TEST(Calibration, RowsFollowTheMeasuredNoise) {
   const auto quiet = calibrate(aa(0.02), 10, 30, 0, 0.95);
@@ -84,18 +62,8 @@ TEST(Calibration, ASlowdownWithinTheThresholdIsNeverSized) {
 // when: "" leaves the calls' moments unknown; "burst" puts every call at 5 ms of a 1 s run (as
 // start-up work is), "spread" spreads them evenly over it.
 Calibration split(double run_sigma, double calls_per_run, const std::string& when = "") {
-  AA a = make_aa(run_sigma, calls_per_run, 41);
-  if (!when.empty())
-    for (auto* side : {&a.base, &a.head})
-      for (RunResult& run : *side) {
-        run.duration_s = 1.0;
-        for (FunctionRun& f : run.functions)
-          for (uint64_t k = 0; k < f.calls; ++k) {
-            const auto ns = when == "burst" ? uint64_t{5'000'000} : (k * 1'000'000'000ull) / f.calls;
-            f.sum_start_us += ns >> 10;
-            f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
-          }
-      }
+  auto a = synthetic_aa(run_sigma, calls_per_run, 41);
+  if (!when.empty()) testing::time_calls(a, when);
   return calibrate(a.comparison, 10, 30, 0, 0.95, &a.base, &a.head);
 }
 
@@ -159,73 +127,6 @@ TEST(Calibration, SaysWhetherLongerRunsOrMoreRunsWouldHelp) {
   }
 }
 
-// gate calibrate's printout, whole, on synthetic A/As that reach every part of it (each advice group,
-// a false regression's warning, the suggested runs and the Bonferroni note, the units' line), against
-// its golden file (GATE_UPDATE_GOLDEN=1 rewrites it): the words may move between folders, the text
-// may not change unseen.
-std::string calibration_printout() {
-  std::string out;
-  auto render = [&out](const std::string& title, AA a, int runs, int max_runs, double slowdown, int executions) {
-    verdict::AbJudged j;
-    for (RunResult& r : a.head) {
-      r.executions = executions;
-      r.duration_s = 0.25 * executions;
-    }
-    j.base.result.runs = a.base;
-    j.head.result.runs = a.head;
-    j.comparison = a.comparison;
-    runner::Config cfg;
-    cfg.runs = runs;
-    cfg.max_runs = max_runs;
-    stats::CompareOptions o;
-    o.confidence = 0.95;
-    out += "=== " + title + "\n" + calibration_text(a.comparison, cfg, o, slowdown, runs, j);
-  };
-  auto timed = [](AA a, const std::string& when) {
-    for (auto* side : {&a.base, &a.head})
-      for (RunResult& run : *side) {
-        run.duration_s = 1.0;
-        for (FunctionRun& f : run.functions)
-          for (uint64_t k = 0; k < f.calls; ++k) {
-            const auto ns = when == "burst" ? uint64_t{5'000'000} : (k * 1'000'000'000ull) / f.calls;
-            f.sum_start_us += ns >> 10;
-            f.sum_start_ms2 += (ns >> 20) * (ns >> 20);
-          }
-      }
-    return a;
-  };
-  render("quiet, 2% a run", make_aa(0.02, 2000, 31), 10, 30, 0, 4);
-  render("few calls: longer runs", make_aa(0.001, 40, 41), 10, 30, 0, 1);
-  render("calls in a burst: more runs", timed(make_aa(0.15, 4000, 41), "burst"), 10, 30, 0, 2);
-  render("calls spread: longer or more runs", timed(make_aa(0.15, 4000, 41), "spread"), 10, 30, 0, 16);
-  render("a 4% slowdown within the band", make_aa(0.03, 2000, 31), 10, 30, 0.04, 4);
-  render("noisy, past the integrated looks", make_aa(0.25, 2000, 31), 10, 120, 0.02, 4);
-  return out;
-}
-
-TEST(CalibrationText, MatchesItsGoldenFile) {
-  namespace fs = std::filesystem;
-  const fs::path file = fs::path(GATE_SOURCE_DIR) / "tests/explain/golden/calibration.txt";
-  const std::string got = calibration_printout();
-  const char* update = std::getenv("GATE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << got;
-    std::printf("updated golden file %s\n", file.c_str());
-    return;
-  }
-  std::ifstream in(file);
-  ASSERT_TRUE(in) << file << " is missing: run this test with GATE_UPDATE_GOLDEN=1 to create it";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(want.str(), got);
-  // Reached every part (else the golden file proves less than it seems to).
-  for (const char* part : {"longer runs: most of the noise", "longer runs or more runs:", "more runs (max_runs):",
-                           "suggested: runs:", "note: with max_runs past", "units: 4 executions per unit",
-                           "units: one execution per unit"})
-    EXPECT_NE(got.find(part), std::string::npos) << part;
-}
-
 // gate calibrate's pairs: --runs, else at least 10 (or the config's runs); too few is a usage error.
 TEST(AaPairs, RunsFlagElseTenOrTheConfigs) {
   EXPECT_EQ(aa_pairs(0, 6), 10);
@@ -235,4 +136,4 @@ TEST(AaPairs, RunsFlagElseTenOrTheConfigs) {
 }
 
 }  // namespace
-}  // namespace gate::verdict
+}  // namespace gate::stats

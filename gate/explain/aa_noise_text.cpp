@@ -1,5 +1,5 @@
-// gate calibrate's text from the A/A noise figures (verdict/aa_noise_text.hpp).
-#include "verdict/aa_noise_text.hpp"
+// gate calibrate's text from the A/A noise figures (explain/aa_noise_text.hpp).
+#include "explain/aa_noise_text.hpp"
 
 #include <algorithm>
 #include <cstdarg>
@@ -8,12 +8,13 @@
 #include "common/format.hpp"
 #include "explain/explain.hpp"
 #include "explain/verdict_text.hpp"
-#include "runner/rounds.hpp"
-#include "runner/unit_size.hpp"
 #include "stats/sequential.hpp"
-#include "verdict/aa_noise.hpp"
 
-namespace gate::verdict {
+namespace gate::explain {
+
+using stats::Calibration;
+using stats::CalibrationRow;
+
 namespace {
 
 void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -99,12 +100,9 @@ void advice_text(std::string& out, const Calibration& cal, int max_runs) {
 
 }  // namespace
 
-std::string calibration_text(const stats::Comparison& c, const runner::Config& cfg, const stats::CompareOptions& o,
-                             double slowdown, int pairs, const AbJudged& j) {
+std::string calibration_text(const stats::Comparison& c, const Calibration& cal, const CalibrationSetting& s) {
   std::string out;
-  const int runs = cfg.runs, max_runs = std::max(cfg.runs, cfg.max_runs);
-  const Calibration cal =
-      calibrate(c, runs, max_runs, slowdown, o.confidence, &j.base.result.runs, &j.head.result.runs);
+  const int runs = s.runs, max_runs = s.max_runs;
   appendf(out, "%-48s %-5s %10s %10s %11s %14s %14s %18s\n", "function", "", "noise/pair", "from calls", "calls at",
               ("caught @" + std::to_string(runs)).c_str(), ("caught @" + std::to_string(max_runs)).c_str(),
               "pairs for the slowdown");
@@ -114,13 +112,10 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
                 ratio_change(r.caught_at_max).c_str(),
                 runs_text(r.pairs_for_target, Calibration::kMaxPairs).c_str(), ratio_change(r.target).c_str());
   advice_text(out, cal, max_runs);
-  appendf(out, "\n%d pairs of A/A runs; %s\n", pairs, explain::method_short(c).c_str());
-  const double unit_s = runner::min_unit_seconds(cfg, runner::UnitCommand::kCalibrate);
-  appendf(out, "units: %s\n",
-          (cfg.service ? runner::round_advice(j.head.result, *cfg.service, unit_s)  // a service's rounds
-                       : runner::unit_advice(j.head.result, unit_s)).c_str());
+  appendf(out, "\n%d pairs of A/A runs; %s\n", s.pairs, method_short(c).c_str());
+  appendf(out, "units: %s\n", s.units.c_str());
   if (c.common_shift.tested())
-    appendf(out, "run-to-run speed of the machine (%s): %.1f%% per pair\n", explain::common_shift_label().c_str(),
+    appendf(out, "run-to-run speed of the machine (%s): %.1f%% per pair\n", common_shift_label().c_str(),
             100 * c.common_shift.noise);
   if (cal.false_regressions)
     appendf(out, "WARNING: %d test(s) read 'regression' in this A/A: the machine is noisier than the runs can "
@@ -141,4 +136,4 @@ std::string calibration_text(const stats::Comparison& c, const runner::Config& c
   return out;
 }
 
-}  // namespace gate::verdict
+}  // namespace gate::explain

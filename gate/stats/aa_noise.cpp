@@ -1,5 +1,5 @@
 // gate calibrate's numbers from an A/A comparison, through stats/power.
-#include "verdict/aa_noise.hpp"
+#include "stats/aa_noise.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "stats/instrument.hpp"
 #include "stats/power.hpp"
 
-namespace gate::verdict {
+namespace gate::stats {
 
 namespace {
 
@@ -103,4 +103,4 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
   return cal;
 }
 
-}  // namespace gate::verdict
+}  // namespace gate::stats

@@ -11,7 +11,7 @@
 #include "stats/compare.hpp"
 #include "stats/noise_sources.hpp"
 
-namespace gate::verdict {
+namespace gate::stats {
 
 struct CalibrationRow {
   std::string function, quantile;
@@ -58,4 +58,4 @@ Calibration calibrate(const stats::Comparison& aa, int runs, int max_runs, doubl
                       const std::vector<RunResult>* base_runs = nullptr,
                       const std::vector<RunResult>* head_runs = nullptr);
 
-}  // namespace gate::verdict
+}  // namespace gate::stats
