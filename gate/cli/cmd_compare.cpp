@@ -44,7 +44,7 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     const ResultFile& head = *head_loading.get();
     std::optional<runner::Config> cfg;
     if (!a->config.empty()) cfg = runner::load_config(a->config);
-    report::Annotations notes;
+    Annotations notes;
     const auto c =
         verdict::compare_files(base, a->base, head, a->head, cfg ? &*cfg : nullptr, a->suspect.fail_on_suspect, &notes);
     ReportContext rc{"compare", cfg ? &*cfg : nullptr, &base, &head};

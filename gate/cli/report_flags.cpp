@@ -11,6 +11,7 @@
 
 #include "baselines/git_ref.hpp"
 #include "baselines/baseline_file.hpp"
+#include "common/shell.hpp"
 #include "report/report_util.hpp"
 #include "verdict/config_options.hpp"
 #include "verdict/threshold_diff.hpp"
@@ -113,8 +114,8 @@ int print_report(const stats::Comparison& c, const Globals& g, ReportFlags& f, c
   in.base = ctx.base;
   in.head = ctx.head;
   in.options = options ? &*options : nullptr;
-  if (!ctx.rerun.empty()) in.next.rerun = "gate " + report::shell_join(ctx.rerun);
-  in.next.accept = report::shell_join(ctx.accept);
+  if (!ctx.rerun.empty()) in.next.rerun = "gate " + shell_join(ctx.rerun);
+  in.next.accept = shell_join(ctx.accept);
   in.next.accept_note = ctx.accept_note;
   in.notices = f.notices;
   in.base_label = ctx.base_label;

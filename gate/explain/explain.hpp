@@ -43,7 +43,7 @@ std::string method_short(const stats::Comparison& c);
 
 // Every warning of a comparison, in the order the reports list them: the findings, the
 // benchmarks' (one side only, output lines, units on one side, a side without results), the
-// measuring layer's notes (report::Annotations::warnings: uncalled functions, rounds, slices, a
+// measuring layer's notes (Annotations::warnings: uncalled functions, rounds, slices, a
 // noisy shard), then a config changed since the baseline.
 std::vector<std::string> warnings(const stats::Comparison& c, const std::vector<std::string>& notes = {});
 

@@ -9,6 +9,8 @@ namespace gate::explain {
 
 std::string common_shift_label() { return "all functions together"; }
 
+std::string band_text(const stats::Band& b) { return "+" + percent(b.regression) + " / -" + percent(b.improvement); }
+
 std::string format_ratio(const stats::QuantileComparison& q) {
   if (!q.tested()) return "-";
   return fmt("%.2f", q.ratio) + "x [" + fmt("%.2f", q.ci_low) + ", " + fmt("%.2f", q.ci_high) + "]";

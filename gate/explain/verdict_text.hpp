@@ -12,6 +12,9 @@ namespace gate::explain {
 // What the reports and the progress lines call the runs' common speed shift (stats::Comparison::
 // common_shift): "all functions together".
 std::string common_shift_label();
+// A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every
+// report and the threshold-change notice use.
+std::string band_text(const stats::Band& b);
 // "1.31x [1.24, 1.38]"; "-" when the quantile was not tested.
 std::string format_ratio(const stats::QuantileComparison& q);
 // Why a function got its verdict, one clause per quantile that is not unchanged:

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common/format.hpp"
+#include "explain/change_notes_text.hpp"
 #include "report/report_util.hpp"
 
 namespace gate::report {
@@ -18,35 +19,6 @@ using Json = nlohmann::ordered_json;
 bool flagged(stats::Verdict v) { return v == stats::Verdict::kRegression || v == stats::Verdict::kSuspect; }
 
 
-std::string with_commas(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
-// Whether a Go function is the program's own code (package main, or an import path that starts
-// with a domain), not the standard library or the runtime.
-bool own_code(const std::string& fn) {
-  const size_t slash = fn.find('/'), dot = fn.find('.');
-  return fn.starts_with("main.") || (slash != std::string::npos && dot < slash);
-}
-
-// A frame's callers below the function, for a line: every frame of the program's own code (where
-// its time is spent in the program: "instr.(*Func).exit"), then the last two (what it was doing:
-// "runtime.nanotime, runtime.nanotime1"); a path of three or fewer in full.
-std::string path_text(const std::vector<std::string>& path) {
-  std::vector<size_t> shown;
-  for (size_t i = 0; i < path.size(); ++i)
-    if (path.size() <= 3 || own_code(path[i]) || i + 2 >= path.size()) shown.push_back(i);
-  std::string s;
-  for (size_t k = 0; k < shown.size(); ++k) {
-    if (k > 0) s += shown[k] == shown[k - 1] + 1 ? ", " : ", ..., ";
-    else if (shown[k] > 0) s += "..., ";
-    s += short_name(path[shown[k]]);
-  }
-  return s;
-}
-
 const FunctionNotes* find(const Annotations* notes, const std::string& name) {
   if (!notes) return nullptr;
   const auto it = notes->functions.find(name);
@@ -55,57 +27,13 @@ const FunctionNotes* find(const Annotations* notes, const std::string& name) {
 
 }  // namespace
 
-std::string short_name(const std::string& function) {
-  const size_t bracket = function.find('[');
-  const size_t slash = function.rfind('/', bracket == std::string::npos ? std::string::npos : bracket);
-  return slash == std::string::npos ? function : function.substr(slash + 1);
-}
-
-std::string code_sentence(const CodeNote& n) {
-  const std::string moved = "moved " + std::to_string(n.moved_bytes) + " bytes";
-  if (!n.same) {
-    std::string s = "code changed, " + moved;
-    if (!n.changed_callees.empty()) s += "; callees changed too: " + std::to_string(n.changed_callees.size());
-    return s;
-  }
-  if (n.layout_or_data())
-    return "same code (" + moved + "), callees same: the change may come from layout or data, not its own code";
-  if (!n.callees_compared) return "same code (" + moved + "), callees not compared";
-  std::string s = "same code (" + moved + "); callees changed: ";
-  for (size_t i = 0; i < n.changed_callees.size() && i < 5; ++i) s += (i ? ", " : "") + short_name(n.changed_callees[i]);
-  if (n.changed_callees.size() > 5) s += ", ... (" + std::to_string(n.changed_callees.size()) + ")";
-  return s;
-}
-
-std::string profile_sentence(const std::string& function, const ProfileNote& n, size_t max_frames) {
-  std::string s = short_name(function) + " " + signed_micros(n.head_ns_per_call - n.base_ns_per_call) + "/call (base " +
-                  micros(n.base_ns_per_call) + ", head " + micros(n.head_ns_per_call) + " in samples; " +
-                  with_commas(n.base_samples) + " -> " + with_commas(n.head_samples) + " samples)";
-  size_t shown = 0;
-  for (const auto& f : n.frames) {
-    if (!f.significant || shown == max_frames) continue;
-    s += (shown++ ? ", " : ": ") + short_name(f.frame) + " " + signed_micros(f.head_ns_per_call - f.base_ns_per_call);
-    if (!f.path.empty()) s += " (" + path_text(f.path) + ")";
-  }
-  if (shown == 0) {
-    s += ": no frame changed beyond sampling noise";
-    if (!n.frames.empty()) {
-      char p[32];
-      std::snprintf(p, sizeof p, "%.2g", n.frames.front().p_value);
-      s += " (largest: " + short_name(n.frames.front().frame) + " " +
-           signed_micros(n.frames.front().head_ns_per_call - n.frames.front().base_ns_per_call) + ", p=" + p + ")";
-    }
-  }
-  if (n.head_probe_share >= 0.005) s += "; " + fmt("%.0f", 100 * n.head_probe_share) + "% of head's in [gate probe]";
-  return s;
-}
 
 std::vector<std::string> annotation_lines(const stats::FunctionComparison& f, const Annotations* notes) {
   std::vector<std::string> out;
   const FunctionNotes* n = find(notes, f.name);
   if (!n) return out;
-  if (n->profile) out.push_back("profile: " + profile_sentence(f.name, *n->profile));
-  if (n->code && (flagged(f.verdict) || !n->code->same)) out.push_back("code: " + code_sentence(*n->code));
+  if (n->profile) out.push_back("profile: " + explain::profile_sentence(f.name, *n->profile));
+  if (n->code && (flagged(f.verdict) || !n->code->same)) out.push_back("code: " + explain::code_sentence(*n->code));
   if (n->layout_share)
     out.push_back("layout_share: " + fmt("%.0f", 100 * *n->layout_share) +
                   "% of its between-unit variance comes from the code layout variant");
@@ -159,7 +87,7 @@ void annotation_json(Json& function, const std::string& name, const Annotations*
                                {"head_ns_per_call", p.head_ns_per_call},
                                {"delta_ns_per_call", p.head_ns_per_call - p.base_ns_per_call},
                                {"head_probe_share", p.head_probe_share},
-                               {"summary", profile_sentence(name, p)},
+                               {"summary", explain::profile_sentence(name, p)},
                                {"frames", frames},
                                {"pprof_command", p.pprof_command}};
   }
@@ -219,7 +147,7 @@ void draw(const Node& n, double x, int depth, double scale, std::string& svg, in
          (n.head <= 0 ? " class=\"vanished\" stroke=\"#5a6f8f\" stroke-dasharray=\"3,2\"" : "") + "/>";
   if (w > 40) {
     const size_t chars = static_cast<size_t>(w / 7);
-    std::string label = short_name(n.name) + " " + signed_micros(change);
+    std::string label = explain::short_name(n.name) + " " + signed_micros(change);
     if (label.size() > chars) label = label.substr(0, chars > 2 ? chars - 2 : 0) + "..";
     svg += "<text x=\"" + fmt("%.1f", x + 3) + "\" y=\"" + std::to_string(depth * kRow + 13) + "\">" +
            xml_escape(label) + "</text>";

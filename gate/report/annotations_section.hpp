@@ -1,4 +1,4 @@
-// The report::Annotations of a comparison in every format: per flagged function a profile line
+// The Annotations of a comparison in every format: per flagged function a profile line
 // ("pricing.Apply +11.3us/call: ..."), a code line ("code changed, moved 1952 bytes"), the layout
 // share; per comparison the executions per unit, layouts and pprof files; JSON fields; and the
 // HTML differential flame graph. Annotations never change a verdict.
@@ -8,22 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "stats/compare.hpp"
 
 namespace gate::report {
-
-// "code changed, moved 1952 bytes" / "same code (moved 1952 bytes), callees same: the change may
-// come from layout or data, not its own code" / "same code (moved 0 bytes); callees changed: a, b".
-std::string code_sentence(const CodeNote& n);
-
-// "pricing.Apply +11.3us/call (base 38.1us, head 49.4us; 812 -> 1,050 samples): [outside ...]
-// +8.1us (instr.(*Func).exit, time.Since, runtime.nanotime), ..." (significant frames, at most 4).
-std::string profile_sentence(const std::string& function, const ProfileNote& n, size_t max_frames = 4);
-
-// The name without its import path's directories: "example.com/shop/internal/instr.(*Func).exit"
-// -> "instr.(*Func).exit".
-std::string short_name(const std::string& function);
 
 // The lines under a function in text and Markdown (plain, not indented): profile, code, layout
 // share, the pprof command. Empty when there is nothing to say. Code is shown for flagged

@@ -10,6 +10,7 @@
 #include "common/format.hpp"
 #include "common/numbers.hpp"
 #include "explain/explain.hpp"
+#include "explain/verdict_text.hpp"
 #include "report/json_number.hpp"
 #include "report/report_util.hpp"
 #include "report/text_report.hpp"
@@ -82,7 +83,7 @@ Json modes_json(const stats::BenchmarkMetricComparison& m) {
 std::string metric_details(const stats::BenchmarkMetricComparison& m) {
   std::string s = m.benchmark + " " + m.unit + ": " + verdict_of(m) + ", base " + benchmark_value(m.base_value, m.unit) +
                   " -> head " + benchmark_value(m.head_value, m.unit) + ", head/base " + benchmark_change(m) +
-                  ", thresholds " + band_text(m.test.band) + (m.higher_is_better ? " (higher is better)" : "");
+                  ", thresholds " + explain::band_text(m.test.band) + (m.higher_is_better ? " (higher is better)" : "");
   if (const std::string reason = explain::reason(m.test); !reason.empty()) s += ": " + reason;
   if (const std::string modes = explain::benchmark_modes(m); !modes.empty()) s += "; " + modes;
   return s;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "results/result.hpp"
 #include "stats/compare.hpp"
 

@@ -115,28 +115,6 @@ std::string md_code(std::string_view raw) {
   return "`" + body + "`";
 }
 
-std::string shell_quote(std::string_view s) {
-  if (s.empty()) return "''";
-  const bool safe = std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("_-./:=@%+,").find(c) != std::string_view::npos;
-  });
-  if (safe) return std::string(s);
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-std::string shell_join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
-  return out;
-}
-
-std::string band_text(const stats::Band& b) { return "+" + percent(b.regression) + " / -" + percent(b.improvement); }
 
 std::string headline_counts(const stats::Comparison& c) {
   const auto& n = c.counts;

@@ -24,10 +24,6 @@ std::string xml_escape(std::string_view s);
 std::string md_escape(std::string_view s);
 // A Markdown code span for a Go name (`pkg.(*T).M`), safe inside a table cell.
 std::string md_code(std::string_view s);
-// One shell word: unchanged when it is only safe characters, else single-quoted.
-std::string shell_quote(std::string_view s);
-// Words joined by spaces, each shell-quoted.
-std::string shell_join(const std::vector<std::string>& words);
 
 // "1 regression, 2 improvements, 11 unchanged" plus ", 1 inconclusive" and ", 2 insufficient
 // data" when there are any.
@@ -70,9 +66,6 @@ struct Markup {
 std::string closing_sections(const stats::Comparison& c, const ReportInputs& in, const Markup& m);
 // Numbers: fmt("%.3g", v) and percent(0.125) -> "12.5%" (a threshold as configured) are gate's
 // (common/format.hpp), one definition for every folder.
-// A threshold band: "+10% / -5%" (regression above, improvement below). The one spelling every
-// report and the threshold-change notice use.
-std::string band_text(const stats::Band& b);
 // The Go package of a symbol: "example.com/shop.(*Cart).Add" -> "example.com/shop".
 std::string go_package(std::string_view symbol);
 

@@ -70,7 +70,7 @@ std::string thresholds_line(const stats::Comparison& c) {
   std::vector<std::pair<std::string, std::vector<std::string>>> per_quantile;  // in order of appearance
   for (const auto& f : c.functions)
     for (const auto& q : f.quantiles) {
-      all.push_back(band_text(q.band));
+      all.push_back(explain::band_text(q.band));
       auto it = std::find_if(per_quantile.begin(), per_quantile.end(), [&](const auto& p) { return p.first == q.name; });
       if (it == per_quantile.end()) per_quantile.push_back({q.name, {all.back()}}); else it->second.push_back(all.back());
     }

@@ -10,13 +10,13 @@
 #include "analysis/code_diff.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/shell.hpp"
 #include "elf/elf_file.hpp"
+#include "explain/change_notes_text.hpp"
 #include "profile/pprof.hpp"
 #include "profile/profile_diff.hpp"
 #include "profile/profile_files.hpp"
 #include "profile/recorder.hpp"
-#include "report/annotations_section.hpp"
-#include "report/report_util.hpp"
 
 namespace gate::verdict {
 namespace {
@@ -72,8 +72,8 @@ std::string regex_quote(const std::string& name) {
 }
 
 std::string pprof_diff_command(const std::string& base_file, const std::string& head_file, const std::string& function) {
-  return "go tool pprof -diff_base " + report::shell_quote(base_file) + " -show_from=" +
-         report::shell_quote("^" + regex_quote(function) + "$") + " " + report::shell_quote(head_file);
+  return "go tool pprof -diff_base " + shell_quote(base_file) + " -show_from=" +
+         shell_quote("^" + regex_quote(function) + "$") + " " + shell_quote(head_file);
 }
 
 uint64_t calls_of(const ResultFile& r, const std::string& function) {
@@ -83,7 +83,7 @@ uint64_t calls_of(const ResultFile& r, const std::string& function) {
   return n;
 }
 
-void note_code(report::Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
+void note_code(Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
                const std::string& head_binary, const WhyLog& log) {
   if (base_binary.empty() || head_binary.empty()) return;
   std::vector<std::string> names;
@@ -95,27 +95,27 @@ void note_code(report::Annotations& notes, const stats::Comparison& c, const std
       const auto it = diff.find(f.name);
       if (it == diff.end() || !it->second.in_both) continue;
       const auto& code = it->second;
-      report::CodeNote n;
+      CodeNote n;
       n.same = code.same;
       n.moved_bytes = code.moved_bytes;
       n.callees_compared = code.callees_compared;
       n.changed_callees = code.changed_callees;
       notes.functions[f.name].code = n;
-      if (flagged(f)) log("code of " + f.name + ": " + report::code_sentence(n));
+      if (flagged(f)) log("code of " + f.name + ": " + explain::code_sentence(n));
     }
   } catch (const Error& e) {
     log(std::string("warning: machine code not compared: ") + e.what());
   }
 }
 
-void note_profiles(report::Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+void note_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base,
                    const ResultFile& head, const ProfilePair& pp, const WhyLog& log) {
   if (!pp.base || !pp.head) return;
   for (const auto& f : c.functions) {
     if (!flagged(f)) continue;
     const uint64_t bc = calls_of(base, f.name), hc = calls_of(head, f.name);
     const auto d = profile::diff_subtree(*pp.base, *pp.head, f.name, bc, hc);
-    report::ProfileNote n;
+    ProfileNote n;
     n.base_samples = d.base_samples, n.head_samples = d.head_samples;
     n.base_ns_per_call = d.base_ns_per_call, n.head_ns_per_call = d.head_ns_per_call;
     const Paths bp = subtree_paths(*pp.base, f.name), hp = subtree_paths(*pp.head, f.name);
@@ -131,7 +131,7 @@ void note_profiles(report::Annotations& notes, const stats::Comparison& c, const
       if (path.back() == profile::kGateProbeFrame) probe += count;
     n.head_probe_share = d.head_samples ? static_cast<double>(probe) / static_cast<double>(d.head_samples) : 0;
     for (const auto& fc : d.frames) {
-      report::ProfileFrameNote fn;
+      ProfileFrameNote fn;
       fn.frame = fc.frame;
       if (const auto it = dominant.find(fc.frame); it != dominant.end() && it->second.second) {
         const auto& path = *it->second.second;  // function ... leaf: keep what lies between
@@ -155,7 +155,7 @@ void note_profiles(report::Annotations& notes, const stats::Comparison& c, const
     if (n.stacks.size() > kMaxStacks) n.stacks.resize(kMaxStacks);
     if (!pp.base_file.empty() && !pp.head_file.empty())
       n.pprof_command = pprof_diff_command(pp.base_file, pp.head_file, f.name);
-    log("why " + f.name + " got slower: " + report::profile_sentence(f.name, n));
+    log("why " + f.name + " got slower: " + explain::profile_sentence(f.name, n));
     if (!n.pprof_command.empty()) log("  " + n.pprof_command);
     notes.functions[f.name].profile = std::move(n);
   }
@@ -173,8 +173,8 @@ void note_ab_profiles(AbJudged& j, profile::ProfileRecorder& rec, const std::str
   bool any = false;
   for (const auto& [_, n] : j.notes.functions) any = any || n.profile.has_value();
   if (!any)
-    log("compare them with: go tool pprof -top -diff_base " + report::shell_quote(pp.base_file) + " " +
-        report::shell_quote(pp.head_file));
+    log("compare them with: go tool pprof -top -diff_base " + shell_quote(pp.base_file) + " " +
+        shell_quote(pp.head_file));
 }
 
 void note_check_profiles(Checked& c, const ResultFile& base, const std::string& baseline,

@@ -1,7 +1,7 @@
 // Why a function's verdict came out as it did, beside the verdict: whether its machine code (and
 // its callees') changed between the two binaries, and, when the runs were profiled, where its extra
 // CPU time went per call (its profile subtree, base against head) and the pprof files and command
-// that show it. Fills report::Annotations; never changes a verdict.
+// that show it. Fills Annotations; never changes a verdict.
 #pragma once
 
 #include <functional>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "profile/profile.hpp"
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "results/result.hpp"
 #include "stats/compare.hpp"
 #include "verdict/judge.hpp"
@@ -24,7 +24,7 @@ using WhyLog = std::function<void(const std::string&)>;
 
 // The code note of every compared function (normalised machine code, its callees to a bounded
 // depth). A binary that cannot be read or decoded is logged as a warning and leaves code unset.
-void note_code(report::Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
+void note_code(Annotations& notes, const stats::Comparison& c, const std::string& base_binary,
                const std::string& head_binary, const WhyLog& log);
 
 struct ProfilePair {
@@ -36,7 +36,7 @@ struct ProfilePair {
 // The profile note of each regressed or suspect function: its subtree per call (calls from the
 // results: gate counts them exactly), the frames whose self time per call changed, tested against
 // sampling noise, and the `go tool pprof -diff_base` command. Logs one line per function.
-void note_profiles(report::Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+void note_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base,
                    const ResultFile& head, const ProfilePair& profiles, const WhyLog& log);
 
 // gate ab --profile, after the two sides' profiles were written to base_file and head_file

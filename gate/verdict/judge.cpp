@@ -27,7 +27,7 @@ namespace {
 
 // A declared function never called on a side is named in every report, with its inlining status:
 // its verdict ("insufficient data") alone does not say that nothing reached it.
-void warn_uncalled(report::Annotations& notes, const ResultFile& base, const ResultFile& head) {
+void warn_uncalled(Annotations& notes, const ResultFile& base, const ResultFile& head) {
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})
     for (const auto& f : runner::uncalled_functions(*r, side)) notes.warnings.push_back(explain::uncalled(f));
   for (const auto& [r, side] : {std::pair{&base, "base"}, std::pair{&head, "head"}})  // a service's rounds
@@ -288,7 +288,7 @@ void throw_failure(const AbJudged& j) {
 
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
                                 const std::string& head_path, const runner::Config* cfg,
-                                std::optional<bool> fail_on_suspect, report::Annotations* notes) {
+                                std::optional<bool> fail_on_suspect, Annotations* notes) {
   if (head.partial) {
     throw Error::make(head_path, "is a partial result (" + head.partial_reason + ")",
                       "compare only complete runs: re-run gate run/check", ExitCode::kMeasure);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "results/result.hpp"
 #include "runner/measure.hpp"
 #include "stats/compare.hpp"
@@ -19,7 +19,7 @@ struct Checked {
   runner::Measurement head;  // head.failure set: a run failed (the result is partial)
   stats::Comparison comparison;
   // Facts beside the verdicts (code, profile, units, layouts): every report shows them.
-  report::Annotations notes;
+  Annotations notes;
 };
 // gate check: build (unless skipped), warm up, then measure head until decided against `base`,
 // between opts.runs (or the config's) and max_runs (or the config's). Does not throw for a failed run.
@@ -34,7 +34,7 @@ struct AbJudged {
   stats::Comparison comparison;
   // Facts beside the verdicts: executions per unit and layouts (filled by ab()), code and profile
   // notes (filled by the CLI after ab(), from the binaries and the profiler). Never a verdict.
-  report::Annotations notes;
+  Annotations notes;
 };
 // gate ab: the two binaries with the same config (no build), runs in pairs in a seeded order until
 // decided. Does not throw for a failed run: the caller saves what was measured, then throw_failure().
@@ -63,6 +63,6 @@ void throw_failure(const AbJudged& j);
 stats::Comparison compare_files(const ResultFile& base, const std::string& base_path, const ResultFile& head,
                                 const std::string& head_path, const runner::Config* cfg,
                                 std::optional<bool> fail_on_suspect = std::nullopt,
-                                report::Annotations* notes = nullptr);
+                                Annotations* notes = nullptr);
 
 }  // namespace gate::verdict

@@ -8,7 +8,7 @@ namespace gate::verdict {
 
 stats::Comparison judge_with_layouts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                      const ResultFile& base_meta, const ResultFile& head_meta,
-                                     const stats::CompareOptions& o, report::Annotations* notes) {
+                                     const stats::CompareOptions& o, Annotations* notes) {
   stats::Comparison c = compare_with_benchmarks(base_runs, head_runs, base_meta, head_meta, o);
   std::vector<RunResult> base, head;  // the pairs the tests compared: a pilot pair left out (RunResult::pilot)
   const bool pilots = without_pilot_pairs(base_runs, head_runs, base, head);

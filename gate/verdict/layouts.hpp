@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "results/result.hpp"
 #include "stats/compare.hpp"
 
@@ -16,6 +16,6 @@ namespace gate::verdict {
 // be estimated, and cleared for the others. Runs without layouts: compare_with_benchmarks alone.
 stats::Comparison judge_with_layouts(const std::vector<RunResult>& base_runs, const std::vector<RunResult>& head_runs,
                                      const ResultFile& base_meta, const ResultFile& head_meta,
-                                     const stats::CompareOptions& o, report::Annotations* notes);
+                                     const stats::CompareOptions& o, Annotations* notes);
 
 }  // namespace gate::verdict

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "results/partial.hpp"
 #include "results/result.hpp"
 #include "runner/config.hpp"
@@ -84,7 +84,7 @@ StratifiedEstimate combine_strata(const std::vector<double>& centers, const std:
 struct Merged {
   ResultFile base, head;  // every shard's runs, shard after shard, renumbered: pair i is base.runs[i], head.runs[i]
   stats::Comparison comparison;
-  report::Annotations notes;
+  Annotations notes;
   std::vector<ShardFigures> shards;  // by index
   int strata = 1;           // noise models: 1 is gate ab's own comparison of all pairs
   int pooled_tests = 0;     // tests a stratum could not estimate on its own: judged on all pairs pooled

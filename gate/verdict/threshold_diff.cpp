@@ -8,7 +8,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
-#include "report/report_util.hpp"
+#include "explain/verdict_text.hpp"
 #include "verdict/config_options.hpp"
 
 namespace gate::verdict {
@@ -22,7 +22,7 @@ std::vector<std::string> names(const std::vector<stats::QuantileSpec>& qs) {
   return out;
 }
 
-bool same(const stats::Band& a, const stats::Band& b) { return report::band_text(a) == report::band_text(b); }
+bool same(const stats::Band& a, const stats::Band& b) { return explain::band_text(a) == explain::band_text(b); }
 
 // A commit named by its full hash reads better cut to 12 characters, as git's short form.
 std::string short_ref(const std::string& ref) {
@@ -79,7 +79,7 @@ std::string describe(const ThresholdDiff& d) {
   if (d.quantiles_before != d.quantiles_after)
     changes.push_back("quantiles " + join(d.quantiles_before, ", ") + " -> " + join(d.quantiles_after, ", "));
   for (const auto& b : d.bands) {
-    std::string item = "threshold " + report::band_text(b.before) + " -> " + report::band_text(b.after) + " for ";
+    std::string item = "threshold " + explain::band_text(b.before) + " -> " + explain::band_text(b.after) + " for ";
     if (b.where.size() <= 2) item += join(b.where, ", ");
     else item += std::to_string(b.where.size()) + " function quantiles (" + b.where[0] + ", " + b.where[1] + ", ...)";
     changes.push_back(item);

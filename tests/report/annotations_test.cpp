@@ -1,10 +1,11 @@
-// report::Annotations in every format (report/annotations_section.hpp): the sample comparison with
+// Annotations in every format (report/annotations_section.hpp): the sample comparison with
 // code and profile notes on its regressed function (kRegressed), a layout-or-data note on another,
 // and the comparison-wide facts; each format must show them, and show nothing new without them.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "explain/change_notes_text.hpp"
 #include "report/annotations_section.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
@@ -17,23 +18,23 @@
 namespace gate::testing {
 namespace {
 
-report::Annotations notes() {
-  report::Annotations a;
-  report::CodeNote changed;
+Annotations notes() {
+  Annotations a;
+  CodeNote changed;
   changed.same = false;
   changed.moved_bytes = 1952;
   changed.callees_compared = true;
-  report::ProfileNote p;
+  ProfileNote p;
   p.base_samples = 812, p.head_samples = 1050;
   p.base_ns_per_call = 38100, p.head_ns_per_call = 49400;
-  report::ProfileFrameNote busy;
+  ProfileFrameNote busy;
   busy.frame = "[outside the Go binary: vdso, C]";
   busy.path = {"example.com/shop/internal/instr.(*Func).exit", "time.Since", "runtime.nanotime"};
   busy.base_samples = 10, busy.head_samples = 300;
   busy.base_ns_per_call = 400, busy.head_ns_per_call = 11300;
   busy.p_value = 1e-30;
   busy.significant = true;
-  report::ProfileFrameNote quiet;
+  ProfileFrameNote quiet;
   quiet.frame = "example.com/shop/pricing.tax";
   quiet.base_samples = 100, quiet.head_samples = 104;
   quiet.base_ns_per_call = 5000, quiet.head_ns_per_call = 5100;
@@ -47,7 +48,7 @@ report::Annotations notes() {
   a.functions[kRegressed].code = changed;
   a.functions[kRegressed].profile = p;
   a.functions[kRegressed].layout_share = 0.25;
-  report::CodeNote same;
+  CodeNote same;
   same.same = true;
   same.moved_bytes = 1952;
   same.callees_compared = true;
@@ -58,26 +59,26 @@ report::Annotations notes() {
   return a;
 }
 
-report::ReportInputs with(const report::Annotations& a) {
+report::ReportInputs with(const Annotations& a) {
   report::ReportInputs in = sample().inputs;
   in.notes = &a;
   return in;
 }
 
 TEST(Annotations, Sentences) {
-  report::CodeNote n;
+  CodeNote n;
   n.same = false, n.moved_bytes = 1952;
-  EXPECT_EQ(report::code_sentence(n), "code changed, moved 1952 bytes");
+  EXPECT_EQ(explain::code_sentence(n), "code changed, moved 1952 bytes");
   n.same = true, n.callees_compared = true;
   EXPECT_TRUE(n.layout_or_data());
-  EXPECT_EQ(report::code_sentence(n),
+  EXPECT_EQ(explain::code_sentence(n),
             "same code (moved 1952 bytes), callees same: the change may come from layout or data, not its own code");
   n.changed_callees = {"example.com/shop/pricing.Apply"};
-  EXPECT_EQ(report::code_sentence(n), "same code (moved 1952 bytes); callees changed: pricing.Apply");
-  EXPECT_EQ(report::short_name("example.com/shop/internal/instr.(*Func).exit"), "instr.(*Func).exit");
-  EXPECT_EQ(report::short_name("main.f"), "main.f");
+  EXPECT_EQ(explain::code_sentence(n), "same code (moved 1952 bytes); callees changed: pricing.Apply");
+  EXPECT_EQ(explain::short_name("example.com/shop/internal/instr.(*Func).exit"), "instr.(*Func).exit");
+  EXPECT_EQ(explain::short_name("main.f"), "main.f");
   const auto a = notes();
-  const std::string line = report::profile_sentence(kRegressed, *a.functions.at(kRegressed).profile);
+  const std::string line = explain::profile_sentence(kRegressed, *a.functions.at(kRegressed).profile);
   EXPECT_TRUE(contains(line, "shop.(*Cart).Checkout +11.3us/call")) << line;
   EXPECT_TRUE(contains(line, "[outside the Go binary: vdso, C] +10.9us (instr.(*Func).exit, time.Since, runtime.nanotime)")) << line;
   EXPECT_FALSE(contains(line, "pricing.tax")) << "not significant: " << line;
@@ -87,11 +88,11 @@ TEST(Annotations, Sentences) {
   p.frames[0].path = {"example.com/shop/internal/instr.(*Func).Exit", "example.com/shop/internal/instr.(*Func).exit",
                       "example.com/shop/internal/instr.clock", "time.Since", "time.runtimeNano", "runtime.nanotime",
                       "runtime.nanotime1"};
-  const std::string longer = report::profile_sentence(kRegressed, p);
+  const std::string longer = explain::profile_sentence(kRegressed, p);
   EXPECT_TRUE(contains(longer, "(instr.(*Func).Exit, instr.(*Func).exit, instr.clock, ..., runtime.nanotime, runtime.nanotime1)"))
       << longer;
   p.frames[0].path = {"runtime.a", "runtime.b", "runtime.c", "runtime.d"};
-  EXPECT_TRUE(contains(report::profile_sentence(kRegressed, p), "(..., runtime.c, runtime.d)"));
+  EXPECT_TRUE(contains(explain::profile_sentence(kRegressed, p), "(..., runtime.c, runtime.d)"));
 }
 
 TEST(Annotations, TextAndMarkdownShowTheLines) {
@@ -171,7 +172,7 @@ TEST(Annotations, HtmlHasASelfContainedDifferentialFlameGraph) {
   size_t rects = 0;
   for (size_t at = 0; (at = svg.find("<rect", at)) != std::string::npos; ++at) ++rects;
   EXPECT_EQ(rects, 6u) << svg;
-  EXPECT_EQ(report::flame_graph_svg(kRegressed, report::ProfileNote{}), "");
+  EXPECT_EQ(report::flame_graph_svg(kRegressed, ProfileNote{}), "");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include <regex>
 #include <sstream>
 
-#include "report/annotations.hpp"
+#include "results/annotations.hpp"
 #include "report/html_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/reports.hpp"
@@ -89,7 +89,7 @@ TEST(JunitSchema, EdgeCasesAreValid) {
   const fs::path dir = scratch("junit-edge");
   // Nothing compared; control characters and invalid UTF-8 in warnings and notices; no context.
   stats::Comparison empty;
-  report::Annotations notes;
+  Annotations notes;
   notes.warnings = {std::string("stderr: \x01\x02 \xFF\xFE ]]> <tag> & \"q\""), "second\r\nline"};
   empty.only_in_head = {"main.<new>&\"q\""};
   report::ReportInputs in;
@@ -205,16 +205,16 @@ TEST(HtmlInChromium, EveryPlotIsDrawn) {
   EXPECT_EQ(std::stoul(m[4]), tested_markers) << "a marker per tested quantile and side";
 }
 
-// The sample with code and profile annotations on its regressed function (report::Annotations).
-report::Annotations annotated() {
-  report::Annotations a;
-  report::CodeNote code;
+// The sample with code and profile annotations on its regressed function (Annotations).
+Annotations annotated() {
+  Annotations a;
+  CodeNote code;
   code.moved_bytes = 1952;
   a.functions[kRegressed].code = code;
-  report::ProfileNote p;
+  ProfileNote p;
   p.base_samples = 100, p.head_samples = 300;
   p.base_ns_per_call = 1000, p.head_ns_per_call = 3000;
-  report::ProfileFrameNote f;
+  ProfileFrameNote f;
   f.frame = "main.<spin>&\"q\"";
   f.path = {"main.wait"};
   f.base_samples = 10, f.head_samples = 210, f.head_ns_per_call = 2100, f.base_ns_per_call = 100;

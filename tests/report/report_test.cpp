@@ -224,11 +224,6 @@ TEST(ReportEscaping, XmlHtmlMarkdownShell) {
   EXPECT_EQ(valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
   EXPECT_EQ(md_escape("pkg.(*T).M <x> a|b _c_ [d]"), "pkg.(\\*T).M \\<x\\> a\\|b \\_c\\_ \\[d\\]");
   EXPECT_EQ(md_code("pkg.F[a|b]"), "`pkg.F[a\\|b]`");
-  EXPECT_EQ(shell_quote("examples/shop/gate.yaml"), "examples/shop/gate.yaml");
-  EXPECT_EQ(shell_quote("my config.yaml"), "'my config.yaml'");
-  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_quote(""), "''");
-  EXPECT_EQ(shell_join({"gate", "check", "-c", "a b.yaml"}), "gate check -c 'a b.yaml'");
   EXPECT_EQ(go_package("example.com/shop.(*Cart).Add"), "example.com/shop");
   EXPECT_EQ(go_package("example.com/x.Pair[example.com/y.T].Swap"), "example.com/x");
   EXPECT_EQ(go_package("main.f"), "main");
@@ -300,7 +295,7 @@ TEST(ReportJson, SchemaAndEveryNumber) {
 
 TEST(ReportJson, InvalidUtf8InAWarningIsReplacedNotThrown) {
   const auto& c = sample().comparison;
-  report::Annotations notes;
+  Annotations notes;
   notes.warnings.push_back("workload stderr: \xFF\xFE garbage");
   auto in = sample().inputs;
   in.notes = &notes;

@@ -2,8 +2,9 @@
 // changed (analysis/code_diff), where its CPU time went (profile/profile_diff), how many executions
 // of the workload made one measured unit, and how much of a function's variance comes from code
 // layout (randomized layout variants). Every report format shows them; none ever changes a verdict.
-// Plain data, so that report/ depends on nothing beyond stats/ and results/: the measuring layer
-// (verdict/) fills it, the CLI passes it through ReportContext, the renderers read it.
+// Plain data in results/, so that report/ and explain/ read them and verdict/ fills them without
+// depending on each other: the measuring layer (verdict/) fills them, the CLI passes them through
+// ReportContext, the renderers read them.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::report {
+namespace gate {
 
 // Machine code, base against head, normalised (addresses ignored).
 struct CodeNote {
@@ -77,4 +78,4 @@ struct Annotations {
   }
 };
 
-}  // namespace gate::report
+}  // namespace gate
