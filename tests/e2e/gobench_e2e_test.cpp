@@ -262,7 +262,7 @@ nlohmann::json report_metric(const std::string& report, const std::string& prefi
 
 // A benchmarks-only gate ab on hotloop's BenchmarkHot with benchmark_cpu: true, 3% band: its A/A
 // exits 0, then the head with 8% more work in hot (-tags gateslow8: 1.078x by the program's own
-// clock, main.go) exits 1 with BenchmarkHot's cpu-ns/op a regression. Sized from what the A/A
+// clock, main.go) exits 1 with BenchmarkHot a regression (cpu-ns/op or ns/op, neither unchanged). Sized from what the A/A
 // measures: cpu-ns/op's noise a pair (1.4-3.1% beside a build, docs/how-it-measures.md) sets the
 // head's pairs, enough for the head's ~1.07x (process start-up dilutes the loop's 1.078x a little)
 // to stand 4 standard errors clear of the band, between 5 and 20 pairs, then on until decided. CPU time, not ns/op: beside
@@ -305,9 +305,19 @@ TEST(GoBenchmarks, BenchmarksOnlyAbPassesItsAAAndFlagsTheKnownHead) {
   // sized pairs and measures on until decided, as a user's config would, up to 3x them (>= 20).
   const auto [head, head_report] = ab(config(pairs, std::max(20, 3 * pairs)), "head", "head");
   EXPECT_EQ(head.code, 1) << "the 8% head is a regression";
+  // BenchmarkHot flagged by either of its metrics, and by neither called unchanged or faster: paired
+  // runs stop at the first regression (a regression among pairs is final), so the metric that
+  // decides first ends the loop with the other maybe undecided (a try here: ns/op 1.08x [1.06, 1.10]
+  // a regression at 5 pairs, cpu-ns/op 1.08x [1.03, 1.15] inconclusive). Under load ns/op stays
+  // undecided and cpu-ns/op decides (sampled_lab-bench-cpu-build.txt).
   const auto cpu = report_metric(head_report, "BenchmarkHot", kCpuNsPerOp);
+  const auto wall = report_metric(head_report, "BenchmarkHot", "ns/op");
   ASSERT_FALSE(cpu.is_null());
-  EXPECT_EQ(cpu["verdict"], "regression") << cpu.dump(1);
+  ASSERT_FALSE(wall.is_null());
+  EXPECT_TRUE(cpu["verdict"] == "regression" || wall["verdict"] == "regression") << cpu.dump(1) << wall.dump(1);
+  for (const auto* m : {&cpu, &wall})
+    EXPECT_TRUE((*m)["verdict"] == "regression" || (*m)["verdict"] == "inconclusive" || (*m)["verdict"] == "suspect")
+        << m->dump(1);
   // What a benchmarks-only ab measured: no probe, no BPF, every execution clean.
   const auto h = load_result_file((dir / "head-head.json").string());
   EXPECT_TRUE(h.functions.empty());
