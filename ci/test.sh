@@ -61,7 +61,8 @@ rm -f "$junit"
 start=$(date +%s)
 rc=0
 tier=(-LE long)
-if [[ -n "${GATE_LONG:-}" ]]; then
+# GATE_LONG=1, or ctest asked for the tier by its label (-L long), runs it.
+if [[ -n "${GATE_LONG:-}" || " $* " == *" -L long "* ]]; then
   tier=()
 else
   long=$(ctest -N -L long | sed -n 's/^Total Tests: //p')

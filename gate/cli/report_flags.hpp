@@ -47,7 +47,7 @@ struct ReportContext {
   std::string accept_note;              // said after it
   std::string base_label = "base";
   std::string head_label = "head";
-  const Annotations* notes = nullptr;  // code, profile, units, layouts (report/annotations.hpp)
+  const Annotations* notes = nullptr;  // code, profile, units, layouts (results/annotations.hpp)
 };
 // Writes the requested reports (text on stdout by default) and returns the comparison's exit code.
 // With --baseline-ref and a config, notes first whether the branch changed its thresholds.

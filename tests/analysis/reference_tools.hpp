@@ -12,15 +12,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/shell.hpp"
 #include "support/go_build.hpp"
 
 namespace gate::testing {
-
-inline std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // Runs a shell command (test-only: paths come from the build tree) and returns its stdout.
 inline std::string run_stdout(const std::string& command) {

@@ -19,7 +19,6 @@ namespace {
 
 using gate::testing::GoToolchain;
 using gate::testing::run_stdout;
-using gate::testing::shell_quote;
 
 std::vector<uint8_t> file_bytes(const std::string& path, uint64_t offset, uint64_t n) {
   std::ifstream in(path, std::ios::binary);
