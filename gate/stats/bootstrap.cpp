@@ -280,6 +280,15 @@ void RunSamples::add_point_run(double ns, size_t run_id, double log_offset) {
   add(ns, values, run_id, log_offset);
 }
 
+void RunSamples::add_count_run(double ns, uint64_t count, size_t run_id, double log_offset) {
+  if (count == 0) return add_point_run(ns, run_id, log_offset);
+  const double log_sd = 1 / std::sqrt(static_cast<double>(count));
+  std::array<double, kWithinRunStrata> values{};
+  const auto& z = normal_levels();
+  for (uint32_t i = 0; i < kWithinRunStrata; ++i) values[i] = ns * std::exp(z[i] * log_sd);
+  add(ns, values, run_id, log_offset);
+}
+
 std::pair<ClipBounds, ClipBounds> winsorizing_bounds(const RunSamples& base, const RunSamples& head,
                                                      double outlier_sigmas) {
   const Deviations b = deviations_of(base), h = deviations_of(head);

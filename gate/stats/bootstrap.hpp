@@ -59,6 +59,13 @@ class RunSamples {
   void add_mean_run(const FunctionRun& f, size_t run_id = 0, double log_offset = 0);
   // A value known exactly: no within-run spread (plain per-run data, and tests).
   void add_point_run(double ns, size_t run_id = 0, double log_offset = 0);
+  // A value proportional to a Poisson count (the sampled instrument's CPU per call: samples x period
+  // / calls): its within-run spread is the count's, log-sd 1 / sqrt(count). paired_ratio floors a
+  // pair's variance at it, so that a few pairs alike by chance cannot make an interval narrower than
+  // their counts allow (a clean-clone CI run of 2026-12-02 flagged an unchanged function, ~100
+  // samples a unit, 1.16x [1.07, 1.25] at 4 tested pairs: its pairs' spread read below the counts'
+  // own 14%). count 0: as add_point_run.
+  void add_count_run(double ns, uint64_t count, size_t run_id = 0, double log_offset = 0);
   // The mean of the calls between two levels of a run's distribution, lo < hi in [0, 1] (e.g. 0.25
   // and 0.75: the interquartile mean): the stand-in for a quantile that lies between two modes
   // (see WindowMean in stats/compare.cpp). Spread: the trimmed mean's standard error, winsorized

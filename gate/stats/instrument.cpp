@@ -406,9 +406,11 @@ QuantileComparison sampled_test(const std::vector<RunResult>& base_runs, const s
   for (int i = 0; i < 2; ++i) {
     // Half a sample added to each unit's count: the log of a Poisson count of mean m reads ~1 / (2m)
     // low (2.5% at 20), differently on sides whose counts differ; log(n + 1/2) is unbiased to that order.
+    // Each unit carries its count's spread (add_count_run): a pair's variance is never below it.
     for (const auto& u : units[i])
       if (u.samples > 0)
-        samples[i].add_point_run(u.ns_per_call * (1 + 0.5 / static_cast<double>(u.samples)), u.run, u.log_offset);
+        samples[i].add_count_run(u.ns_per_call * (1 + 0.5 / static_cast<double>(u.samples)), u.samples, u.run,
+                                 u.log_offset);
     if (static_cast<int>(samples[i].runs()) < o.min_runs) {
       qc.too_few(Why::Kind::kTooFewSampledRuns, static_cast<int>(samples[i].runs()), o.min_runs, i == 0 ? "base" : "head");
       return qc;

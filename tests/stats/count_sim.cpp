@@ -20,12 +20,17 @@ CountSimResult simulate_counts(const CountSimSetting& s, int trials, uint64_t se
   std::uniform_real_distribution<double> uniform(0, 1);
   stats::CompareOptions o;
   o.thresholds.defaults = {s.band, s.band};
-  o.normalize_speed = false;
+  o.normalize_speed = s.unrelated_speed_sd > 0;
+  std::normal_distribution<double> offset(0, s.unrelated_speed_sd > 0 ? s.unrelated_speed_sd : 1);
   const uint64_t head_calls = static_cast<uint64_t>(kBaseCalls * s.head_calls + 0.5);
   CountSimResult out;
   for (int t = 0; t < trials; ++t) {
     std::vector<RunResult> sides[2];
+    stats::SpeedFactors speed;
+    speed.usable = s.unrelated_speed_sd > 0;
     for (int p = 0; p < s.pairs; ++p) {
+      if (speed.usable)
+        for (int side = 0; side < 2; ++side) speed.all[side].push_back(offset(rng));
       const double speed = uniform(rng) < s.slow_fraction ? s.slow_factor : 1.0;
       for (int side = 0; side < 2; ++side) {
         const double mean = s.base_samples * speed * (side ? s.head_calls * s.ratio : 1.0) *
@@ -42,7 +47,7 @@ CountSimResult simulate_counts(const CountSimSetting& s, int trials, uint64_t se
         sides[side].push_back(std::move(r));
       }
     }
-    stats::QuantileComparison q = stats::sampled_test(sides[0], sides[1], fn, o, true, stats::SpeedFactors{});
+    stats::QuantileComparison q = stats::sampled_test(sides[0], sides[1], fn, o, true, speed);
     ++out.trials;
     out.exact += q.exact.used;
     out.pooled += q.pooled.used && !q.exact.used;

@@ -16,6 +16,10 @@ struct CountSimSetting {
   double overdispersion = 0.2;  // a unit's rate times a gamma factor of this sd (its own machine moment)
   double slow_fraction = 0.3;   // pairs in a slow spell (both sides 1.4x: gate ab's pairs meet it alike)
   double slow_factor = 1.4;
+  // > 0: each unit gets a speed factor (log, normal of this sd) read from other executions than its
+  // samples (gate ab's probed executions, where the sampled ones ran apart), so unrelated to its
+  // counts; the test normalizes by them with a fitted power, as gate ab does by default.
+  double unrelated_speed_sd = 0;
 };
 
 struct CountSimResult {
