@@ -1,5 +1,6 @@
 // Go function lookup: the table of every function in a binary (from .symtab; from .gopclntab when
-// stripped) and the name patterns users write in gate.yaml (exact names and globs).
+// stripped), and resolving the name patterns users write in gate.yaml (common/name_pattern.hpp)
+// against it.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/name_pattern.hpp"
 #include "elf/elf_file.hpp"
 
 namespace gate::analysis {
@@ -16,39 +18,6 @@ struct Function {
   std::string name;      // Go symbol name, e.g. "example.com/shop.(*Cart).Checkout"
   uint64_t address = 0;  // entry virtual address
   uint64_t size = 0;     // bytes up to the next function (no padding)
-};
-
-// Glob syntax over Go symbol names (documented in README):
-//   *     any run of characters except '/'      **   any run of characters, '/' included
-//   ?     one character except '/'              [...] (literally these 5 chars) any generic
-//                                                     instantiation: '[' ... ']' balanced
-//   \x    the character x literally (\* \? \\)
-// Every other character, '(' ')' '[' ']' '.' included, is literal. A '*' right after '(' is
-// literal too: "(*" is how Go spells a pointer receiver, so `pkg.(*T).M` is an exact name (as a
-// wildcard it would also match `pkg.(*SubT).M`). A pattern without an unescaped * ? or [...] is
-// an exact name.
-class NamePattern {
- public:
-  static NamePattern parse(std::string_view text);  // throws gate::Error on a trailing '\'
-  bool matches(std::string_view name) const;
-  bool is_glob() const { return glob_; }
-  const std::string& text() const { return text_; }
-  // The name an exact pattern stands for, escapes removed ("main.a\*b" -> "main.a*b").
-  const std::string& literal() const { return literal_; }
-
- private:
-  struct Token {
-    enum Kind : uint8_t { kChar, kRun, kRunWithSlash, kOne, kGeneric } kind = kChar;
-    char c = 0;
-  };
-  bool match_from(size_t token, std::string_view name, size_t pos, std::vector<uint8_t>* failed) const;
-
-  std::string text_;
-  bool glob_ = false;
-  std::string literal_;
-  std::vector<Token> tokens_;
-  std::string prefix_, suffix_;  // literal text before the first / after the last wildcard
-  int runs_ = 0;                 // '*' and '**' count: backtracking needs a memo from 2 on
 };
 
 class FunctionTable {

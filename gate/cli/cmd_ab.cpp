@@ -13,7 +13,7 @@
 #include "cli/shard_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "profile/profile_files.hpp"
-#include "verdict/change_notes.hpp"
+#include "annotate/change_notes.hpp"
 #include "verdict/judge.hpp"
 
 namespace gate::cli {
@@ -111,13 +111,14 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
                                             a->slice_ms);
     const auto log = [&g](const std::string& line) { g.log(line); };
-    verdict::note_code(j.notes, j.comparison, a->base_binaries.front(), a->head_binaries.front(), log);
+    annotate::note_code(j.notes, j.comparison, a->base_binaries.front(), a->head_binaries.front(), log);
     if (auto* rec = sampling.for_profiles()) {
       const std::string base_file = profile::side_profile_path(a->report.report_dir, "base");
       const std::string head_file = profile::side_profile_path(a->report.report_dir, "head");
       write_profile_file(*rec, "base", base_file, "base", g);
       write_profile_file(*rec, "head", head_file, "head", g);
-      verdict::note_ab_profiles(j, *rec, base_file, head_file, log);
+      annotate::note_ab_profiles(j.notes, j.comparison, j.base.result, j.head.result, *rec, base_file, head_file,
+                                 log);
     }
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);

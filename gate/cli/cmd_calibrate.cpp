@@ -14,7 +14,7 @@
 #include "verdict/judge.hpp"
 #include "verdict/config_options.hpp"
 #include "profile/profile_files.hpp"
-#include "verdict/change_notes.hpp"
+#include "annotate/change_notes.hpp"
 
 namespace gate::cli {
 
@@ -59,7 +59,8 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     if (auto* rec = sampling.for_profiles()) {
       for (const char* side : {"base", "head"})
         write_profile_file(*rec, side, profile::side_profile_path("", side), std::string("the A/A's ") + side, g);
-      verdict::note_aa_profiles(j, *rec, [&g](const std::string& l) { g.log(l); });
+      annotate::note_aa_profiles(j.comparison, j.base.result, j.head.result, *rec,
+                                 [&g](const std::string& l) { g.log(l); });
     }
     const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
     const verdict::CalibrationFigures f = verdict::calibration_figures(j, cfg, opts, a->slowdown, pairs);

@@ -10,7 +10,7 @@
 #include "cli/verdict_flags.hpp"
 #include "profile/profile_files.hpp"
 #include "verdict/judge.hpp"
-#include "verdict/change_notes.hpp"
+#include "annotate/change_notes.hpp"
 
 namespace gate::cli {
 
@@ -63,7 +63,8 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
     if (auto* rec = sampling.for_profiles()) {
       const std::string head_file = profile::side_profile_path(a->report.report_dir, "head");
       write_profile_file(*rec, "", head_file, "head", g);
-      verdict::note_check_profiles(checked, base, path, *rec, head_file, [&g](const std::string& l) { g.log(l); });
+      annotate::note_check_profiles(checked.notes, checked.comparison, base, checked.head.result, path, *rec, head_file,
+                                    [&g](const std::string& l) { g.log(l); });
     }
     const stats::Comparison& c = checked.comparison;
     const ResultFile& head = checked.head.result;

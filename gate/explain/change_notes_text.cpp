@@ -84,4 +84,37 @@ std::string profile_sentence(const std::string& function, const ProfileNote& n, 
   return s;
 }
 
+std::string code_log_line(const std::string& function, const CodeNote& n) {
+  return "code of " + function + ": " + code_sentence(n);
+}
+
+std::string code_not_compared(const std::string& why) { return "warning: machine code not compared: " + why; }
+
+std::string profile_log_line(const std::string& function, const ProfileNote& n) {
+  return "why " + function + " got slower: " + profile_sentence(function, n);
+}
+
+std::string compare_profiles_hint(const std::string& base_file_quoted, const std::string& head_file_quoted) {
+  return "compare them with: go tool pprof -top -diff_base " + base_file_quoted + " " + head_file_quoted;
+}
+
+std::string no_baseline_profile(const std::string& base_file) {
+  return "no CPU profile beside the baseline (" + base_file +
+         "): nothing to compare the head's with; record one with: gate record --profile --force";
+}
+
+std::string baseline_profile_not_compared(const std::string& why) {
+  return "warning: the baseline's CPU profile is not compared: " + why;
+}
+
+std::string aa_frame_flagged(const std::string& function, const std::string& frame, double p_value) {
+  return "A/A CPU profile: " + function + ": frame " + frame + " read beyond sampling noise (p=" + fmt("%.2g", p_value) +
+         "): the machine's state changed between the sides";
+}
+
+std::string aa_frames_summary(size_t flagged_frames, size_t frames) {
+  return "A/A CPU profile: " + std::to_string(flagged_frames) + " of " + std::to_string(frames) +
+         " frames under the compared functions beyond sampling noise (5% false discovery rate per function; expected 0)";
+}
+
 }  // namespace gate::explain

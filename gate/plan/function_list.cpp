@@ -8,14 +8,14 @@ namespace gate::plan {
 
 namespace {
 
-bool any_matches(const std::vector<analysis::NamePattern>& pats, const std::string& name) {
+bool any_matches(const std::vector<NamePattern>& pats, const std::string& name) {
   for (const auto& p : pats)
     if (p.matches(name)) return true;
   return false;
 }
 
 // Without patterns, the Go runtime and standard internals are left out: nobody declares them.
-bool listed(const std::vector<analysis::NamePattern>& pats, const std::string& name) {
+bool listed(const std::vector<NamePattern>& pats, const std::string& name) {
   if (pats.empty()) return name.rfind("runtime.", 0) != 0 && name.rfind("internal/", 0) != 0;
   return any_matches(pats, name);
 }
@@ -26,8 +26,8 @@ FunctionList list_functions(const std::string& binary, const std::vector<std::st
   const auto elf = elf::ElfFile::open(binary);
   const auto table = analysis::FunctionTable::from_elf(elf);
   const Inlining inlining = load_inlining(elf);
-  std::vector<analysis::NamePattern> pats;
-  for (const auto& m : patterns) pats.push_back(analysis::NamePattern::parse(m));
+  std::vector<NamePattern> pats;
+  for (const auto& m : patterns) pats.push_back(NamePattern::parse(m));
   FunctionList out;
   out.total = table.all().size();
   out.symbol_source = table.source();

@@ -35,7 +35,7 @@ std::string callers_of(const std::vector<analysis::InlineSite>& sites) {
 void refuse_inlined_only(const analysis::FunctionTable& table, const analysis::InlineIndex& inl,
                          const std::vector<std::string>& patterns) {
   for (const auto& text : patterns) {
-    const auto p = analysis::NamePattern::parse(text);
+    const auto p = NamePattern::parse(text);
     if (p.is_glob() || table.find_exact(p.literal())) continue;
     const std::string& name = p.literal();
     const auto sites = inl.sites_of(name);

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "analysis/functions.hpp"
+#include "common/name_pattern.hpp"
 #include "common/files.hpp"
 #include "common/fnv.hpp"
 #include "common/numbers.hpp"
@@ -180,7 +180,7 @@ namespace {
 std::string setting_of(const std::vector<FunctionSpec>& functions, const std::string& function,
                        std::string FunctionSpec::*field, const std::string& fallback) {
   for (const auto& f : functions)
-    if (!f.native && !(f.*field).empty() && analysis::NamePattern::parse(f.pattern).matches(function)) return f.*field;
+    if (!f.native && !(f.*field).empty() && NamePattern::parse(f.pattern).matches(function)) return f.*field;
   return fallback;
 }
 
@@ -441,7 +441,7 @@ FunctionSpec parse_function(const Ctx& c, const YAML::Node& f) {
       throw c.err(f["bucket_by"], spec.pattern + ".bucket_by", "is for Go functions", "remove it from the native entry");
     if (f["bucket_by"]) {
       spec.bucket_by = parse_bucket_by(c, f["bucket_by"], spec.pattern + ".bucket_by");
-      if (analysis::NamePattern::parse(spec.pattern).is_glob())
+      if (NamePattern::parse(spec.pattern).is_glob())
         throw c.err(f["bucket_by"], spec.pattern + ".bucket_by",
                     "is on a glob, whose functions have different arguments",
                     "put bucket_by on an entry with one exact function name");

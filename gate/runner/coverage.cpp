@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analysis/functions.hpp"
+#include "common/name_pattern.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 
@@ -99,7 +99,7 @@ bool is_optional(const Config& cfg, const std::string& name) {
       if (std::find(names.begin(), names.end(), name) != names.end()) return true;
     }
     if (!spec.optional) continue;
-    const auto p = analysis::NamePattern::parse(spec.pattern);
+    const auto p = NamePattern::parse(spec.pattern);
     if (p.is_glob() ? p.matches(name) : p.literal() == name) return true;
   }
   return false;

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "analysis/functions.hpp"
+#include "common/name_pattern.hpp"
 #include "stats/instrument.hpp"
 
 namespace gate::verdict {
@@ -18,7 +18,7 @@ stats::CompareOptions compare_options(const runner::Config* cfg, const std::vect
   for (const auto& [q, t] : cfg->quantile_thresholds) o.thresholds.per_quantile[q] = {t, t};
   for (const auto& spec : cfg->functions) {
     if (!spec.threshold && spec.quantile_thresholds.empty()) continue;
-    const auto pat = analysis::NamePattern::parse(spec.pattern);
+    const auto pat = NamePattern::parse(spec.pattern);
     for (const auto& f : functions) {
       if (!pat.matches(f.name)) continue;
       if (spec.threshold && !o.thresholds.per_function.count(f.name))

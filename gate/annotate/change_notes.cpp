@@ -1,5 +1,5 @@
-// Code and profile notes beside the verdicts (verdict/change_notes.hpp).
-#include "verdict/change_notes.hpp"
+// Code and profile notes beside the verdicts (annotate/change_notes.hpp).
+#include "annotate/change_notes.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,7 +18,7 @@
 #include "profile/profile_files.hpp"
 #include "profile/recorder.hpp"
 
-namespace gate::verdict {
+namespace gate::annotate {
 namespace {
 
 bool flagged(const stats::FunctionComparison& f) {
@@ -76,7 +76,7 @@ std::string pprof_diff_command(const std::string& base_file, const std::string& 
          shell_quote("^" + regex_quote(function) + "$") + " " + shell_quote(head_file);
 }
 
-uint64_t calls_of(const ResultFile& r, const std::string& function) {
+uint64_t total_calls(const ResultFile& r, const std::string& function) {
   uint64_t n = 0;
   for (const auto& run : r.runs)
     if (const auto* fr = run.find(function)) n += fr->calls;
@@ -101,10 +101,10 @@ void note_code(Annotations& notes, const stats::Comparison& c, const std::string
       n.callees_compared = code.callees_compared;
       n.changed_callees = code.changed_callees;
       notes.functions[f.name].code = n;
-      if (flagged(f)) log("code of " + f.name + ": " + explain::code_sentence(n));
+      if (flagged(f)) log(explain::code_log_line(f.name, n));
     }
   } catch (const Error& e) {
-    log(std::string("warning: machine code not compared: ") + e.what());
+    log(explain::code_not_compared(e.what()));
   }
 }
 
@@ -113,7 +113,7 @@ void note_profiles(Annotations& notes, const stats::Comparison& c, const ResultF
   if (!pp.base || !pp.head) return;
   for (const auto& f : c.functions) {
     if (!flagged(f)) continue;
-    const uint64_t bc = calls_of(base, f.name), hc = calls_of(head, f.name);
+    const uint64_t bc = total_calls(base, f.name), hc = total_calls(head, f.name);
     const auto d = profile::diff_subtree(*pp.base, *pp.head, f.name, bc, hc);
     ProfileNote n;
     n.base_samples = d.base_samples, n.head_samples = d.head_samples;
@@ -155,66 +155,64 @@ void note_profiles(Annotations& notes, const stats::Comparison& c, const ResultF
     if (n.stacks.size() > kMaxStacks) n.stacks.resize(kMaxStacks);
     if (!pp.base_file.empty() && !pp.head_file.empty())
       n.pprof_command = pprof_diff_command(pp.base_file, pp.head_file, f.name);
-    log("why " + f.name + " got slower: " + explain::profile_sentence(f.name, n));
+    log(explain::profile_log_line(f.name, n));
     if (!n.pprof_command.empty()) log("  " + n.pprof_command);
     notes.functions[f.name].profile = std::move(n);
   }
 }
 
-void note_ab_profiles(AbJudged& j, profile::ProfileRecorder& rec, const std::string& base_file,
-                      const std::string& head_file, const WhyLog& log) {
-  j.notes.profile_files = {base_file, head_file};
+void note_ab_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base, const ResultFile& head,
+                      profile::ProfileRecorder& rec, const std::string& base_file, const std::string& head_file,
+                      const WhyLog& log) {
+  notes.profile_files = {base_file, head_file};
   ProfilePair pp;
   pp.base = &rec.finish("base");
   pp.head = &rec.finish("head");
   pp.base_file = base_file;
   pp.head_file = head_file;
-  note_profiles(j.notes, j.comparison, j.base.result, j.head.result, pp, log);
+  note_profiles(notes, c, base, head, pp, log);
   bool any = false;
-  for (const auto& [_, n] : j.notes.functions) any = any || n.profile.has_value();
-  if (!any)
-    log("compare them with: go tool pprof -top -diff_base " + shell_quote(pp.base_file) + " " +
-        shell_quote(pp.head_file));
+  for (const auto& [_, n] : notes.functions) any = any || n.profile.has_value();
+  if (!any) log(explain::compare_profiles_hint(shell_quote(pp.base_file), shell_quote(pp.head_file)));
 }
 
-void note_check_profiles(Checked& c, const ResultFile& base, const std::string& baseline,
-                         profile::ProfileRecorder& rec, const std::string& head_file, const WhyLog& log) {
+void note_check_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+                         const ResultFile& head, const std::string& baseline, profile::ProfileRecorder& rec,
+                         const std::string& head_file, const WhyLog& log) {
   const std::string base_file = profile::baseline_profile_path(baseline);
   if (!std::filesystem::exists(base_file)) {
-    log("no CPU profile beside the baseline (" + base_file + "): nothing to compare the head's with; record one "
-        "with: gate record --profile --force");
-    c.notes.profile_files = {head_file};
+    log(explain::no_baseline_profile(base_file));
+    notes.profile_files = {head_file};
     return;
   }
   profile::Profile base_profile;
   try {
     base_profile = profile::read_pprof(base_file);
   } catch (const Error& e) {
-    log(std::string("warning: the baseline's CPU profile is not compared: ") + e.what());
-    c.notes.profile_files = {head_file};
+    log(explain::baseline_profile_not_compared(e.what()));
+    notes.profile_files = {head_file};
     return;
   }
-  c.notes.profile_files = {base_file, head_file};
+  notes.profile_files = {base_file, head_file};
   ProfilePair pp{&base_profile, &rec.finish(""), base_file, head_file};
-  note_profiles(c.notes, c.comparison, base, c.head.result, pp, log);
+  note_profiles(notes, c, base, head, pp, log);
 }
 
-void note_aa_profiles(const AbJudged& j, profile::ProfileRecorder& rec, const WhyLog& log) {
+void note_aa_profiles(const stats::Comparison& c, const ResultFile& base, const ResultFile& head,
+                      profile::ProfileRecorder& rec, const WhyLog& log) {
   const auto& bp = rec.finish("base");
   const auto& hp = rec.finish("head");
   size_t frames = 0, flagged_frames = 0;
-  for (const auto& f : j.comparison.functions) {
-    const auto diff = profile::diff_subtree(bp, hp, f.name, calls_of(j.base.result, f.name), calls_of(j.head.result, f.name));
+  for (const auto& f : c.functions) {
+    const auto diff = profile::diff_subtree(bp, hp, f.name, total_calls(base, f.name), total_calls(head, f.name));
     for (const auto& fc : diff.frames) {
       ++frames;
       if (!fc.significant) continue;
       ++flagged_frames;
-      log("A/A CPU profile: " + f.name + ": frame " + fc.frame + " read beyond sampling noise (p=" +
-          fmt("%.2g", fc.p_value) + "): the machine's state changed between the sides");
+      log(explain::aa_frame_flagged(f.name, fc.frame, fc.p_value));
     }
   }
-  log("A/A CPU profile: " + std::to_string(flagged_frames) + " of " + std::to_string(frames) +
-      " frames under the compared functions beyond sampling noise (5% false discovery rate per function; expected 0)");
+  log(explain::aa_frames_summary(flagged_frames, frames));
 }
 
-}  // namespace gate::verdict
+}  // namespace gate::annotate

@@ -1,7 +1,8 @@
 // Why a function's verdict came out as it did, beside the verdict: whether its machine code (and
 // its callees') changed between the two binaries, and, when the runs were profiled, where its extra
 // CPU time went per call (its profile subtree, base against head) and the pprof files and command
-// that show it. Fills Annotations; never changes a verdict.
+// that show it. Fills Annotations from a comparison's values and the two sides' results; never
+// changes a verdict (verdict/ decides, annotate/ says why, explain/ words it).
 #pragma once
 
 #include <functional>
@@ -12,13 +13,12 @@
 #include "results/annotations.hpp"
 #include "results/result.hpp"
 #include "stats/compare.hpp"
-#include "verdict/judge.hpp"
 
 namespace gate::profile {
 class ProfileRecorder;
 }
 
-namespace gate::verdict {
+namespace gate::annotate {
 
 using WhyLog = std::function<void(const std::string&)>;
 
@@ -40,24 +40,27 @@ void note_profiles(Annotations& notes, const stats::Comparison& c, const ResultF
                    const ResultFile& head, const ProfilePair& profiles, const WhyLog& log);
 
 // gate ab --profile, after the two sides' profiles were written to base_file and head_file
-// (profile/profile_files.hpp): the profile note of each flagged function, the files in j.notes;
+// (profile/profile_files.hpp): the profile note of each flagged function, the files in notes;
 // when none is flagged, logs the command that compares the files.
-void note_ab_profiles(AbJudged& j, profile::ProfileRecorder& rec, const std::string& base_file,
-                      const std::string& head_file, const WhyLog& log);
+void note_ab_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base, const ResultFile& head,
+                      profile::ProfileRecorder& rec, const std::string& base_file, const std::string& head_file,
+                      const WhyLog& log);
 
 // gate check --profile, after the head's profile (side "") was written to head_file: when the
 // baseline has a profile beside it, fills the profile notes of flagged functions against it, else
 // says how to record one. No code notes: a baseline keeps no binary.
-void note_check_profiles(Checked& c, const ResultFile& base, const std::string& baseline,
-                         profile::ProfileRecorder& rec, const std::string& head_file, const WhyLog& log);
+void note_check_profiles(Annotations& notes, const stats::Comparison& c, const ResultFile& base,
+                         const ResultFile& head, const std::string& baseline, profile::ProfileRecorder& rec,
+                         const std::string& head_file, const WhyLog& log);
 
 // gate calibrate --profile, after the A/A's two profiles were written: per compared function how
 // many frames the sampling-noise test flags between two runs of one binary (expected: none at its
 // false discovery rate).
-void note_aa_profiles(const AbJudged& j, profile::ProfileRecorder& rec, const WhyLog& log);
+void note_aa_profiles(const stats::Comparison& c, const ResultFile& base, const ResultFile& head,
+                      profile::ProfileRecorder& rec, const WhyLog& log);
 
 // The function's calls over the result's runs.
-uint64_t calls_of(const ResultFile& r, const std::string& function);
+uint64_t total_calls(const ResultFile& r, const std::string& function);
 
 // A Go symbol name as a literal in pprof's regular expressions ('.', '(', '*', '[' are special).
 std::string regex_quote(const std::string& name);
@@ -66,4 +69,4 @@ std::string regex_quote(const std::string& name);
 std::string pprof_diff_command(const std::string& base_file, const std::string& head_file,
                                const std::string& function);
 
-}  // namespace gate::verdict
+}  // namespace gate::annotate
