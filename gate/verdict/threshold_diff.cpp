@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
+#include "explain/threshold_diff_text.hpp"
 #include "explain/verdict_text.hpp"
 #include "verdict/config_options.hpp"
 
@@ -30,23 +31,16 @@ std::string short_ref(const std::string& ref) {
   return hash ? ref.substr(0, 12) : ref;
 }
 
-// "this branch changes the thresholds in P (compared with REF): ..." without its ending; "" when the
-// settings are the same.
+// The sentence of what changed, without its ending; "" when the settings are the same.
 std::string change_sentence(const std::string& ref, const std::string& repo_path, const runner::Config& before,
                             const runner::Config& after, const std::vector<FunctionInfo>& functions) {
   const ThresholdDiff d =
       diff_thresholds(compare_options(&before, functions), compare_options(&after, functions), functions);
   if (d.empty()) return "";
-  return "this branch changes the thresholds in " + repo_path + " (compared with " + short_ref(ref) + "): " +
-         describe(d);
+  return explain::thresholds_changed(repo_path, short_ref(ref), d);
 }
 
 }  // namespace
-
-bool ThresholdDiff::empty() const {
-  return quantiles_before == quantiles_after && bands.empty() && calls_change_before == calls_change_after &&
-         fail_on_calls_before == fail_on_calls_after && fail_on_insufficient_before == fail_on_insufficient_after;
-}
 
 ThresholdDiff diff_thresholds(const stats::CompareOptions& before, const stats::CompareOptions& after,
                               const std::vector<FunctionInfo>& functions) {
@@ -74,40 +68,16 @@ ThresholdDiff diff_thresholds(const stats::CompareOptions& before, const stats::
   return d;
 }
 
-std::string describe(const ThresholdDiff& d) {
-  std::vector<std::string> changes;
-  if (d.quantiles_before != d.quantiles_after)
-    changes.push_back("quantiles " + join(d.quantiles_before, ", ") + " -> " + join(d.quantiles_after, ", "));
-  for (const auto& b : d.bands) {
-    std::string item = "threshold " + explain::band_text(b.before) + " -> " + explain::band_text(b.after) + " for ";
-    if (b.where.size() <= 2) item += join(b.where, ", ");
-    else item += std::to_string(b.where.size()) + " function quantiles (" + b.where[0] + ", " + b.where[1] + ", ...)";
-    changes.push_back(item);
-  }
-  if (d.calls_change_before != d.calls_change_after)
-    changes.push_back("calls_change " + percent(d.calls_change_before) + " -> " +
-                      percent(d.calls_change_after));
-  auto flag = [](bool v) { return v ? "true" : "false"; };
-  if (d.fail_on_calls_before != d.fail_on_calls_after)
-    changes.push_back(std::string("fail_on_calls_change ") + flag(d.fail_on_calls_before) + " -> " +
-                      flag(d.fail_on_calls_after));
-  if (d.fail_on_insufficient_before != d.fail_on_insufficient_after)
-    changes.push_back(std::string("fail_on_insufficient_data ") + flag(d.fail_on_insufficient_before) + " -> " +
-                      flag(d.fail_on_insufficient_after));
-  return join(changes, "; ");
-}
-
 std::string config_change_notice(const std::string& ref, const runner::Config& cfg,
                                  const std::vector<FunctionInfo>& functions) {
   baselines::FileAtRef f;
   try {
     f = baselines::read_at_ref(ref, cfg.path);
   } catch (const Error& e) {  // after measuring, a report with a notice beats no report
-    return "the thresholds could not be compared with " + ref + ": " + e.summary();
+    return explain::thresholds_not_compared(ref, e.summary());
   }
   if (!f.exists) {
-    return "the config " + f.repo_path + " is new on this branch (not in " + ref +
-           "): its thresholds cannot be checked against " + ref;
+    return explain::config_new_on_branch(f.repo_path, ref);
   }
   const auto local = read_file(cfg.path);
   if (local && *local == f.bytes) return "";
@@ -116,10 +86,9 @@ std::string config_change_notice(const std::string& ref, const runner::Config& c
     const runner::Config old_cfg = runner::parse_config(f.bytes, cfg.path, ref + ":" + f.repo_path);
     sentence = change_sentence(ref, f.repo_path, old_cfg, cfg, functions);
   } catch (const Error& e) {
-    return "this branch changes the config " + f.repo_path + " and the version in " + ref +
-           " cannot be read to compare thresholds (" + e.summary() + ")";
+    return explain::config_at_ref_unreadable(f.repo_path, ref, e.summary());
   }
-  return sentence.empty() ? "" : sentence + "; the gate applied the branch's settings";
+  return sentence.empty() ? "" : explain::applied_branch_settings(sentence);
 }
 
 runner::Config with_verdict_settings_of(const runner::Config& head, const runner::Config& base) {
@@ -151,21 +120,18 @@ ConfigAtRef config_at_ref(const std::string& ref, const runner::Config& cfg) {
   try {
     f = baselines::read_at_ref(ref, cfg.path);
   } catch (const Error& e) {
-    out.notice = "the base's thresholds could not be read from " + short_ref(ref) + " (" + e.summary() +
-                 "): this change's apply; fetch that commit (a shallow clone lacks it: fetch-depth 0, GIT_DEPTH 0)";
+    out.notice = explain::base_thresholds_unreadable(short_ref(ref), e.summary());
     return out;
   }
   out.repo_path = f.repo_path;
   if (!f.exists) {
-    out.notice = "the config " + f.repo_path + " is new in this change (not in " + short_ref(ref) +
-                 "): its own thresholds apply";
+    out.notice = explain::config_new_in_change(f.repo_path, short_ref(ref));
     return out;
   }
   try {
     out.cfg = runner::parse_config(f.bytes, cfg.path, short_ref(ref) + ":" + f.repo_path);
   } catch (const Error& e) {
-    out.notice = "the base's config " + f.repo_path + " at " + short_ref(ref) + " cannot be read (" + e.summary() +
-                 "): this change's thresholds apply";
+    out.notice = explain::base_config_unreadable(f.repo_path, short_ref(ref), e.summary());
   }
   return out;
 }
@@ -173,7 +139,7 @@ ConfigAtRef config_at_ref(const std::string& ref, const runner::Config& cfg) {
 std::string ab_threshold_notice(const std::string& ref, const std::string& repo_path, const runner::Config& base,
                                 const runner::Config& head, const std::vector<FunctionInfo>& functions) {
   const std::string sentence = change_sentence(ref, repo_path, base, head, functions);
-  return sentence.empty() ? "" : sentence + "; gate ab applied the base's settings (" + short_ref(ref) + ")";
+  return sentence.empty() ? "" : explain::applied_base_settings(sentence, short_ref(ref));
 }
 
 }  // namespace gate::verdict

@@ -1,6 +1,6 @@
 // What a branch changed in its verdict settings compared with a reference commit's (the config
 // file at --baseline-ref, or gate ab's --thresholds-ref): computed as data from the two sets of
-// options, then said in one notice. gate ab also judges with the reference commit's settings.
+// options (stats/threshold_change.hpp), then said in one notice (explain/threshold_diff_text.hpp). gate ab also judges with the reference commit's settings.
 #pragma once
 
 #include <optional>
@@ -10,31 +10,17 @@
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "stats/compare.hpp"
+#include "stats/threshold_change.hpp"
 
 namespace gate::verdict {
 
-struct BandChange {
-  stats::Band before, after;
-  std::vector<std::string> where;  // "FUNCTION QUANTILE" pairs that moved from `before` to `after`
-};
-
-struct ThresholdDiff {
-  std::vector<std::string> quantiles_before, quantiles_after;  // equal: unchanged
-  std::vector<BandChange> bands;                               // in the order first met
-  double calls_change_before = 0, calls_change_after = 0;      // fractions (0.5 = 50%)
-  bool fail_on_calls_before = false, fail_on_calls_after = false;
-  bool fail_on_insufficient_before = false, fail_on_insufficient_after = false;
-  bool empty() const;
-};
+using stats::BandChange;
+using stats::ThresholdDiff;
 
 // Compares the options per (function, quantile) of `functions`, grouping functions whose band moved
 // the same way (a new default reads as one change).
 ThresholdDiff diff_thresholds(const stats::CompareOptions& before, const stats::CompareOptions& after,
                               const std::vector<FunctionInfo>& functions);
-
-// "quantiles p50 -> p50, p99; threshold +10% / -10% -> +3% / -3% for main.f p50, main.g p50": the
-// changes joined by "; " (empty when there are none).
-std::string describe(const ThresholdDiff& d);
 
 // The notice for a config that may differ from its version at `ref` ("" when the thresholds are the
 // same). A config REF does not have, or cannot parse, or git that cannot be read, is a notice too:

@@ -47,7 +47,6 @@ NAMES = {
 
 # File -> sentences still to move to explain/ (TODO, issue 57 phase 2b with verdict/'s split).
 TODO = {
-    "gate/verdict/threshold_diff.cpp": 22,  # the threshold diff's notes
 }
 
 

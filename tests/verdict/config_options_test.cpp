@@ -4,6 +4,7 @@
 
 #include "runner/config.hpp"
 #include "verdict/config_options.hpp"
+#include "explain/threshold_diff_text.hpp"
 #include "verdict/threshold_diff.hpp"
 
 namespace gate::verdict {
@@ -87,7 +88,7 @@ TEST(ThresholdDiff, NoChangeIsEmpty) {
   const auto fns = functions({"main.f", "main.slow"});
   const auto d = diff_thresholds(compare_options(&a, fns), compare_options(&b, fns), fns);
   EXPECT_TRUE(d.empty());
-  EXPECT_EQ(describe(d), "");
+  EXPECT_EQ(explain::threshold_diff_text(d), "");
 }
 
 TEST(ThresholdDiff, GroupsFunctionsThatMovedAlike) {
@@ -102,7 +103,7 @@ TEST(ThresholdDiff, GroupsFunctionsThatMovedAlike) {
   EXPECT_DOUBLE_EQ(d.bands[0].after.regression, 0.03);
   EXPECT_EQ(d.bands[0].where, (std::vector<std::string>{"main.a p50", "main.a p99", "main.b p50", "main.b p99",
                                                         "main.c p50", "main.c p99"}));
-  EXPECT_EQ(describe(d),
+  EXPECT_EQ(explain::threshold_diff_text(d),
             "quantiles p50, p99 -> p50; threshold +10% / -10% -> +3% / -3% for 6 function quantiles (main.a p50, "
             "main.a p99, ...)");
 }
@@ -112,7 +113,7 @@ TEST(ThresholdDiff, PoliciesAndCallsChange) {
                                                  "fail_on_insufficient_data: true\n");
   const auto fns = functions({"main.f"});
   const auto d = diff_thresholds(compare_options(&before, fns), compare_options(&after, fns), fns);
-  EXPECT_EQ(describe(d), "calls_change 50% -> 20%; fail_on_calls_change false -> true; "
+  EXPECT_EQ(explain::threshold_diff_text(d), "calls_change 50% -> 20%; fail_on_calls_change false -> true; "
                          "fail_on_insufficient_data false -> true");
 }
 
@@ -121,7 +122,7 @@ TEST(ThresholdDiff, TwoPlacesAreNamed) {
   const auto fns = functions({"main.f", "main.g"});
   const auto d = diff_thresholds(compare_options(&before, fns), compare_options(&after, fns), fns);
   ASSERT_EQ(d.bands.size(), 1u);
-  EXPECT_NE(describe(d).find("-> +30% / -30% for main.f p99, main.g p99"), std::string::npos) << describe(d);
+  EXPECT_NE(explain::threshold_diff_text(d).find("-> +30% / -30% for main.f p99, main.g p99"), std::string::npos) << explain::threshold_diff_text(d);
 }
 
 // gate ab --thresholds-ref (issue 56): the base's verdict settings judge, per-function ones matched by
