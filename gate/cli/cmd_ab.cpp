@@ -91,8 +91,8 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
                         "addresses",
                         "profile in a gate ab of its own with one --base-binary and one --head-binary (e.g. the first "
                         "variant of each side), or leave --profile (and profile:) out here");
-    const std::optional<ShardPlan> shard = plan_shard(a->shard, hz, cfg, mo, a->max_runs, a->seed,
-                                                      a->base_binaries, a->head_binaries);
+    const auto shard = sharding::plan_shard(a->shard.shard, a->shard.partial_out, hz, cfg, mo, a->max_runs, a->seed,
+                                            a->base_binaries, a->head_binaries);
     const auto& base_binaries = shard ? shard->base_binaries : a->base_binaries;  // a shard's layout order
     const auto& head_binaries = shard ? shard->head_binaries : a->head_binaries;
     // One sampler side per binary: a layout variant's code lies at other addresses.

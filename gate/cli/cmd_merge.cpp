@@ -1,5 +1,5 @@
 // `gate merge PARTIAL...`: the verdict of one gate ab split over a CI matrix (gate ab --shard K/N),
-// from every shard's partial; reports and exit codes as gate ab's. The work is verdict::merge_shards.
+// from every shard's partial; reports and exit codes as gate ab's. The work is sharding::merge_shards.
 #include <cstdio>
 #include <string>
 
@@ -7,7 +7,7 @@
 #include "cli/flag_table.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
-#include "verdict/shards.hpp"
+#include "sharding/shards.hpp"
 
 namespace gate::cli {
 
@@ -15,7 +15,7 @@ namespace {
 
 // Per shard, how many pairs it gave, its noise and its weight: on stderr even with -q, as the
 // report's preface. A shard pooled with others says so: its pairs were too few for its own noise.
-void print_shards(const verdict::Merged& m) {
+void print_shards(const sharding::Merged& m) {
   for (const auto& s : m.shards) {
     char noise[32] = "n/a";
     if (s.noise > 0) snprintf(noise, sizeof noise, "%.1f%%", 100 * s.noise);
@@ -26,7 +26,7 @@ void print_shards(const verdict::Merged& m) {
       model = "pooled with shard";
       for (int k : s.stratum)
         if (k != s.index) model += " " + std::to_string(k);
-      model += " (fewer than " + std::to_string(verdict::kMinOwnPairs) + " pairs for a noise model of its own)";
+      model += " (fewer than " + std::to_string(sharding::kMinOwnPairs) + " pairs for a noise model of its own)";
     } else {
       model = "its own noise model";
     }
@@ -78,7 +78,7 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
     validate_report_flags(a->report, &cfg);
     std::vector<Partial> parts;
     for (const auto& path : a->partials) parts.push_back(load_partial(path));
-    const verdict::Merged m = verdict::merge_shards(cfg, std::move(parts), a->partials);
+    const sharding::Merged m = sharding::merge_shards(cfg, std::move(parts), a->partials);
     print_shards(m);
     note_thresholds_ref(thresholds, m.head.functions, a->report.notices);
     ReportContext rc{"ab", &cfg, &m.base, &m.head};

@@ -20,7 +20,7 @@
 #include "support/gate_cli.hpp"
 #include "support/go_build.hpp"
 #include "support/noise.hpp"
-#include "verdict/shards.hpp"
+#include "sharding/shards.hpp"
 
 namespace gate::testing {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "runner/config.hpp"
 #include "support/gate_cli.hpp"
-#include "verdict/shards_synthetic.hpp"
+#include "sharding/shards_synthetic.hpp"
 
 namespace gate {
 namespace {
@@ -54,7 +54,7 @@ Repo make_repo() {
   const std::string hash = runner::load_config(r.cfg).hash;
   for (int k = 1; k <= 3; ++k) {
     r.partials.push_back((r.dir / ("shard" + std::to_string(k) + ".json")).string());
-    save_partial(r.partials.back(), verdict::testing::synthetic_partial({.index = k, .config_hash = hash}));
+    save_partial(r.partials.back(), sharding::testing::synthetic_partial({.index = k, .config_hash = hash}));
   }
   return r;
 }

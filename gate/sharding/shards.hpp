@@ -14,8 +14,9 @@
 #include "results/result.hpp"
 #include "runner/config.hpp"
 #include "stats/compare.hpp"
+#include "verdict/judge.hpp"
 
-namespace gate::verdict {
+namespace gate::sharding {
 
 // "K/N" with 1 <= K <= N. Throws gate::Error (exit 2) naming the text.
 ShardSpec parse_shard(const std::string& text);
@@ -31,12 +32,11 @@ int shard_pairs(int total, const ShardSpec& s);
 std::vector<std::string> shard_layouts(const std::vector<std::string>& binaries, const ShardSpec& s);
 void unrotate_layouts(ResultFile& r, size_t layouts, const ShardSpec& s);
 
-struct AbJudged;  // verdict/judge.hpp
 // The partial of a shard whose gate ab measured j (its results are moved out): the shard, the seeds,
 // the config hash, the build ids and executions per unit, the runs' layouts back in the
 // comparison's order (unrotate_layouts over base_layouts / head_layouts variants). The runner is
 // named by the caller (history::machine_of, which verdict/ does not include).
-Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
+Partial partial_of(verdict::AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
                    size_t head_layouts, const runner::Config& cfg, const std::string& runner,
                    const std::string& runner_label);
 
@@ -98,4 +98,4 @@ struct Merged {
 // correction, TOST and the exit code as gate ab's. Calls require_one_comparison.
 Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const std::vector<std::string>& paths);
 
-}  // namespace gate::verdict
+}  // namespace gate::sharding

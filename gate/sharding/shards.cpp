@@ -1,5 +1,5 @@
 // A comparison's shards: the plan of one shard, its partial file, and the merge of all of them.
-#include "verdict/shards.hpp"
+#include "sharding/shards.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +19,7 @@
 #include "verdict/layouts.hpp"
 #include "verdict/config_options.hpp"
 
-namespace gate::verdict {
+namespace gate::sharding {
 
 namespace {
 
@@ -73,7 +73,7 @@ void unrotate_layouts(ResultFile& r, size_t layouts, const ShardSpec& s) {
     if (run.layout >= 0) run.layout = static_cast<int>((run.layout + (s.index - 1)) % layouts);
 }
 
-Partial partial_of(AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
+Partial partial_of(verdict::AbJudged& j, const ShardSpec& shard, uint64_t seed, uint64_t shard_seed, size_t base_layouts,
                    size_t head_layouts, const runner::Config& cfg, const std::string& runner,
                    const std::string& runner_label) {
   Partial p;
@@ -214,7 +214,7 @@ stats::Comparison judge_stratum(const std::vector<const Partial*>& parts, stats:
   int looked = 0;
   for (const Partial* p : parts) looked += p->pairs();
   o.first_look = o.last_look = looked;
-  return compare_with_benchmarks(base.runs, head.runs, base, head, o);
+  return verdict::compare_with_benchmarks(base.runs, head.runs, base, head, o);
 }
 
 const stats::QuantileComparison* find_test(const stats::Comparison& c, const std::string& function,
@@ -328,7 +328,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
     append_runs(m.head, p.head);
     pairs.push_back(p.pairs());
   }
-  stats::CompareOptions o = compare_options(&cfg, m.head.functions);
+  stats::CompareOptions o = verdict::compare_options(&cfg, m.head.functions);
   // One look at every pair, as a fixed gate ab (its pilot pairs are in no test).
   int looked = 0;
   for (const auto& p : parts) looked += p.pairs();
@@ -340,7 +340,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
   const auto strata = shard_strata(pairs);
   m.strata = static_cast<int>(strata.size());
   if (m.strata < 2) {
-    m.comparison = judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, &m.notes);
+    m.comparison = verdict::judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, &m.notes);
     for (auto& s : m.shards) {
       s.weight = static_cast<double>(s.pairs) / static_cast<double>(std::max(total_pairs, 1));
       s.stratum.clear();
@@ -349,7 +349,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
   } else {
     // gate ab's comparison of all pairs gives every test and what is not a function's interval
     // (calls, the common shift, benchmarks); the strata replace the intervals of the tests.
-    m.comparison = compare_with_benchmarks(m.base.runs, m.head.runs, m.base, m.head, o);
+    m.comparison = verdict::compare_with_benchmarks(m.base.runs, m.head.runs, m.base, m.head, o);
     std::vector<stats::Comparison> judged;
     for (const auto& stratum : strata) {
       std::vector<const Partial*> members;
@@ -375,7 +375,7 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
                                                         pilots ? tested_head : m.head.runs, o);
     for (auto& [name, f] : m.notes.functions) f.layout_share.reset();
     for (const auto& [name, share] : layout_shares) m.notes.functions[name].layout_share = share;
-    redecide(m.comparison, o);
+    verdict::redecide(m.comparison, o);
   }
   for (const auto& [r, side] : {std::pair{&m.base, "base"}, std::pair{&m.head, "head"}})
     for (const auto& f : runner::uncalled_functions(*r, side)) m.notes.warnings.push_back(explain::uncalled(f));
@@ -387,4 +387,4 @@ Merged merge_shards(const runner::Config& cfg, std::vector<Partial> parts, const
   return m;
 }
 
-}  // namespace gate::verdict
+}  // namespace gate::sharding

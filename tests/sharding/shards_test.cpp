@@ -1,6 +1,6 @@
-// gate merge's logic on synthetic partials (verdict/shards.hpp): runners of different speeds must not
+// gate merge's logic on synthetic partials (sharding/shards.hpp): runners of different speeds must not
 // read as a change, a real slowdown must, and partials of another comparison are refused by name.
-#include "verdict/shards.hpp"
+#include "sharding/shards.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "verdict/layouts.hpp"
 #include "verdict/config_options.hpp"
 
-namespace gate::verdict {
+namespace gate::sharding {
 namespace {
 
 constexpr int kShards = 3;
@@ -104,9 +104,9 @@ TEST(Shards, ReportsEachShardsPairsAndNoise) {
 // the runner became a block, and what it must still give for one shard.
 stats::Comparison pooled(const Merged& m) {
   const runner::Config cfg = config();
-  stats::CompareOptions o = compare_options(&cfg, m.head.functions);
+  stats::CompareOptions o = verdict::compare_options(&cfg, m.head.functions);
   o.first_look = o.last_look = static_cast<int>(m.head.runs.size());
-  return judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, nullptr);
+  return verdict::judge_with_layouts(m.base.runs, m.head.runs, m.base, m.head, o, nullptr);
 }
 
 double median(std::vector<double> v) {
@@ -362,4 +362,4 @@ TEST(Shards, MergeUnderAutoLeavesPilotsOutAndTakesEveryShardsSampledUnits) {
 }
 
 }  // namespace
-}  // namespace gate::verdict
+}  // namespace gate::sharding

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "synthetic.hpp"
-#include "verdict/shards.hpp"
+#include "sharding/shards.hpp"
 
-namespace gate::verdict::testing {
+namespace gate::sharding::testing {
 
 struct SyntheticShard {
   int index = 1;
@@ -56,4 +56,4 @@ inline Partial synthetic_partial(const SyntheticShard& s) {
   return p;
 }
 
-}  // namespace gate::verdict::testing
+}  // namespace gate::sharding::testing
