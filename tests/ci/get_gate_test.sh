@@ -36,10 +36,17 @@ pack 0.1.0
 pack 0.2.0
 printf 'tampered' >> "$www/acme/gate/releases/download/v0.2.0/gate-0.2.0-linux-amd64.tar.gz"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$www" "$port" 2> "$tmp/requests.log" >/dev/null &
+# Port 0: the server binds a free port itself and says which ("Serving HTTP on 127.0.0.1 port N"); a
+# port picked first and bound later can be taken meanwhile by a test running beside this one.
+python3 -u -m http.server --bind 127.0.0.1 --directory "$www" 0 2> "$tmp/requests.log" > "$tmp/serving" &
 srv_pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's/.* port \([0-9][0-9]*\) .*/\1/p' "$tmp/serving")
+  [[ -n $port ]] && curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+  sleep 0.1
+done
+[[ -n $port ]] || { echo "FAIL: the local HTTP server did not start: $(cat "$tmp/serving" "$tmp/requests.log")"; exit 1; }
 base="http://127.0.0.1:$port/acme/gate/releases/download"
 requests() { grep -c '"GET ' "$tmp/requests.log"; }
 
