@@ -10,9 +10,7 @@
 #include "common/error.hpp"
 #include "explain/aa_noise_text.hpp"
 #include "stats/aa_noise.hpp"
-#include "verdict/calibration.hpp"
-#include "verdict/judge.hpp"
-#include "verdict/config_options.hpp"
+#include "calibrate/calibration.hpp"
 #include "profile/profile_files.hpp"
 #include "annotate/change_notes.hpp"
 
@@ -52,19 +50,15 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
     auto mo = measure_options(a->m, g);
     if (!mo.skip_build) runner::run_build(cfg, [&](const std::string& l) { g.log(l); }, &signals);
     const int pairs = stats::aa_pairs(a->m.runs, cfg.runs);
-    mo.runs = pairs;  // a fixed number of pairs: max_runs below is the same
     const Sampling sampling = start_sampling(profile_hz(a->profile, cfg), cfg, {{"base", cfg.binary}, {"head", cfg.binary}}, mo.session);
-    const verdict::AbJudged j = verdict::ab(cfg, cfg.binary, cfg.binary, mo, a->seed, pairs, &signals);
-    verdict::throw_failure(j);
+    const calibrate::Calibrated c = calibrate::run_calibration(cfg, mo, pairs, a->seed, a->slowdown, &signals);
     if (auto* rec = sampling.for_profiles()) {
       for (const char* side : {"base", "head"})
         write_profile_file(*rec, side, profile::side_profile_path("", side), std::string("the A/A's ") + side, g);
-      annotate::note_aa_profiles(j.comparison, j.base.result, j.head.result, *rec,
+      annotate::note_aa_profiles(c.aa.comparison, c.aa.base.result, c.aa.head.result, *rec,
                                  [&g](const std::string& l) { g.log(l); });
     }
-    const auto opts = verdict::compare_options(&cfg, j.head.result.functions);
-    const verdict::CalibrationFigures f = verdict::calibration_figures(j, cfg, opts, a->slowdown, pairs);
-    std::fputs(explain::calibration_text(j.comparison, f.calibration, f.setting).c_str(), stdout);
+    std::fputs(explain::calibration_text(c.aa.comparison, c.figures.calibration, c.figures.setting).c_str(), stdout);
     return 0;
   };
 }

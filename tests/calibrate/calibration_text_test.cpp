@@ -10,12 +10,12 @@
 #include <string>
 
 #include "synthetic.hpp"
-#include "verdict/calibration.hpp"
+#include "calibrate/calibration.hpp"
 
-namespace gate::verdict {
+namespace gate::calibrate {
 namespace {
 
-// The printout, whole (verdict::calibration_figures worded by explain::calibration_text), on
+// The printout, whole (calibrate::calibration_figures worded by explain::calibration_text), on
 // synthetic A/As that reach every part of it (each advice group, the suggested runs and the
 // Bonferroni note, the units' line), against its golden file (GATE_UPDATE_GOLDEN=1 rewrites it):
 // the words may move between folders, the text may not change unseen.
@@ -75,4 +75,4 @@ TEST(CalibrationText, MatchesItsGoldenFile) {
 }
 
 }  // namespace
-}  // namespace gate::verdict
+}  // namespace gate::calibrate
