@@ -1,6 +1,6 @@
 // A shard's partial result (issue 44): what `gate ab --shard K/N` measured, with what makes shards
 // comparable, as the file `gate merge` reads. The format, its JSON and its atomic write live here
-// with the result format it embeds; the shard's plan and the merge are verdict/shards.*.
+// with the result format it embeds; the shard's plan and the merge are sharding/'s.
 #pragma once
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // calls a run made (the quantile's sampling spread, quantile_sampling_sd in power.hpp), which a
 // longer run shrinks, and the rest, the state the calls met (the machine's speed, start-up work,
 // memory layout), which more runs average out, and a longer run only if the calls are spread over
-// it. Used by gate calibrate's advice (verdict/calibration) and by every report's "inconclusive".
+// it. Used by gate calibrate's advice (calibrate/calibration) and by every report's "inconclusive".
 #pragma once
 
 #include <string>

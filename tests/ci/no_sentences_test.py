@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No sentences in gate/stats/, gate/verdict/ or gate/annotate/ (issue 57): they return values and
+"""No sentences in gate/stats/, gate/verdict/ and the folders that left it (issue 57): they return values and
 enums, and gate/explain/ writes every sentence a report, a log or a progress line shows from them. Usage:
 no_sentences_test.py GATE_ROOT
 
@@ -21,14 +21,15 @@ ERROR_CALLS = {
     "make",          # Error::make(object, cause, fix)
     "Error",         # Error(cause)
     "err",           # runner's Ctx::err(node, key, cause, fix): a config error at file:line
-    "bad",           # stats/compare_options.cpp, verdict/shards.cpp: an Error of the option or flag at hand
-    "usage",         # verdict/shards.cpp: Error::make with ExitCode::kUsage
-    "require_same",  # verdict/shards.cpp: throws usage(...) naming the partial that differs
+    "bad",           # stats/compare_options.cpp, sharding/shards.cpp: an Error of the option or flag at hand
+    "usage",         # sharding/shards.cpp: Error::make with ExitCode::kUsage
+    "require_same",  # sharding/shards.cpp: throws usage(...) naming the partial that differs
     "static_assert", # a compile-time message
 }
 
-# The folders that return values: verdict/ and what left it (annotate/: the why-annotations).
-FOLDERS = ("gate/stats", "gate/verdict", "gate/annotate")
+# The folders that return values: verdict/ and what left it (annotate/: the why-annotations;
+# sharding/: the shards' plan and merge; calibrate/: gate calibrate's A/A).
+FOLDERS = ("gate/stats", "gate/verdict", "gate/annotate", "gate/sharding", "gate/calibrate")
 
 # (file, literal): a name, not a sentence; each says why it stays.
 NAMES = {

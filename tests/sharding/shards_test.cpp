@@ -29,7 +29,7 @@ runner::Config config() {
 }
 
 // Shard k's partial on a runner `speed` times slower, its head's main.f03 `head_scale` slower
-// (tests/verdict/shards_synthetic.hpp).
+// (tests/sharding/shards_synthetic.hpp).
 Partial partial(int k, double speed, double head_scale, double sigma = 0.03, bool shared = true,
                 int pairs = kPairsPerShard, int shards = kShards, uint64_t salt = 0) {
   return testing::synthetic_partial({.index = k, .shards = shards, .pairs = pairs, .speed = speed,
