@@ -1,18 +1,12 @@
 // `gate ab`: base and head binaries measured in the same job, runs interleaved in a seeded random
 // order (A B B A ...), or both run at once in time slices (--slice-ms), so that machine drift hits
-// both alike; then the same verdict as check.
-// The work is verdict::ab.
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-
+// both alike; then the same verdict as check. The work is verdict::ab.
 #include "cli/commands.hpp"
-#include "cli/flag_table.hpp"
+#include "cli/flags.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/shard_flags.hpp"
 #include "cli/verdict_flags.hpp"
-#include "profile/profile_files.hpp"
 #include "annotate/change_notes.hpp"
 #include "verdict/judge.hpp"
 
@@ -34,25 +28,27 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
-  app.add_option("--base-binary", a->base_binaries,
-                 "The binary built from the base commit; repeat it for layout variants of that commit "
-                 "(-ldflags=-randlayout=SEED builds): units are spread over them and the verdict covers layout")
+  option(app, "--base-binary", Rerun::kCarried, a->base_binaries,
+         "The binary built from the base commit; repeat it for layout variants of that commit "
+         "(-ldflags=-randlayout=SEED builds): units are spread over them and the verdict covers layout")
       ->required()
       ->allow_extra_args(false)
       ->take_all();
-  app.add_option("--head-binary", a->head_binaries,
-                 "The binary built from the head commit; repeat it for layout variants, as --base-binary")
+  option(app, "--head-binary", Rerun::kCarried, a->head_binaries,
+         "The binary built from the head commit; repeat it for layout variants, as --base-binary")
       ->required()
       ->allow_extra_args(false)
       ->take_all();
-  app.add_option("--max-runs", a->max_runs, "Runs per side, at most, while a verdict is inconclusive");
-  app.add_option("--seed", a->seed, "Seed of the run order (default 1: the same order every time)");
-  app.add_option("--slice-ms", a->slice_ms,
-                 "Time-sliced interleaving: run both workloads at once and switch between them every this many "
-                 "ms; paired slices replace pairs of runs (runs and --max-runs then count pairs of slices). "
-                 "0 (default): whole runs");
-  app.add_option("--out-base", a->out_base, "Write the base result JSON here");
-  app.add_option("--out-head", a->out_head, "Write the head result JSON here");
+  option(app, "--max-runs", Rerun::kCarried, a->max_runs, "Runs per side, at most, while a verdict is inconclusive");
+  option(app, "--seed", Rerun::kCarried, a->seed, "Seed of the run order (default 1: the same order every time)");
+  option(app, "--slice-ms", Rerun::kCarried, a->slice_ms,
+         "Time-sliced interleaving: run both workloads at once and switch between them every this many "
+         "ms; paired slices replace pairs of runs (runs and --max-runs then count pairs of slices). "
+         "0 (default): whole runs");
+  option(app, "--out-base", Rerun::left_out("where the base's result file is written"), a->out_base,
+         "Write the base result JSON here");
+  option(app, "--out-head", Rerun::left_out("where the head's result file is written"), a->out_head,
+         "Write the head result JSON here");
   add_thresholds_ref_flag(app, a->thresholds_ref, "ci/pre-merge.sh passes the merge-base");
   add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
@@ -84,47 +80,26 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     verdict::require_sliceable(cfg, a->slice_ms);
     runner::MeasureOptions mo = measure_options(a->m, g);
     const int hz = profile_hz(a->profile, cfg);
-    if (hz > 0 && (a->base_binaries.size() > 1 || a->head_binaries.size() > 1))
-      throw Error::make("--profile with " + std::to_string(std::max(a->base_binaries.size(), a->head_binaries.size())) +
-                            " layout variants a side",
-                        "a side's samples are symbolised with one binary, and each variant places the code at other "
-                        "addresses",
-                        "profile in a gate ab of its own with one --base-binary and one --head-binary (e.g. the first "
-                        "variant of each side), or leave --profile (and profile:) out here");
+    require_one_binary_a_side(hz, a->base_binaries, a->head_binaries);
     const auto shard = sharding::plan_shard(a->shard.shard, a->shard.partial_out, hz, cfg, mo, a->max_runs, a->seed,
                                             a->base_binaries, a->head_binaries);
     const auto& base_binaries = shard ? shard->base_binaries : a->base_binaries;  // a shard's layout order
     const auto& head_binaries = shard ? shard->head_binaries : a->head_binaries;
-    // One sampler side per binary: a layout variant's code lies at other addresses.
-    std::map<std::string, std::string> sides;
-    for (const auto* side : {&base_binaries, &head_binaries}) {
-      const std::string name = side == &base_binaries ? "base" : "head";
-      for (size_t i = 0; i < side->size(); ++i)
-        sides[runner::sample_label(name, side->size() > 1 ? static_cast<int>(i) : -1)] = (*side)[i];
-    }
-    const Sampling sampling = start_sampling(hz, cfg, sides, mo.session);
+    const Sampling sampling = start_ab_sampling(hz, cfg, base_binaries, head_binaries, mo.session);
     if (shard) {
       verdict::AbJudged j = verdict::ab(cfg, base_binaries, head_binaries, mo, shard->shard_seed,
                                         shard->pairs, &signals, a->slice_ms);
       return finish_shard(*shard, j, cfg, a->shard);
     }
     verdict::AbJudged j = verdict::ab(cfg, a->base_binaries, a->head_binaries, mo, a->seed, a->max_runs, &signals,
-                                            a->slice_ms);
-    const auto log = [&g](const std::string& line) { g.log(line); };
-    annotate::note_code(j.notes, j.comparison, a->base_binaries.front(), a->head_binaries.front(), log);
-    if (auto* rec = sampling.for_profiles()) {
-      const std::string base_file = profile::side_profile_path(a->report.report_dir, "base");
-      const std::string head_file = profile::side_profile_path(a->report.report_dir, "head");
-      write_profile_file(*rec, "base", base_file, "base", g);
-      write_profile_file(*rec, "head", head_file, "head", g);
-      annotate::note_ab_profiles(j.notes, j.comparison, j.base.result, j.head.result, *rec, base_file, head_file,
-                                 log);
-    }
+                                      a->slice_ms);
+    annotate::note_code(j.notes, j.comparison, a->base_binaries.front(), a->head_binaries.front(),
+                        [&g](const std::string& line) { g.log(line); });
+    if (auto* rec = sampling.for_profiles()) write_ab_profiles(*rec, j, a->report.report_dir, g);
     if (!a->out_base.empty()) save_result_file(a->out_base, j.base.result);
     if (!a->out_head.empty()) save_result_file(a->out_head, j.head.result);
     verdict::throw_failure(j);
     note_thresholds_ref(thresholds, j.head.result.functions, a->report.notices);
-    const stats::Comparison& c = j.comparison;
     ReportContext rc{"ab", &cfg, &j.base.result, &j.head.result};
     rc.notes = &j.notes;
     rc.rerun = rerun_args(app);
@@ -135,7 +110,7 @@ std::function<int()> add_ab(CLI::App& app, const Globals& g) {
     };
     rc.base_label = label(a->base_binaries);
     rc.head_label = label(a->head_binaries);
-    return print_report(c, g, a->report, rc);
+    return print_report(j.comparison, g, a->report, rc);
   };
 }
 

@@ -4,6 +4,7 @@
 
 #include "bisect/bisect.hpp"
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "history/queries.hpp"
 
@@ -28,17 +29,21 @@ void from_change_point(BisectArgs& a) {
 
 std::function<int()> add_bisect(CLI::App& app, const Globals& g) {
   auto a = std::make_shared<BisectArgs>();
-  app.add_option("GOOD", a->o.good, "A commit before the slowdown");
-  app.add_option("BAD", a->o.bad, "A commit with it");
-  app.add_option("-c,--config", a->o.config, "The gate.yaml to measure with (its build: builds each commit)")->required();
-  app.add_option("--function", a->o.function, "Decide on this function's verdict alone (default: gate ab's exit code)");
-  app.add_option("--from-change", a->from_change,
-                 "Start from FUNCTION's latest change point in the history (GOOD and BAD are the commits around it)");
-  app.add_option("--db", a->db, "The history for --from-change")->envname("GATE_HISTORY_DB")->capture_default_str();
-  app.add_option("--runs", a->o.runs, "Runs per side in each gate ab (default: the config's)");
-  app.add_option("--max-runs", a->o.max_runs, "At most this many runs per side while inconclusive");
-  app.add_option("--work", a->o.work, "Directory for the worktrees and binaries (default: a temporary one)");
-  app.add_flag("--keep", a->o.keep, "Keep the work directory (the built binaries and each step's report)");
+  // Each step's gate ab prints its own report; bisect prints none.
+  const Rerun no_report = Rerun::kNoReport;
+  option(app, "GOOD", no_report, a->o.good, "A commit before the slowdown");
+  option(app, "BAD", no_report, a->o.bad, "A commit with it");
+  option(app, "-c,--config", no_report, a->o.config, "The gate.yaml to measure with (its build: builds each commit)")
+      ->required();
+  option(app, "--function", no_report, a->o.function,
+         "Decide on this function's verdict alone (default: gate ab's exit code)");
+  option(app, "--from-change", no_report, a->from_change,
+         "Start from FUNCTION's latest change point in the history (GOOD and BAD are the commits around it)");
+  option(app, "--db", no_report, a->db, "The history for --from-change")->envname("GATE_HISTORY_DB")->capture_default_str();
+  option(app, "--runs", no_report, a->o.runs, "Runs per side in each gate ab (default: the config's)");
+  option(app, "--max-runs", no_report, a->o.max_runs, "At most this many runs per side while inconclusive");
+  option(app, "--work", no_report, a->o.work, "Directory for the worktrees and binaries (default: a temporary one)");
+  flag(app, "--keep", no_report, a->o.keep, "Keep the work directory (the built binaries and each step's report)");
   app.footer(
       "Each step builds one commit in a temporary git worktree with the config's build: and runs gate ab\n"
       "between GOOD's binary and it; a regression makes the commit bad. GOOD must be an ancestor of BAD.\n"

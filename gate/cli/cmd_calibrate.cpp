@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
 #include "common/error.hpp"
@@ -25,10 +26,10 @@ std::function<int()> add_calibrate(CLI::App& app, const Globals& g) {
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
-  app.add_option("--slowdown", a->slowdown,
-                 "The slowdown to size runs for, as a fraction (0.2 = 20%; default: twice the threshold)")
+  option(app, "--slowdown", Rerun::kNoReport, a->slowdown,
+         "The slowdown to size runs for, as a fraction (0.2 = 20%; default: twice the threshold)")
       ->check(CLI::Range(0.001, 10.0));  // a negative or zero slowdown is a typo, not "the default"
-  app.add_option("--seed", a->seed, "Seed of the run order (default 1)");
+  option(app, "--seed", Rerun::kNoReport, a->seed, "Seed of the run order (default 1)");
   add_profile_flag(app, a->profile);
   app.footer(
       "gate calibrate runs the workload as an A/A (the same binary on both sides, runs interleaved as in\n"

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/flag_table.hpp"
+#include "cli/flags.hpp"
 #include "baselines/baseline_file.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
@@ -26,10 +26,12 @@ std::function<int()> add_check(CLI::App& app, const Globals& g) {
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
-  app.add_option("-b,--baseline", a->baseline, "Baseline to compare with (default: config's baseline, else baselines/NAME.json)");
-  app.add_option("--max-runs", a->max_runs, "Run more, up to this many, while a verdict is inconclusive")
+  option(app, "-b,--baseline", Rerun::kCarried, a->baseline,
+         "Baseline to compare with (default: config's baseline, else baselines/NAME.json)");
+  option(app, "--max-runs", Rerun::kCarried, a->max_runs, "Run more, up to this many, while a verdict is inconclusive")
       ->check(CLI::Range(1, 10000));
-  app.add_option("-o,--out", a->out, "Also write the head result JSON here");
+  option(app, "-o,--out", Rerun::left_out("where the head's result file is written"), a->out,
+         "Also write the head result JSON here");
   add_suspect_flags(app, a->suspect, true);
   add_report_flags(app, a->report);
   add_profile_flag(app, a->profile);

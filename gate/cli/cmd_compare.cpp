@@ -2,7 +2,7 @@
 #include <future>
 
 #include "cli/commands.hpp"
-#include "cli/flag_table.hpp"
+#include "cli/flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "verdict/judge.hpp"
@@ -16,9 +16,10 @@ std::function<int()> add_compare(CLI::App& app, const Globals& g) {
     SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
-  app.add_option("base", a->base, "Baseline result (gate record / gate run --out)")->required();
-  app.add_option("head", a->head, "Result to judge")->required();
-  app.add_option("-c,--config", a->config, "gate.yaml whose thresholds and quantiles apply (default: built-in)");
+  option(app, "base", Rerun::kCarried, a->base, "Baseline result (gate record / gate run --out)")->required();
+  option(app, "head", Rerun::kCarried, a->head, "Result to judge")->required();
+  option(app, "-c,--config", Rerun::carried_as("-c"), a->config,
+         "gate.yaml whose thresholds and quantiles apply (default: built-in)");
   add_report_flags(app, a->report);
   add_suspect_flags(app, a->suspect, false);
   app.footer(

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "doctor/doctor.hpp"
@@ -57,14 +58,15 @@ void print_json(const std::vector<doctor::Check>& checks, int rc, const std::str
 
 std::function<int()> add_doctor(CLI::App& app, const Globals&) {
   auto f = std::make_shared<DoctorFlags>();
-  app.add_option("-c,--config", f->config, "gate.yaml: also check its binary, its maps and a trial attach");
-  app.add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--no-attach", f->no_attach, "Skip the trial attach of one declared function");
-  app.add_option("--run-as", f->run_as,
-                 "Check the user the workload would run as (a name or uid), as the measuring commands' --run-as");
-  app.add_flag("--host-line", f->host_line,
-               "Print only the one-line host report (kernel, CPUs, measured cost of an emulated and of a "
-               "single-stepped probe hit) and exit 0; for CI logs and summaries");
+  const Rerun no_report = Rerun::kNoReport;
+  option(app, "-c,--config", no_report, f->config, "gate.yaml: also check its binary, its maps and a trial attach");
+  option(app, "--format", no_report, f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  flag(app, "--no-attach", no_report, f->no_attach, "Skip the trial attach of one declared function");
+  option(app, "--run-as", no_report, f->run_as,
+         "Check the user the workload would run as (a name or uid), as the measuring commands' --run-as");
+  flag(app, "--host-line", no_report, f->host_line,
+       "Print only the one-line host report (kernel, CPUs, measured cost of an emulated and of a "
+       "single-stepped probe hit) and exit 0; for CI logs and summaries");
   return [f]() {
     const doctor::HostFacts host = doctor::read_host();
     // Probe costs only where BPF may be loaded: elsewhere the privileges check says why.

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "cli/flag_table.hpp"
+#include "cli/flags.hpp"
 #include "cli/report_flags.hpp"
 #include "cli/verdict_flags.hpp"
 #include "sharding/shards.hpp"
@@ -49,10 +49,11 @@ std::function<int()> add_merge(CLI::App& app, const Globals& g) {
     SuspectFlags suspect;
   };
   auto a = std::make_shared<Args>();
-  // -c first: the reproduce line (flag_table.hpp) follows this order, "merge -c gate.yaml PARTIAL...".
-  app.add_option("-c,--config", a->config, "The gate.yaml the shards measured with (its thresholds and quantiles)")
+  // -c first: the reproduce line (flags.hpp) follows this order, "merge -c gate.yaml PARTIAL...".
+  option(app, "-c,--config", Rerun::carried_as("-c"), a->config,
+         "The gate.yaml the shards measured with (its thresholds and quantiles)")
       ->required();
-  app.add_option("partials", a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
+  option(app, "partials", Rerun::kCarried, a->partials, "Every shard's partial (gate ab --shard K/N --partial-out FILE)")
       ->required();
   add_thresholds_ref_flag(app, a->thresholds_ref,
                           "ci/pre-merge.sh --build-only writes the merge-base to thresholds-ref in its binaries folder");

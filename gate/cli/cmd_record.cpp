@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "baselines/baseline_file.hpp"
 #include "cli/profile_flags.hpp"
 #include "cli/report_flags.hpp"
@@ -26,8 +27,9 @@ std::function<int()> add_record(CLI::App& app, const Globals& g) {
   };
   auto a = std::make_shared<Args>();
   add_measure_flags(app, a->m);
-  app.add_option("-b,--baseline", a->baseline, "Baseline file to write (default: config's baseline, else baselines/NAME.json)");
-  app.add_flag("-f,--force", a->force, "Replace an existing baseline");
+  option(app, "-b,--baseline", Rerun::kNoReport, a->baseline,
+         "Baseline file to write (default: config's baseline, else baselines/NAME.json)");
+  flag(app, "-f,--force", Rerun::kNoReport, a->force, "Replace an existing baseline");
   add_profile_flag(app, a->profile);
   app.footer(
       "Examples:\n"

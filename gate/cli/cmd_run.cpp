@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "cli/profile_flags.hpp"
 #include "common/error.hpp"
 #include "explain/run_notes_text.hpp"
@@ -46,18 +47,21 @@ void write_folded(const std::string& path, const ResultFile& r, const Globals& g
 std::function<int()> add_run(CLI::App& app, const Globals& g) {
   auto a = std::make_shared<RunArgs>();
   add_measure_flags(app, a->m);
-  app.add_option("-o,--out", a->out, "Write the result JSON here (atomically)");
-  app.add_option("--entry", a->entry, "Entry probe placement: auto (stack-check jump) or first (first instruction)")
+  const Rerun no_report = Rerun::kNoReport;
+  option(app, "-o,--out", no_report, a->out, "Write the result JSON here (atomically)");
+  option(app, "--entry", no_report, a->entry,
+         "Entry probe placement: auto (stack-check jump) or first (first instruction)")
       ->check(CLI::IsMember({"auto", "first"}));
-  app.add_option("--format", a->format, "Output on stdout: text (table) or json (the result file)")
+  option(app, "--format", no_report, a->format, "Output on stdout: text (table) or json (the result file)")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--summary", a->summary,
-               "Print per function calls, total, self time and probe share, worst first (text format)");
-  app.add_option("--folded", a->folded,
-                 "Write the traced call graph as folded stacks (self time in ns) for flamegraph.pl, "
-                 "inferno or speedscope");
+  flag(app, "--summary", no_report, a->summary,
+       "Print per function calls, total, self time and probe share, worst first (text format)");
+  option(app, "--folded", no_report, a->folded,
+         "Write the traced call graph as folded stacks (self time in ns) for flamegraph.pl, "
+         "inferno or speedscope");
   add_profile_flag(app, a->profile);
-  app.add_option("--profile-out", a->profile_out, "Where --profile writes the pprof file (default profile.pb.gz)");
+  option(app, "--profile-out", no_report, a->profile_out,
+         "Where --profile writes the pprof file (default profile.pb.gz)");
   app.footer(
       "Examples:\n"
       "  gate run -c examples/shop/gate.yaml\n"

@@ -1,12 +1,18 @@
-// The gate subcommands: each registers its options on a CLI11 app and returns its exit code.
+// The gate subcommands: each registers its options on a CLI11 app (through flags.hpp) and returns
+// what runs it, which returns its exit code.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "cli/measure_flags.hpp"
+
+namespace gate::plan {
+struct FunctionList;
+}  // namespace gate::plan
 
 namespace gate::cli {
 
@@ -20,10 +26,16 @@ struct Globals {
   }
 };
 
+// Every command as a subcommand of app, with the flags they share (-q, -v into g): what each runs
+// once parsed (commands.cpp). Set app's footer first: a command without its own shows gate's.
+std::map<CLI::App*, std::function<int()>> add_commands(CLI::App& app, Globals& g);
+
 // Each returns a callback to run after parsing.
 std::function<int()> add_run(CLI::App& app, const Globals& g);
 std::function<int()> add_functions(CLI::App& app, const Globals& g);
-// gate functions --native / --library (cmd_functions_native.cpp).
+// gate functions' printouts (cmd_functions_print.cpp): a Go binary's listing, and with --native or
+// --library the C/C++ functions.
+void print_functions(const plan::FunctionList& list, bool json);
 int print_native_functions(const std::string& binary, const std::string& library,
                            const std::vector<std::string>& match, bool json, const std::string& native_returns);
 std::function<int()> add_record(CLI::App& app, const Globals& g);

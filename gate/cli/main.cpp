@@ -1,5 +1,5 @@
-// gate: entry point. Parses the command line (CLI11), dispatches to one command, and turns a
-// gate::Error into its message and documented exit code.
+// gate: entry point. Parses the command line (CLI11; the commands are commands.cpp's), dispatches to
+// one command, and turns a gate::Error into its message and documented exit code.
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -17,9 +17,6 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("gate ") + kVersion);
   app.require_subcommand(1);
   app.fallthrough();  // -q and -v also work after the subcommand
-  cli::Globals g;
-  app.add_flag("-q,--quiet", g.quiet, "No progress output (errors and the report only)");
-  app.add_flag("-v,--verbose", g.verbose, "More detail in progress output");
   app.footer(
       "Examples:\n"
       "  gate run --config examples/shop/gate.yaml --runs 3 --out results.json\n"
@@ -36,29 +33,9 @@ int main(int argc, char** argv) {
       "            3 could not measure (workload failed, a run timed no call, BPF refused,\n"
       "            interrupted).");
 
-  struct Command {
-    const char* name;
-    const char* what;
-    std::function<int()> (*add)(CLI::App&, const cli::Globals&);
-  };
-  static constexpr Command kCommands[] = {
-      {"run", "Run the workload with probes attached; write latency distributions", cli::add_run},
-      {"record", "Measure and store a baseline (atomically; never from a failed run)", cli::add_record},
-      {"check", "Measure and compare with the baseline; exit 1 on a regression", cli::add_check},
-      {"compare", "Compare two result files offline", cli::add_compare},
-      {"ab", "Measure base and head binaries interleaved in one job and compare", cli::add_ab},
-      {"merge", "Judge the shards of one gate ab split over a CI matrix (gate ab --shard K/N)", cli::add_merge},
-      {"calibrate", "A/A on your workload: per function the noise and the slowdown gate can catch", cli::add_calibrate},
-      {"history", "Results over commits: keep them, find change points, drift budget, trend page", cli::add_history},
-      {"bisect", "Find the commit that made a function slower: builds commits and runs gate ab", cli::add_bisect},
-      {"functions", "List a binary's functions with their probe sites (to write gate.yaml)", cli::add_functions},
-      {"doctor", "Check that gate can measure here (kernel, privileges, the config's binary); each fix", cli::add_doctor},
-  };
-  std::map<CLI::App*, std::function<int()>> handlers;
-  for (const auto& c : kCommands) {
-    CLI::App* sub = app.add_subcommand(c.name, c.what);
-    handlers[sub] = c.add(*sub, g);
-  }
+  cli::Globals g;
+  // After the footer: a command without one of its own shows gate's (CLI11 copies it at creation).
+  const std::map<CLI::App*, std::function<int()>> handlers = cli::add_commands(app, g);
 
   try {
     app.parse(argc, argv);
@@ -67,7 +44,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : static_cast<int>(ExitCode::kUsage);
   }
   try {
-    for (auto& [sub, fn] : handlers)
+    for (const auto& [sub, fn] : handlers)
       if (sub->parsed()) return fn();
   } catch (const Error& e) {
     std::fprintf(stderr, "gate: error: %s\n", e.what());

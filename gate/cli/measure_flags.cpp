@@ -5,6 +5,7 @@
 #include "doctor/uprobe_hit_cost.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "explain/run_notes_text.hpp"
 #include "report/true_time_section.hpp"
@@ -23,12 +24,15 @@ probe::AttachMode parse_mode(const std::string& m) {
 }  // namespace
 
 void add_measure_flags(CLI::App& app, MeasureFlags& f) {
-  app.add_option("-c,--config", f.config, "gate.yaml: binary, workload, functions, thresholds")->required();
-  app.add_option("-n,--runs", f.runs, "Number of runs (default: the config's runs)")->check(CLI::Range(1, 10000));
-  app.add_option("--keep-output", f.keep_output, "Keep each run's stdout/stderr in this directory");
-  app.add_option("--attach-mode", f.attach_mode, "auto, uprobe_multi or perf_event")
+  option(app, "-c,--config", Rerun::carried_as("-c"), f.config, "gate.yaml: binary, workload, functions, thresholds")
+      ->required();
+  option(app, "-n,--runs", Rerun::kCarried, f.runs, "Number of runs (default: the config's runs)")
+      ->check(CLI::Range(1, 10000));
+  option(app, "--keep-output", Rerun::left_out("where each run's stdout and stderr are kept, not what was measured"),
+         f.keep_output, "Keep each run's stdout/stderr in this directory");
+  option(app, "--attach-mode", Rerun::kCarried, f.attach_mode, "auto, uprobe_multi or perf_event")
       ->check(CLI::IsMember({"auto", "uprobe_multi", "perf_event"}));
-  app.add_flag("--no-build", f.no_build, "Skip the config's build command");
+  flag(app, "--no-build", Rerun::kCarried, f.no_build, "Skip the config's build command");
   // Compensation is opt-in: it subtracts per-host constants, and where a probe's real cost swings
   // with the host's load (a VM whose single-steps trap to the hypervisor) the error lands whole on
   // small functions (README "True time": ratios of near-zero times in the verdict e2e test).
@@ -36,24 +40,25 @@ void add_measure_flags(CLI::App& app, MeasureFlags& f) {
   // compensated time of a function near that cost is unstable (a 6.5 us function read 0.0 us once
   // its callee was traced); the sampled instrument (measure: auto) measures such a function's CPU
   // time without the probes instead. Kept for the call graph's self times.
-  auto* tt = app.add_flag("--true-time", f.true_time,
-                          "Retired for verdicts: use the sampled instrument (measure: auto or samples), which "
-                          "takes a probe-dominated function's CPU time from samples, without the probes. Still "
-                          "subtracts the probes' calibrated cost from every traced call (docs/how-it-measures.md)");
-  app.add_flag("--raw-times", f.raw_times,
-               "No per-goroutine accounting in BPF at all: no self time nor call graph (the cheapest probes)")
+  auto* tt = flag(app, "--true-time", Rerun::kCarried, f.true_time,
+                  "Retired for verdicts: use the sampled instrument (measure: auto or samples), which "
+                  "takes a probe-dominated function's CPU time from samples, without the probes. Still "
+                  "subtracts the probes' calibrated cost from every traced call (docs/how-it-measures.md)");
+  flag(app, "--raw-times", Rerun::kCarried, f.raw_times,
+       "No per-goroutine accounting in BPF at all: no self time nor call graph (the cheapest probes)")
       ->excludes(tt);
-  auto* ex = app.add_flag("--exclude-preemption", f.exclude_preemption,
-                          "Time each call minus the time other processes had its thread's CPU while it waited "
-                          "for it; sleeps, blocking and the program's own threads stay in. Same as the config's "
-                          "exclude_preemption: true");
-  app.add_flag("--no-exclude-preemption", f.no_exclude_preemption,
-               "Time each call as its wall window, whatever the config says (exclude_preemption: false)")
+  auto* ex = flag(app, "--exclude-preemption", Rerun::kCarried, f.exclude_preemption,
+                  "Time each call minus the time other processes had its thread's CPU while it waited "
+                  "for it; sleeps, blocking and the program's own threads stay in. Same as the config's "
+                  "exclude_preemption: true");
+  flag(app, "--no-exclude-preemption", Rerun::kCarried, f.no_exclude_preemption,
+       "Time each call as its wall window, whatever the config says (exclude_preemption: false)")
       ->excludes(ex);
-  app.add_option("--run-as", f.run_as,
-                 "Run the workload, service, load driver and build as this user (a name or uid; the config's "
-                 "run_as). Default: the user sudo ran as (SUDO_UID), else gate's own; gate keeps BPF's privileges");
-  app.add_flag("--recalibrate", f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
+  option(app, "--run-as", Rerun::kCarried, f.run_as,
+         "Run the workload, service, load driver and build as this user (a name or uid; the config's "
+         "run_as). Default: the user sudo ran as (SUDO_UID), else gate's own; gate keeps BPF's privileges");
+  flag(app, "--recalibrate", Rerun::left_out("measures this host's probe cost again: the cache, not the verdict"),
+       f.recalibrate, "With --true-time: measure the probes' cost on this host again, even when cached")
       ->needs(tt);
 }
 

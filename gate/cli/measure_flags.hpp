@@ -1,5 +1,5 @@
 // The flags of every command that measures (run, record, check, ab): what is measured and how,
-// and the runner's MeasureOptions they make. How each repeats in a reproduce line: flag_table.cpp.
+// and the runner's MeasureOptions they make; each declared with its reproduce rule (flags.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -9,12 +9,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "profile/recorder.hpp"
 #include "runner/config.hpp"
 #include "runner/measure.hpp"
 #include "runner/session.hpp"
+#include "verdict/judge.hpp"
 
 namespace gate::cli {
 
@@ -44,10 +46,24 @@ struct Sampling {
 Sampling start_sampling(int profile_hz, const runner::Config& cfg, const std::map<std::string, std::string>& sides,
                         runner::SessionOptions& session);
 
+// gate ab: profiles with one binary a side. Throws gate::Error (exit 2) for profile_hz > 0 and
+// layout variants: a side's samples are symbolised with one binary.
+void require_one_binary_a_side(int profile_hz, const std::vector<std::string>& base_binaries,
+                               const std::vector<std::string>& head_binaries);
+// gate ab's sampler, as start_sampling: a side per binary ("base", or runner::sample_label's "base@K"
+// per layout variant, whose code lies at other addresses).
+Sampling start_ab_sampling(int profile_hz, const runner::Config& cfg, const std::vector<std::string>& base_binaries,
+                           const std::vector<std::string>& head_binaries, runner::SessionOptions& session);
+
 // run, check, record: builds the config's binary first when sampling (the sampler reads it before
 // the runs; mo.skip_build is then set) and starts sampling it as side "".
 Sampling start_sampling_built(int profile_hz, const runner::Config& cfg, runner::MeasureOptions& mo,
                               runner::SignalWatch* signals);
+
+// gate ab --profile: both sides' profiles written (profile-base.pb.gz and profile-head.pb.gz, in
+// report_dir when given) and the profile diff of each compared function noted in j.notes.
+void write_ab_profiles(profile::ProfileRecorder& rec, verdict::AbJudged& j, const std::string& report_dir,
+                       const Globals& g);
 
 // Writes variant's profile to path (profile/profile_files.hpp) and says so: "wrote PATH (CPU
 // profile of WHAT: ACCOUNT)" and then tail.

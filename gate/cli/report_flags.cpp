@@ -1,9 +1,9 @@
-// The report flags: what goes where, the baseline they name, and writing the reports.
+// The report flags (what goes where is report::requests_for's), the baseline they name, and writing
+// the reports.
 #include "cli/report_flags.hpp"
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +11,7 @@
 
 #include "baselines/git_ref.hpp"
 #include "baselines/baseline_file.hpp"
+#include "cli/flags.hpp"
 #include "common/shell.hpp"
 #include "report/report_util.hpp"
 #include "verdict/config_options.hpp"
@@ -18,64 +19,34 @@
 
 namespace gate::cli {
 
+namespace {
+
+constexpr char kReportGoes[] = "where the reports go, not the verdict";
+
+}  // namespace
+
 void add_report_flags(CLI::App& app, ReportFlags& f) {
-  app.add_option("--format", f.formats,
-                 "Report format(s): text, markdown, json, junit, html; repeat or comma-separate for several "
-                 "(default: text on stdout)")
+  option(app, "--format", Rerun::left_out(kReportGoes), f.formats,
+         "Report format(s): text, markdown, json, junit, html; repeat or comma-separate for several "
+         "(default: text on stdout)")
       ->delimiter(',')
       ->check(CLI::IsMember({"text", "markdown", "md", "json", "junit", "html"}))
       ->type_name("FORMAT");
-  app.add_option("--output", f.outputs,
-                 "Write the report of the matching --format (in order) to FILE instead of stdout; '-' is stdout")
+  option(app, "--output", Rerun::left_out(kReportGoes), f.outputs,
+         "Write the report of the matching --format (in order) to FILE instead of stdout; '-' is stdout")
       ->type_name("FILE");
-  app.add_option("--report-dir", f.report_dir,
-                 "Write every format (or only the --format ones) into DIR: report.txt, report.md, report.json, "
-                 "junit.xml, report.html; the text report still goes to stdout")
+  option(app, "--report-dir", Rerun::left_out(kReportGoes), f.report_dir,
+         "Write every format (or only the --format ones) into DIR: report.txt, report.md, report.json, "
+         "junit.xml, report.html; the text report still goes to stdout")
       ->type_name("DIR");
-  app.add_option("--baseline-ref", f.baseline_ref,
-                 "Read the baseline from this git commit (e.g. origin/main) instead of the working tree, and report "
-                 "when the branch changes its baseline or thresholds")
+  option(app, "--baseline-ref", Rerun::kCarried, f.baseline_ref,
+         "Read the baseline from this git commit (e.g. origin/main) instead of the working tree, and report "
+         "when the branch changes its baseline or thresholds")
       ->type_name("REF");
 }
 
 std::vector<report::ReportRequest> report_requests(const ReportFlags& f) {
-  std::vector<report::Format> formats;
-  for (const auto& name : f.formats) {
-    const auto fmt = report::parse_format(name);
-    if (!fmt) throw Error::make("--format " + name, "is not a report format", "use text, markdown, json, junit or html");
-    formats.push_back(*fmt);
-  }
-  if (!f.outputs.empty() && f.outputs.size() != formats.size()) {
-    throw Error::make("--output", "is given " + std::to_string(f.outputs.size()) + " times for " +
-                                      std::to_string(formats.size()) + " --format",
-                      "give one --output per --format, in the same order (e.g. --format junit --output junit.xml "
-                      "--format html --output report.html), or use --report-dir DIR");
-  }
-  std::vector<report::ReportRequest> out;
-  if (!f.outputs.empty()) {
-    for (size_t i = 0; i < formats.size(); ++i) out.push_back({formats[i], f.outputs[i]});
-  } else if (f.report_dir.empty()) {
-    if (formats.size() > 1) {
-      throw Error::make("--format", "names " + std::to_string(formats.size()) + " formats for one standard output",
-                        "give an --output FILE for each, or --report-dir DIR to write them all");
-    }
-    if (formats.size() == 1) out.push_back({formats[0], "-"});
-  }
-  if (!f.report_dir.empty()) {
-    const bool only_asked = f.outputs.empty() && !formats.empty();
-    for (report::Format fmt : report::kAllFormats) {
-      if (only_asked && std::find(formats.begin(), formats.end(), fmt) == formats.end()) continue;
-      out.push_back({fmt, (std::filesystem::path(f.report_dir) / report::default_file_name(fmt)).string()});
-    }
-  }
-  int on_stdout = 0;
-  for (const auto& r : out) on_stdout += r.path.empty() || r.path == "-";
-  if (on_stdout > 1) {
-    throw Error::make("--output -", "is given for " + std::to_string(on_stdout) + " formats",
-                      "only one report can go to stdout; write the others to files");
-  }
-  if (on_stdout == 0) out.insert(out.begin(), {report::Format::kText, "-"});
-  return out;
+  return report::requests_for(f.formats, f.outputs, f.report_dir);
 }
 
 void validate_report_flags(const ReportFlags& f, const runner::Config* cfg) {

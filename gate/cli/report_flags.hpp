@@ -1,6 +1,6 @@
 // Shared by check/compare/ab/merge: the report flags (--format/--output/--report-dir/--baseline-ref),
 // loading the baseline they name, and printing the reports (with the "reproduce" line that
-// flag_table.hpp builds and the "accept" command) and the exit code the comparison implies.
+// flags.hpp builds and the "accept" command) and the exit code the comparison implies.
 // Parsing and printing only: the work is in verdict/.
 #pragma once
 
@@ -24,8 +24,9 @@ struct ReportFlags {
   std::vector<std::string> notices;  // filled while the command runs: headline notes
 };
 void add_report_flags(CLI::App& app, ReportFlags& f);
-// What goes where. Text on stdout unless some format already goes there. Throws gate::Error (exit 2)
-// when --output does not pair with --format, or several formats would share stdout.
+// What goes where (report::requests_for). Text on stdout unless some format already goes there.
+// Throws gate::Error (exit 2) when --output does not pair with --format, or several formats would
+// share stdout.
 std::vector<report::ReportRequest> report_requests(const ReportFlags& f);
 // Everything about the report flags that can be checked before measuring: report_requests(), and
 // with --baseline-ref that cfg sits in a git repository where REF names a commit. Throws gate::Error
@@ -42,7 +43,7 @@ struct ReportContext {
   const runner::Config* cfg = nullptr;  // its thresholds (JSON options; changes against --baseline-ref)
   const ResultFile* base = nullptr;     // histograms for the HTML plots
   const ResultFile* head = nullptr;
-  std::vector<std::string> rerun;       // gate's arguments that reproduce the verdict: rerun_args (flag_table.hpp)
+  std::vector<std::string> rerun;       // gate's arguments that reproduce the verdict: rerun_args (flags.hpp)
   std::vector<std::string> accept;      // a command (argv) that accepts the change; empty: none
   std::string accept_note;              // said after it
   std::string base_label = "base";

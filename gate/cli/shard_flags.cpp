@@ -3,17 +3,25 @@
 
 #include <cstdio>
 
+#include "cli/flags.hpp"
 #include "history/store.hpp"
 
 namespace gate::cli {
 
+namespace {
+
+constexpr char kPartial[] = "a shard writes a partial, never a report with a reproduce line";
+
+}  // namespace
+
 void add_shard_flags(CLI::App& app, ShardFlags& f) {
-  app.add_option("--shard", f.shard,
-                 "K/N: measure shard K of N of this comparison on this runner and write its pairs to "
-                 "--partial-out; gate merge judges the shards together. A shard measures a fixed number of pairs, "
-                 "its share of --max-runs when given, else of the runs (no measuring until decided); its run "
-                 "order's seed comes from --seed and K");
-  app.add_option("--partial-out", f.partial_out, "With --shard: write the shard's partial result (JSON) here");
+  option(app, "--shard", Rerun::left_out(kPartial), f.shard,
+         "K/N: measure shard K of N of this comparison on this runner and write its pairs to "
+         "--partial-out; gate merge judges the shards together. A shard measures a fixed number of pairs, "
+         "its share of --max-runs when given, else of the runs (no measuring until decided); its run "
+         "order's seed comes from --seed and K");
+  option(app, "--partial-out", Rerun::left_out(kPartial), f.partial_out,
+         "With --shard: write the shard's partial result (JSON) here");
 }
 
 int finish_shard(const sharding::ShardPlan& plan, verdict::AbJudged& j, const runner::Config& cfg,

@@ -3,21 +3,22 @@
 
 #include <algorithm>
 
+#include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "verdict/threshold_diff.hpp"
 
 namespace gate::cli {
 
 void add_suspect_flags(CLI::App& app, SuspectFlags& f, bool measuring) {
-  app.add_flag_callback("--fail-on-suspect", [&f] { f.fail_on_suspect = true; },
-                        "Fail (exit 1) on a suspected regression too: a test past its threshold on its own whose "
-                        "interval after the correction for all tests still reaches below it (config fail_on_suspect)");
-  app.add_flag_callback("--no-fail-on-suspect", [&f] { f.fail_on_suspect = false; },
-                        "Report suspected regressions without failing (overrides the config)");
+  flag_callback(app, "--fail-on-suspect", Rerun::kCarried, [&f] { f.fail_on_suspect = true; },
+                "Fail (exit 1) on a suspected regression too: a test past its threshold on its own whose "
+                "interval after the correction for all tests still reaches below it (config fail_on_suspect)");
+  flag_callback(app, "--no-fail-on-suspect", Rerun::kCarried, [&f] { f.fail_on_suspect = false; },
+                "Report suspected regressions without failing (overrides the config)");
   if (measuring)
-    app.add_option("--suspect-max-runs", f.suspect_max_runs,
-                   "Measure past --max-runs, up to this many, while a test past its threshold looks decidable by "
-                   "then (config suspect_max_runs; default twice max_runs when max_runs > runs)")
+    option(app, "--suspect-max-runs", Rerun::kCarried, f.suspect_max_runs,
+           "Measure past --max-runs, up to this many, while a test past its threshold looks decidable by "
+           "then (config suspect_max_runs; default twice max_runs when max_runs > runs)")
         ->check(CLI::Range(1, 10000));
 }
 
@@ -33,10 +34,11 @@ void apply_suspect_flags(const SuspectFlags& f, runner::Config& cfg, int runs, i
 }
 
 void add_thresholds_ref_flag(CLI::App& app, std::string& ref, const std::string& what) {
-  app.add_option("--thresholds-ref", ref,
-                 "Judge with the verdict settings (thresholds, quantiles, policies) of the config as committed at "
-                 "REF, the base commit, when it has one, so that a change cannot loosen its own gate; a notice "
-                 "says when this change's config differs (" + what + ")")
+  // Carried: whose thresholds judge is the verdict.
+  option(app, "--thresholds-ref", Rerun::kCarried, ref,
+         "Judge with the verdict settings (thresholds, quantiles, policies) of the config as committed at "
+         "REF, the base commit, when it has one, so that a change cannot loosen its own gate; a notice "
+         "says when this change's config differs (" + what + ")")
       ->type_name("REF");
 }
 

@@ -1,6 +1,7 @@
-// Format names, rendering dispatch and writing the requested reports.
+// Format names, what the report flags ask for, rendering dispatch and writing the requested reports.
 #include "report/reports.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/error.hpp"
@@ -41,6 +42,47 @@ std::string default_file_name(Format f) {
     case Format::kHtml: return "report.html";
   }
   return "report";
+}
+
+std::vector<ReportRequest> requests_for(const std::vector<std::string>& names,
+                                        const std::vector<std::string>& outputs, const std::string& report_dir) {
+  std::vector<Format> formats;
+  for (const auto& name : names) {
+    const auto fmt = parse_format(name);
+    if (!fmt) throw Error::make("--format " + name, "is not a report format", "use text, markdown, json, junit or html");
+    formats.push_back(*fmt);
+  }
+  if (!outputs.empty() && outputs.size() != formats.size()) {
+    throw Error::make("--output", "is given " + std::to_string(outputs.size()) + " times for " +
+                                      std::to_string(formats.size()) + " --format",
+                      "give one --output per --format, in the same order (e.g. --format junit --output junit.xml "
+                      "--format html --output report.html), or use --report-dir DIR");
+  }
+  std::vector<ReportRequest> out;
+  if (!outputs.empty()) {
+    for (size_t i = 0; i < formats.size(); ++i) out.push_back({formats[i], outputs[i]});
+  } else if (report_dir.empty()) {
+    if (formats.size() > 1) {
+      throw Error::make("--format", "names " + std::to_string(formats.size()) + " formats for one standard output",
+                        "give an --output FILE for each, or --report-dir DIR to write them all");
+    }
+    if (formats.size() == 1) out.push_back({formats[0], "-"});
+  }
+  if (!report_dir.empty()) {
+    const bool only_asked = outputs.empty() && !formats.empty();
+    for (Format fmt : kAllFormats) {
+      if (only_asked && std::find(formats.begin(), formats.end(), fmt) == formats.end()) continue;
+      out.push_back({fmt, (std::filesystem::path(report_dir) / default_file_name(fmt)).string()});
+    }
+  }
+  int on_stdout = 0;
+  for (const auto& r : out) on_stdout += r.path.empty() || r.path == "-";
+  if (on_stdout > 1) {
+    throw Error::make("--output -", "is given for " + std::to_string(on_stdout) + " formats",
+                      "only one report can go to stdout; write the others to files");
+  }
+  if (on_stdout == 0) out.insert(out.begin(), {Format::kText, "-"});
+  return out;
 }
 
 std::string render(Format f, const stats::Comparison& c, const ReportInputs& in) {

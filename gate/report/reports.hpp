@@ -31,6 +31,14 @@ struct ReportRequest {
   std::string path;  // "" or "-": standard output
 };
 
+// What goes where, from the report flags: formats by name (parse_format's), outputs paired with
+// them in order ("-": standard output), and a report directory taking every format (or only the
+// named ones) under its default_file_name. Text goes to standard output unless some format already
+// does. Throws gate::Error (exit 2) for a name that is no format, outputs that do not pair with the
+// formats, or several formats on standard output.
+std::vector<ReportRequest> requests_for(const std::vector<std::string>& formats,
+                                        const std::vector<std::string>& outputs, const std::string& report_dir);
+
 // Renders and writes every request: files atomically, with their parent directories created;
 // standard output in request order. A file that cannot be written does not stop the others; then
 // throws gate::Error (exit 2) naming every such file.
