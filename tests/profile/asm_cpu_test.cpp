@@ -27,6 +27,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/numbers.hpp"
 #include "profile/profile_test_support.hpp"
 #include "results/result.hpp"
 #include "support/gate_cli.hpp"
@@ -59,13 +60,7 @@ struct FunctionReading {
   // 2026-12-02 read Sum512's knob 1.062x from sums over 18 runs with a 25.6% scatter on the first
   // pair, where Encode's in the same runs read 1.523x).
   std::vector<double> large_over_small_runs;
-  double large_over_small() const { return median_of(large_over_small_runs); }
-  static double median_of(std::vector<double> v) {
-    if (v.empty()) return NAN;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
+  double large_over_small() const { return large_over_small_runs.empty() ? NAN : median(large_over_small_runs); }
   double large_cpu_ns = 0, cpu_ns = 0;  // the twin's, over the runs: the large payloads' share
   // The mean's ratio if the large payloads alone did 1.5x the work, from this side's own shares.
   double knob_ratio() const { return 1 + 0.5 * large_cpu_ns / cpu_ns; }
